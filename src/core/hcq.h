@@ -1,0 +1,245 @@
+/*
+ * hcq.h — the hardware command queue core: the one interface src/api sees.
+ *
+ * The core knows GPUs, not OpenCL. It owns devices (one per GPU), GPU
+ * memory (a VA allocator plus allocations of four kinds), queues (one
+ * GPFIFO channel each, compute or copy), signals (16-byte slots: a 64-bit
+ * value the GPU releases and the GPU timestamp of that release) and loaded
+ * programs (a cubin's image in GPU memory, ready to launch).
+ *
+ * Below it: src/nv (method and QMD encodings) and src/nvdrv (the kernel
+ * driver ABI behind one seam: the real driver or the emulated one).
+ *
+ * Conventions
+ *  - Functions returning int return 0 on success or a negative errno:
+ *    -ENODEV no such device / driver refused, -ENOMEM out of host or GPU
+ *    memory, -EINVAL bad argument, -ETIMEDOUT a wait ran out,
+ *    -EIO the device is lost (channel error, hang): every later wait on
+ *    that device returns -EIO too.
+ *  - Thread safety: every function may be called from any thread. A queue
+ *    is NOT internally locked: the caller serialises all verb calls and
+ *    hcq_q_submit() on one queue (src/api holds the command queue's lock).
+ *    Devices, memory and signal allocation lock internally.
+ *  - Outputs come last.
+ */
+#ifndef HCQCL_CORE_HCQ_H
+#define HCQCL_CORE_HCQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cubin;
+struct hcq_device;
+struct hcq_queue;
+struct hcq_program;
+struct hcq_kernel;
+
+/* ------------------------------------------------------------------ */
+/* Devices                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Facts about one GPU, read from the driver (or the emulated one) when
+ * devices are enumerated. Everything clGetDeviceInfo answers comes from
+ * here; nothing is invented by src/api. */
+struct hcq_device_info {
+    char name[96];              /* "NVIDIA H200", emulated: "... (emulated)" */
+    char driver_version[32];    /* "580.159.04" */
+    uint8_t uuid[16];           /* GPU UUID (binary) */
+    uint32_t pci_domain, pci_bus, pci_device, pci_function;
+    uint16_t pci_vendor_id, pci_device_id;
+    uint32_t arch;              /* SM version: 0x900 Hopper, 0x800/0x860/0x890 */
+    uint32_t sm_count;          /* enabled SMs (132 on an H200) */
+    uint32_t gpc_count, tpc_per_gpc, sm_per_tpc; /* litter upper bounds */
+    uint32_t max_warps_per_sm;
+    uint32_t warp_size;         /* 32 */
+    uint32_t max_threads_per_block;   /* 1024 */
+    uint32_t max_block_dim[3];        /* 1024, 1024, 64 */
+    uint32_t max_grid_dim[3];         /* 2^31-1, 65535, 65535 */
+    uint32_t regs_per_sm, regs_per_block;
+    uint32_t shared_per_sm;           /* bytes usable by one SM */
+    uint32_t shared_per_block_max;    /* 227 KiB on Hopper (user-visible) */
+    uint32_t clock_mhz;               /* max graphics clock */
+    uint32_t mem_clock_mhz;
+    uint32_t mem_bus_width;           /* bits */
+    uint64_t mem_bytes;               /* usable device memory */
+    uint64_t l2_bytes;
+    uint64_t bar1_bytes;
+    uint32_t timer_resolution_ns;     /* GPU timestamp granularity */
+    uint32_t compute_class, copy_class, gpfifo_class, usermode_class;
+    bool emulated;
+};
+
+/* Enumerate the GPUs once (thread-safe, cheap after the first call).
+ * Chooses the seam: HCQCL_DEVICE=emu forces the emulated device; with no
+ * /dev/nvidiactl it is used automatically; HCQCL_DEVICE=nv forces the
+ * kernel driver. Only queries happen here: no channels, no VA space.
+ * Never fails: on error *count is 0 and hcq_enumerate_error() says why. */
+void hcq_enumerate(struct hcq_device *const **devices, unsigned *count);
+const char *hcq_enumerate_error(void);
+
+const struct hcq_device_info *hcq_device_info(const struct hcq_device *dev);
+
+/* Bring the device up for work (VA space, UVM, channel group, signal
+ * pool, ...). Idempotent, reference counted: every hcq_device_open() is
+ * matched by hcq_device_close(); the last close tears everything down.
+ * Called by src/api when the first context on the device is created. */
+int hcq_device_open(struct hcq_device *dev);
+void hcq_device_close(struct hcq_device *dev);
+
+/* Current GPU time in ns (PTIMER, the clock of signal timestamps) and the
+ * host CLOCK_MONOTONIC_RAW ns read next to it. */
+int hcq_device_timer(struct hcq_device *dev, uint64_t *gpu_ns, uint64_t *host_ns);
+
+/* True once a channel error or hang has marked the device lost. */
+bool hcq_device_lost(const struct hcq_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Memory                                                               */
+/* ------------------------------------------------------------------ */
+
+enum hcq_mem_kind {
+    HCQ_MEM_DEVICE,        /* vidmem, GPU only (2 MiB pages when large) */
+    HCQ_MEM_DEVICE_MAPPED, /* vidmem with a CPU mapping (BAR1)          */
+    HCQ_MEM_HOST,          /* pinned system memory, CPU and GPU mapped   */
+    HCQ_MEM_USER,          /* caller's host pages registered with the GPU */
+};
+
+/* An allocation. va is the GPU virtual address; cpu is the CPU view or
+ * NULL (HCQ_MEM_DEVICE). CPU and GPU addresses are NOT required to be
+ * equal. Fields are read-only for callers. */
+struct hcq_mem {
+    struct hcq_device *dev;
+    enum hcq_mem_kind kind;
+    uint64_t va;
+    uint64_t size;
+    void *cpu;
+};
+
+/* size > 0. The device must be open. */
+int hcq_mem_alloc(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
+                  struct hcq_mem **out);
+/* Register [host, host+size) (page-rounded internally) as HCQ_MEM_USER.
+ * -EINVAL/-ENOTSUP when the pages can't be pinned: caller falls back to a
+ * shadow copy. mem->va addresses the byte at host. */
+int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size,
+                     struct hcq_mem **out);
+/* Frees memory and its VA range. The caller guarantees the GPU no
+ * longer uses it (its last signal has passed). NULL is a no-op. */
+void hcq_mem_free(struct hcq_mem *mem);
+
+/* Bytes of device memory currently allocated through this device. */
+uint64_t hcq_mem_in_use(const struct hcq_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Signals                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A 16-byte slot in GPU-visible host memory: value at +0, GPU ns
+ * timestamp of the release that wrote it at +8. */
+struct hcq_signal {
+    struct hcq_device *dev;
+    uint64_t va;
+    volatile uint64_t *cpu; /* cpu[0] value, cpu[1] timestamp */
+};
+
+int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out);
+void hcq_signal_free(struct hcq_signal *sig);
+
+static inline uint64_t hcq_signal_value(const struct hcq_signal *s)
+{
+    return __atomic_load_n(&s->cpu[0], __ATOMIC_ACQUIRE);
+}
+static inline uint64_t hcq_signal_timestamp(const struct hcq_signal *s)
+{
+    return __atomic_load_n(&s->cpu[1], __ATOMIC_ACQUIRE);
+}
+/* CPU sets the value (user events, host-side completion). */
+void hcq_signal_set(struct hcq_signal *s, uint64_t value);
+
+/* Wait until value >= target. timeout_ns counts from the last time the
+ * value moved (UINT64_MAX = forever). Spins briefly, then sleeps (policy
+ * HCQCL_WAIT=spin|block|auto). 0, -ETIMEDOUT, or -EIO if the device is
+ * lost. */
+int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns);
+
+/* ------------------------------------------------------------------ */
+/* Queues                                                               */
+/* ------------------------------------------------------------------ */
+
+enum hcq_engine { HCQ_ENGINE_COMPUTE, HCQ_ENGINE_COPY };
+
+/* One GPFIFO channel with its engine bound and its own timeline signal.
+ * A device has a bounded number of channels; queues are cheap handles
+ * onto them is NOT assumed: each hcq_queue is its own channel. */
+int hcq_queue_create(struct hcq_device *dev, enum hcq_engine engine, struct hcq_queue **out);
+/* Waits for everything submitted, then frees the channel. */
+void hcq_queue_destroy(struct hcq_queue *q);
+
+/* The queue's timeline: hcq_q_signal_next() releases ++last on it. */
+struct hcq_signal *hcq_queue_timeline(struct hcq_queue *q);
+/* Value the timeline will hold once everything recorded so far is done. */
+uint64_t hcq_queue_last(const struct hcq_queue *q);
+
+/* Verbs. Each appends to the queue's open pushbuffer; nothing reaches the
+ * GPU before hcq_q_submit(). They fail only with -ENOMEM (ring or
+ * pushbuffer space exhausted even after waiting) or -EINVAL. */
+
+/* GPU waits until *sig >= value (circular compare, 64-bit). */
+int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
+/* After all previous work completes, release value (+ GPU timestamp). */
+int hcq_q_signal(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
+/* Release ++last on the queue's timeline; returns that value in *value. */
+int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value);
+/* Copy size bytes GPU VA src → dst (split as the engine requires). On a
+ * compute queue the core may route this to a copy kernel or fail with
+ * -ENOTSUP; src/api puts copies on copy queues. */
+int hcq_q_copy(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_t size);
+/* 2-D copy: height rows of width bytes, with pitches. */
+int hcq_q_copy_2d(struct hcq_queue *q, uint64_t dst, uint64_t dst_pitch,
+                  uint64_t src, uint64_t src_pitch, uint64_t width, uint64_t height);
+/* Fill size bytes at dst with a pattern of 1, 2, 4 or 8 bytes (size a
+ * multiple of pattern_size, dst aligned to it). */
+int hcq_q_fill(struct hcq_queue *q, uint64_t dst, uint64_t size,
+               const void *pattern, unsigned pattern_size);
+
+/* A kernel launch. params is the parameter block exactly as the kernel
+ * reads it at its cbuf0 parameter offset (kernel->param_size bytes); the
+ * core writes launch dimensions and windows around it. */
+struct hcq_launch {
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t dynamic_shared;   /* bytes beyond the kernel's static shared */
+    const void *params;
+    uint32_t params_size;
+};
+int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq_launch *l);
+
+/* Make everything recorded visible to the GPU (GPFIFO entry, GPPut,
+ * fence, doorbell). No system call. */
+int hcq_q_submit(struct hcq_queue *q);
+
+/* ------------------------------------------------------------------ */
+/* Programs                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Load a parsed cubin onto the device: image upload, NOBITS globals,
+ * relocations, constant banks, local-memory sizing. */
+int hcq_program_load(struct hcq_device *dev, const struct cubin *cb, struct hcq_program **out);
+void hcq_program_unload(struct hcq_program *p);
+/* NULL when the program has no kernel of that name. */
+const struct hcq_kernel *hcq_program_kernel(const struct hcq_program *p, const char *name);
+
+/* What a launched kernel needs that src/api validates against. */
+struct hcq_kernel_info {
+    const char *name;
+    uint32_t param_size;       /* bytes of the parameter block */
+    uint32_t regs;
+    uint32_t static_shared;    /* user bytes (excluding reserved 1 KiB) */
+    uint32_t local_per_thread; /* private/stack bytes */
+    uint32_t max_threads;      /* from registers and launch bounds */
+    uint32_t reqd_block[3];    /* 0,0,0 when not required */
+};
+void hcq_kernel_get_info(const struct hcq_kernel *k, struct hcq_kernel_info *info);
+
+#endif

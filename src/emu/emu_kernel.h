@@ -1,0 +1,83 @@
+/*
+ * emu_kernel.h — how host implementations of kernels plug into the
+ * emulated device.
+ *
+ * The emulated GPU cannot run SASS. When a QMD launches code, the model
+ * compares the code bytes at the QMD's program address with the `.text.<name>`
+ * section of every registered cubin; the kernel found that way runs on the
+ * CPU through the host function registered for (cubin, name). No match is a
+ * channel error naming the program address (and the kernel, if only the
+ * host function is missing).
+ *
+ * A kernel library is a shared object exporting
+ *
+ *     int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg);
+ *
+ * which calls reg->add_cubin() for each cubin it knows (embedded bytes;
+ * the registry copies them) and reg->add() for each host function. The
+ * emulated device loads every library named in HCQCL_EMU_KERNELS (a ':'
+ * separated list of paths) when it starts, plus its built-in kernels.
+ *
+ * The host function runs ONE thread block (all its threads: it loops
+ * over thread ids itself, splitting at barriers). Blocks of one grid may
+ * run concurrently on several model threads, in any order.
+ */
+#ifndef HCQCL_EMU_EMU_KERNEL_H
+#define HCQCL_EMU_EMU_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct emu_block {
+    uint32_t grid[3];     /* gridDim  (CTAs)      */
+    uint32_t block[3];    /* blockDim (threads)   */
+    uint32_t block_id[3]; /* blockIdx             */
+    /* Parameter block: cbuf0 at the kernel's EIATTR_PARAM_CBANK offset,
+     * param_size bytes, laid out per EIATTR_KPARAM_INFO. */
+    const uint8_t *params;
+    uint32_t param_size;
+    /* The block's shared memory window, user part: byte 0 is what the
+     * kernel addresses as shared offset `shared_base` (0x400 on sm_90,
+     * after the reserved 1 KiB). shared_size = static + dynamic bytes. */
+    uint8_t *shared;
+    uint32_t shared_size;
+    uint32_t shared_base;
+    /* Translate a GPU virtual address to host memory. Returns NULL when
+     * [va, va+len) is not mapped; the model then records an MMU fault on
+     * the channel and the host function must return at once. */
+    void *(*ptr)(const struct emu_block *b, uint64_t va, uint64_t len);
+    void *model; /* private to the model */
+};
+
+typedef void (*emu_kernel_fn)(const struct emu_block *b);
+
+struct emu_kernel_registry {
+    /* Copy a cubin (ELF) into the registry; its kernels' code becomes
+     * matchable. 0, or -EINVAL for a file that is not a cubin. */
+    int (*add_cubin)(struct emu_kernel_registry *reg, const void *data, size_t size);
+    /* Host function for every registered kernel called `name`. */
+    int (*add)(struct emu_kernel_registry *reg, const char *name, emu_kernel_fn fn);
+    void *model; /* private */
+};
+
+typedef int (*emu_register_kernels_fn)(struct emu_kernel_registry *reg);
+#define EMU_REGISTER_KERNELS_SYMBOL "hcqcl_emu_register_kernels"
+
+/* Helpers for host functions: read parameter bytes at an offset relative
+ * to the parameter block. */
+static inline uint64_t emu_param_u64(const struct emu_block *b, uint32_t off)
+{
+    uint64_t v = 0;
+    if (off + 8 <= b->param_size)
+        __builtin_memcpy(&v, b->params + off, 8);
+    return v;
+}
+static inline uint32_t emu_param_u32(const struct emu_block *b, uint32_t off)
+{
+    uint32_t v = 0;
+    if (off + 4 <= b->param_size)
+        __builtin_memcpy(&v, b->params + off, 4);
+    return v;
+}
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * util.h — logging, environment options and small helpers shared by every
+ * layer. Nothing here knows OpenCL or GPUs.
+ */
+#ifndef HCQCL_UTIL_UTIL_H
+#define HCQCL_UTIL_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Log categories, enabled with HCQCL_LOG=api,core,nv,nvdrv,emu,cubin (or
+ * "all"). Errors (UTIL_LOG_ERR) always print. Output goes to stderr. */
+enum util_log_cat {
+    UTIL_LOG_ERR = 1u << 0,
+    UTIL_LOG_API = 1u << 1,
+    UTIL_LOG_CORE = 1u << 2,
+    UTIL_LOG_NV = 1u << 3,
+    UTIL_LOG_NVDRV = 1u << 4,
+    UTIL_LOG_EMU = 1u << 5,
+    UTIL_LOG_CUBIN = 1u << 6,
+};
+
+bool util_log_enabled(enum util_log_cat cat);
+void util_log(enum util_log_cat cat, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Used by HCQCL_CHECK: "api: <func>: <cond> failed -> <err>: <message>". */
+void util_log_check(const char *func, const char *cond, const char *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+#define UTIL_LOG(cat, ...)                                                                \
+    do {                                                                                  \
+        if (util_log_enabled(cat))                                                        \
+            util_log(cat, __VA_ARGS__);                                                   \
+    } while (0)
+
+/* Environment options: one X-macro list, read once.
+ *   X(field, "NAME", "default", "help") */
+#define UTIL_ENV_OPTIONS(X)                                                               \
+    X(log, "HCQCL_LOG", "", "log categories: api,core,nv,nvdrv,emu,cubin,all")            \
+    X(device, "HCQCL_DEVICE", "auto", "auto | nv | emu")                                  \
+    X(wait, "HCQCL_WAIT", "auto", "spin | block | auto")                                  \
+    X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \
+    X(emu_kernels, "HCQCL_EMU_KERNELS", "", "':'-separated host kernel libraries")         \
+    X(visible_devices, "HCQCL_VISIBLE_DEVICES", "", "comma list of GPU indices or UUIDs") \
+    X(cache_dir, "HCQCL_CACHE_DIR", "", "cubin cache directory for source programs")      \
+    X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")
+
+struct util_env {
+#define UTIL_ENV_FIELD(field, name, def, help) const char *field;
+    UTIL_ENV_OPTIONS(UTIL_ENV_FIELD)
+#undef UTIL_ENV_FIELD
+};
+/* Read once (thread-safe); strings live for the process. */
+const struct util_env *util_env(void);
+
+/* Monotonic host clock in ns (CLOCK_MONOTONIC_RAW). */
+uint64_t util_now_ns(void);
+
+static inline uint64_t util_align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
+static inline bool util_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+#define UTIL_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define UTIL_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define UTIL_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+#endif
