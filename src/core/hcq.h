@@ -212,6 +212,10 @@ struct hcq_launch {
     uint32_t dynamic_shared;   /* bytes beyond the kernel's static shared */
     const void *params;
     uint32_t params_size;
+    /* PTX %envreg0..7, written at cbuf0 0x40 + 4*i. hcqcl-cc's builtin
+     * shim reads the OpenCL global work offset there (envreg 2d / 2d+1 =
+     * low / high 32 bits of dimension d) and work_dim (envreg 6). */
+    uint32_t envreg[8];
 };
 int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq_launch *l);
 
