@@ -36,6 +36,11 @@ struct emu_block {
      * param_size bytes, laid out per EIATTR_KPARAM_INFO. */
     const uint8_t *params;
     uint32_t param_size;
+    /* The whole constant bank 0 as launched (dims at 0x00, envregs at
+     * 0x40: hcqcl-cc kernels read the global work offset and work_dim
+     * there). */
+    const uint8_t *cbuf0;
+    uint32_t cbuf0_size;
     /* The block's shared memory window, user part: byte 0 is what the
      * kernel addresses as shared offset `shared_base` (0x400 on sm_90,
      * after the reserved 1 KiB). shared_size = static + dynamic bytes. */
