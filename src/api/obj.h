@@ -115,7 +115,167 @@ struct _cl_kernel;
 /* Queues, events, commands (queue.c, event.c, enqueue_*.c)             */
 /* ==================================================================== */
 
+/*
+ * A command queue drives HCQ channels of its device: one compute channel
+ * and two copy channels, so copies and kernels overlap. An in-order queue
+ * keeps order across its channels with GPU-side waits on the previous
+ * command's (signal, value); an out-of-order queue honours only wait lists
+ * and barriers. An event is a (signal, value) pair plus host state.
+ *
+ * Locks (outermost first): queue->lock (held from hcqcl_cmd_begin to
+ * hcqcl_cmd_end/abort; serialises the queue's hcq_queue verbs), then the
+ * event tracker lock (event.c, never held while calling user code or
+ * taking a queue lock). User callbacks run on the notifier thread with no
+ * internal lock held.
+ */
+
 struct _cl_command_queue;
 struct _cl_event;
+
+/* True when q is a live command queue (non-NULL, ours, type QUEUE). */
+bool hcqcl_queue_valid(cl_command_queue q);
+cl_context hcqcl_queue_context(cl_command_queue q);
+cl_device_id hcqcl_queue_device(cl_command_queue q);
+cl_command_queue_properties hcqcl_queue_properties(cl_command_queue q);
+
+/* True when e is a live event. */
+bool hcqcl_event_valid(cl_event e);
+cl_context hcqcl_event_context(cl_event e);
+
+/* Validate an event wait list against a context, spec wording:
+ * CL_INVALID_EVENT_WAIT_LIST if wait_list is NULL and num > 0, or not NULL
+ * and num is 0, or any event is not a valid event; CL_INVALID_CONTEXT if
+ * an event's context differs from ctx (ctx NULL: not checked). */
+cl_int hcqcl_wait_list_check(cl_context ctx, cl_uint num, const cl_event *wait_list);
+
+/* ---- The command machinery (command.c) -----------------------------
+ *
+ * Every enqueue builds one command:
+ *
+ *     struct hcqcl_cmd cmd;
+ *     err = hcqcl_cmd_begin(q, CL_COMMAND_COPY_BUFFER, HCQ_ENGINE_COPY,
+ *                           num_events, wait_list, &cmd);
+ *     if (err != CL_SUCCESS) return err;          // nothing to undo
+ *     hcqcl_cmd_retain(&cmd, (struct hcqcl_obj *)src); ...
+ *     if (hcq_q_copy(hcqcl_cmd_hq(&cmd), dst_va, src_va, size) < 0) {
+ *         hcqcl_cmd_abort(&cmd); return CL_OUT_OF_RESOURCES;
+ *     }
+ *     return hcqcl_cmd_end(&cmd, blocking, event);
+ *
+ * hcqcl_cmd_begin validates the wait list (CL_INVALID_EVENT_WAIT_LIST,
+ * CL_INVALID_CONTEXT), takes the queue lock, picks the channel for the
+ * engine and records GPU-side waits for every dependency (wait list and,
+ * in-order, the queue's previous command; barriers in out-of-order
+ * queues). The caller's verbs go to hcqcl_cmd_hq(). hcqcl_cmd_end records
+ * the completion signal (and the start timestamp when profiling), submits,
+ * publishes the event through *event_out (may be NULL), unlocks, and when
+ * blocking waits for completion: it then returns
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the command failed
+ * because a dependency failed. Both are called by enqueue entry points on
+ * the application's thread; the command must be begun and ended (or
+ * aborted) on the same thread. Nothing in the fast path allocates or makes
+ * a system call once pools are warm.
+ *
+ * Host work around the GPU part:
+ *  - hcqcl_cmd_before(fn): fn(arg, status) runs once every dependency is
+ *    complete and BEFORE the GPU part starts (e.g. copy a host pointer into
+ *    a staging buffer only after earlier commands wrote it). Inline when the
+ *    dependencies are already complete, otherwise on the notifier thread
+ *    while the GPU waits on a gate the CPU opens afterwards. Must be called
+ *    right after hcqcl_cmd_begin, before any verb. status < 0 when a
+ *    dependency failed (fn should then do nothing but may log).
+ *  - hcqcl_cmd_after(fn): fn(arg, status) runs once the GPU part is done and
+ *    BEFORE the event reads CL_COMPLETE and before dependents start (e.g.
+ *    staging → user pointer). On the notifier thread, or on the thread of a
+ *    blocking wait. status < 0 when the command failed (free resources only).
+ *  - hcqcl_cmd_on_release(fn): fn(arg) runs once the command is finished
+ *    and nothing on the GPU uses its resources any more (free a staging
+ *    buffer). Any thread; no lock held.
+ * fn must not call OpenCL entry points that wait on events.
+ */
+typedef void (*hcqcl_cmd_fn)(void *arg, cl_int status);
+
+enum { HCQCL_CMD_INLINE_RETAINS = 4 };
+
+struct hcqcl_cmd {
+    cl_command_queue q;
+    cl_event ev;             /* the command's event (pooled), owned */
+    struct hcq_queue *hq;    /* channel picked for the engine */
+    unsigned chan;           /* index of hq in the queue */
+    bool gated;              /* a before-fn is pending on the notifier */
+    bool deps_failed;        /* a dependency already reported failure */
+};
+
+cl_int hcqcl_cmd_begin(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
+                       cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd);
+static inline struct hcq_queue *hcqcl_cmd_hq(struct hcqcl_cmd *cmd) { return cmd->hq; }
+/* Keep an object (mem, kernel, ...) retained until the command finished:
+ * takes a new reference, released with the object's clRelease*. */
+void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m);
+void hcqcl_cmd_retain_kernel(struct hcqcl_cmd *cmd, cl_kernel k);
+/* CL_OUT_OF_HOST_MEMORY when the hook can't be recorded. */
+cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg);
+cl_int hcqcl_cmd_after(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg);
+cl_int hcqcl_cmd_on_release(struct hcqcl_cmd *cmd, void (*fn)(void *), void *arg);
+/* Finish the command. Returns CL_SUCCESS, CL_OUT_OF_RESOURCES (a verb
+ * failed / device lost) or, when blocking, the wait's error. */
+cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out);
+/* Give up a begun command: unlocks the queue, drops the event and the
+ * retained objects. Verbs already recorded still run (they are harmless:
+ * the caller aborts only before or instead of its own verbs' effects). */
+void hcqcl_cmd_abort(struct hcqcl_cmd *cmd);
+
+/* ==================================================================== */
+/* Buffer transfers (enqueue_mem.c, enqueue_rect.c, enqueue_map.c,      */
+/* staging.c)                                                           */
+/* ==================================================================== */
+
+/* Validators shared by the transfer entry points. Pure functions of their
+ * arguments: any thread, no locks, no allocation. Each returns CL_SUCCESS
+ * or the error code the spec names for that condition, logging the check
+ * that failed. */
+
+/* CL_INVALID_VALUE unless [offset, offset + size) lies inside [0, total). */
+cl_int hcqcl_xfer_check_range(size_t offset, size_t size, size_t total);
+/* clEnqueueFillBuffer: pattern non-NULL, size a power of two <= 128,
+ * offset and size multiples of it, region inside total. */
+cl_int hcqcl_xfer_check_fill(const void *pattern, size_t pattern_size, size_t offset,
+                             size_t size, size_t total);
+/* CL_INVALID_OPERATION when the host may not do this access to a buffer
+ * created with mem_flags (CL_MEM_HOST_*). host_read / host_write: the
+ * access the command makes from the host's side. */
+cl_int hcqcl_xfer_check_host_access(cl_mem_flags mem_flags, bool host_read, bool host_write);
+/* CL_INVALID_VALUE for unknown map flags or WRITE_INVALIDATE_REGION
+ * combined with READ or WRITE. */
+cl_int hcqcl_xfer_check_map_flags(cl_map_flags flags);
+/* True when two byte ranges of one allocation intersect (size 0 never). */
+bool hcqcl_xfer_ranges_overlap(uint64_t a, uint64_t b, uint64_t size);
+
+/* A rectangle of a buffer or host region after the pitch defaults were
+ * applied: byte `offset` of the first element, `span` bytes from it to one
+ * past the last byte touched. */
+struct hcqcl_rect {
+    size_t origin[3];
+    size_t region[3];
+    size_t row_pitch;
+    size_t slice_pitch;
+    size_t offset;
+    size_t span;
+};
+/* Apply the spec's pitch defaults (row = region[0], slice = region[1] x
+ * row) and checks (non-NULL origin/region, no zero region element,
+ * minimum pitches, slice a multiple of row). CL_INVALID_VALUE or
+ * CL_SUCCESS; *out is filled on success. */
+cl_int hcqcl_rect_resolve(const size_t *origin, const size_t *region, size_t row_pitch,
+                          size_t slice_pitch, struct hcqcl_rect *out);
+/* CL_INVALID_VALUE unless the resolved rectangle fits in total bytes. */
+cl_int hcqcl_rect_check_bounds(const struct hcqcl_rect *r, size_t total);
+/* The spec's overlap rule for clEnqueueCopyBufferRect within one buffer
+ * (appendix "Checking for Memory Copy Overlap"): two rectangles of the
+ * shape `shape` (region and pitches; its offset is ignored) starting at
+ * byte src_offset and dst_offset of the same allocation. True when they
+ * may overlap: false only when their spans are disjoint or one fits in
+ * the other's row or slice gap. */
+bool hcqcl_rect_overlap(uint64_t src_offset, uint64_t dst_offset, const struct hcqcl_rect *shape);
 
 #endif
