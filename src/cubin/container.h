@@ -1,0 +1,138 @@
+/*
+ * container.h — the "hcqcl program" container: a compiled OpenCL program
+ * as hcqcl-cc writes it and as clGetProgramInfo(CL_PROGRAM_BINARIES)
+ * returns it.
+ *
+ * A cubin alone does not say what OpenCL needs to know about a kernel
+ * (address and access qualifiers of its arguments, type names, argument
+ * names, reqd_work_group_size, the build options). The container carries
+ * the cubin unchanged plus that metadata, read from clang's IR.
+ *
+ * On-disk layout (little-endian, all offsets from the start of the file,
+ * every section inside [0, total_size)):
+ *
+ *   header   64 bytes   struct cubin_container_header below
+ *   kernels  count * 48 bytes
+ *   args     count * 16 bytes (all kernels' arguments, in kernel order)
+ *   strtab   NUL-terminated strings; offset 0 is always "" ; a string
+ *            reference of CUBIN_CONTAINER_NO_STRING means "not known"
+ *   cubin    the ELF image, 8-byte aligned
+ *
+ * Versioning: readers accept exactly the versions they know
+ * (CUBIN_CONTAINER_VERSION); a new field bumps the version.
+ *
+ * Callers: hcqcl-cc (writer), src/api program code (reader, for
+ * clCreateProgramWithBinary and for cached builds), the tests. No global
+ * state: every function is thread-safe. Nothing here logs or aborts.
+ */
+#ifndef HCQCL_CUBIN_CONTAINER_H
+#define HCQCL_CUBIN_CONTAINER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define CUBIN_CONTAINER_MAGIC "HCQCLPRG" /* 8 bytes, no NUL stored */
+#define CUBIN_CONTAINER_VERSION 1u
+#define CUBIN_CONTAINER_HEADER_SIZE 64u
+#define CUBIN_CONTAINER_KERNEL_SIZE 48u
+#define CUBIN_CONTAINER_ARG_SIZE 16u
+#define CUBIN_CONTAINER_NO_STRING 0xffffffffu
+/* Sanity bounds a reader enforces on untrusted input. */
+#define CUBIN_CONTAINER_MAX_KERNELS 65536u
+#define CUBIN_CONTAINER_MAX_ARGS 1024u /* per kernel */
+
+/* Address qualifier of a kernel argument (numbering of clang's
+ * !kernel_arg_addr_space for OpenCL targets: private 0, global 1,
+ * constant 2, local 3). */
+enum cubin_container_addr {
+    CUBIN_CONTAINER_ADDR_PRIVATE = 0,
+    CUBIN_CONTAINER_ADDR_GLOBAL = 1,
+    CUBIN_CONTAINER_ADDR_CONSTANT = 2,
+    CUBIN_CONTAINER_ADDR_LOCAL = 3,
+};
+
+/* Access qualifier (images and pipes; "none" for everything else). */
+enum cubin_container_access {
+    CUBIN_CONTAINER_ACCESS_NONE = 0,
+    CUBIN_CONTAINER_ACCESS_READ_ONLY = 1,
+    CUBIN_CONTAINER_ACCESS_WRITE_ONLY = 2,
+    CUBIN_CONTAINER_ACCESS_READ_WRITE = 3,
+};
+
+/* Type qualifier bits (same meaning as CL_KERNEL_ARG_TYPE_*). */
+#define CUBIN_CONTAINER_TYPE_CONST (1u << 0)
+#define CUBIN_CONTAINER_TYPE_RESTRICT (1u << 1)
+#define CUBIN_CONTAINER_TYPE_VOLATILE (1u << 2)
+#define CUBIN_CONTAINER_TYPE_PIPE (1u << 3)
+
+/* Parsed form. Strings are never NULL except `name` of an argument
+ * (NULL: the program was built without -cl-kernel-arg-info). */
+struct cubin_container_arg {
+    uint8_t addr;      /* enum cubin_container_addr */
+    uint8_t access;    /* enum cubin_container_access */
+    uint16_t type_qual; /* CUBIN_CONTAINER_TYPE_* */
+    const char *type_name; /* "float*", "float4", "image2d_t", ... */
+    const char *name;      /* "a" or NULL */
+};
+
+struct cubin_container_kernel {
+    const char *name;
+    uint32_t reqd_work_group_size[3]; /* 0,0,0 when not given */
+    uint32_t work_group_size_hint[3]; /* 0,0,0 when not given */
+    const char *attributes; /* CL_KERNEL_ATTRIBUTES text, "" if none */
+    uint32_t num_args;
+    const struct cubin_container_arg *args;
+};
+
+struct cubin_container {
+    uint32_t version;  /* CUBIN_CONTAINER_VERSION */
+    uint32_t arch;     /* SM version as in hcq_device_info.arch: 0x900 */
+    uint8_t source_hash[32]; /* SHA-256 of the program source */
+    const char *options;     /* build options as given ("" if none) */
+    const char *compiler;    /* "hcqcl-cc 0.1.0 (clang ..., ptxas ...)" */
+    const void *cubin;
+    size_t cubin_size;
+    uint32_t num_kernels;
+    const struct cubin_container_kernel *kernels;
+};
+
+/* True when data begins with the container magic (cheap sniffing for
+ * clCreateProgramWithBinary: container vs bare cubin vs PTX). */
+bool cubin_container_is(const void *data, size_t size);
+
+/* Parse and validate untrusted bytes. On success *out is one owning
+ * object (it copies what it needs; data may be freed afterwards), freed
+ * with cubin_container_free(). Returns 0, -EINVAL (malformed: bad magic,
+ * unknown version, anything out of bounds, a string without its NUL,
+ * counts beyond the sanity bounds) or -ENOMEM. */
+int cubin_container_parse(const void *data, size_t size, struct cubin_container **out);
+void cubin_container_free(struct cubin_container *c);
+
+/* Serialise c (which need not come from parse: the writer fills it by
+ * hand). *out is malloc'ed, the caller frees it. 0, -EINVAL (a NULL
+ * string where one is required, counts beyond the bounds), -ENOMEM. */
+int cubin_container_write(const struct cubin_container *c, void **out, size_t *size);
+
+/* The kernel called name, or NULL. */
+const struct cubin_container_kernel *cubin_container_kernel(const struct cubin_container *c,
+                                                            const char *name);
+
+/* SHA-256 of len bytes (source hashes, cache keys). */
+void cubin_container_sha256(const void *data, size_t len, uint8_t digest[32]);
+
+/* The cache key of a build from source, shared by hcqcl-cc (which fills
+ * the cache) and the ICD (which looks it up), so both must agree byte for
+ * byte. Key = SHA-256 over: a format tag and CUBIN_CONTAINER_VERSION,
+ * compiler_version, the arch, the options normalised by
+ * cubin_container_normalize_options(), and the source. Written as 64
+ * lowercase hex digits plus NUL. */
+void cubin_container_cache_key(const char *src, size_t len, const char *options,
+                               uint32_t arch, const char *compiler_version, char key[65]);
+
+/* Build options with runs of white space collapsed to one space and no
+ * leading/trailing space (quotes are kept as written). Returns malloc'ed
+ * text or NULL on allocation failure. */
+char *cubin_container_normalize_options(const char *options);
+
+#endif
