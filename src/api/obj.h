@@ -104,12 +104,232 @@ struct _cl_context;
 
 struct _cl_mem;
 
+/* Sub-buffer origins must be multiples of this many bytes, and every
+ * buffer's first byte is at least this aligned on the GPU.
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN reports it in bits (x 8). */
+#define HCQCL_MEM_BASE_ALIGN 256u
+
+/*
+ * Buffers. A buffer owns its backing store; a sub-buffer owns nothing and
+ * addresses its parent's store at `offset` (the parent is retained).
+ *
+ * Backing store per kind of buffer (one entry per context device):
+ *  - default:          HCQ_MEM_DEVICE on each device
+ *  - COPY_HOST_PTR:    HCQ_MEM_DEVICE_MAPPED, filled through the CPU view
+ *  - ALLOC_HOST_PTR:   HCQ_MEM_HOST (pinned, CPU and GPU mapped)
+ *  - USE_HOST_PTR:     the application's pages registered with
+ *                      hcq_mem_register (zero copy); when they can't be
+ *                      registered, a pinned HCQ_MEM_HOST "shadow" copied
+ *                      from/to host_ptr (at creation, map and unmap)
+ *  - several devices:  one set of host pages registered on every device,
+ *                      so all devices and the CPU see one copy
+ * The store is allocated when the buffer is created, so a buffer never
+ * fails later for lack of memory.
+ *
+ * Lifetime: commands retain the buffers they use (hcqcl_cmd_retain_mem);
+ * the store is freed and the destructor callbacks run (LIFO) when the
+ * last reference goes, i.e. after the last command using it completed.
+ * A sub-buffer retains its parent, so the parent outlives it.
+ */
+struct hcqcl_mem_dtor;
+
+/* One outstanding clEnqueueMapBuffer region. */
+enum hcqcl_map_kind {
+    HCQCL_MAP_DIRECT,   /* ptr is the memory itself: nothing to copy */
+    HCQCL_MAP_CPU_COPY, /* ptr is host_ptr (USE_HOST_PTR shadow): memcpy
+                         * mem_cpu -> ptr at map, ptr -> mem_cpu at unmap,
+                         * see hcqcl_mapping_pull/push */
+    HCQCL_MAP_GPU_COPY, /* ptr is staging->cpu: GPU copy of the region
+                         * (hcqcl_mem_va + offset) -> staging->va at map,
+                         * back at unmap */
+};
+struct hcqcl_mapping {
+    void *ptr;               /* what the application got */
+    size_t offset, size;     /* region of the mem object */
+    cl_map_flags flags;
+    enum hcqcl_map_kind kind;
+    struct hcq_device *dev;  /* device of the mapping queue */
+    void *mem_cpu;           /* CPU_COPY: CPU view of the region's memory */
+    struct hcq_mem *staging; /* GPU_COPY: pinned host copy of the region */
+    struct hcqcl_mapping *next;
+};
+
+struct _cl_mem {
+    struct hcqcl_obj obj;
+    cl_context ctx;             /* retained */
+    cl_mem_object_type type;    /* CL_MEM_OBJECT_BUFFER */
+    cl_mem_flags flags;         /* effective flags (sub-buffers: inherited) */
+    size_t size;
+    void *host_ptr;             /* CL_MEM_HOST_PTR: USE_HOST_PTR pointer */
+    cl_mem parent;              /* sub-buffer: its buffer (retained) */
+    size_t offset;              /* sub-buffer: origin in parent */
+    cl_mem_properties *props;   /* CL_MEM_PROPERTIES as passed, or NULL */
+    size_t props_size;          /* bytes, 0 when none were passed */
+    /* Store (buffers only; sub-buffers use the parent's): index = the
+     * device's index in ctx. */
+    struct hcq_mem **store;
+    unsigned store_count;
+    void *cpu;                  /* CPU view of byte 0 when every device's
+                                 * store is CPU-visible, else NULL */
+    bool shadow;                /* USE_HOST_PTR with a pinned copy */
+    void *pages;                /* several devices: host pages we own */
+    size_t pages_size;
+    pthread_mutex_t lock;       /* maps, dtors */
+    cl_uint map_count;
+    struct hcqcl_mapping *maps;
+    struct hcqcl_mem_dtor *dtors;
+};
+
+/* True when m is a live memory object. */
+bool hcqcl_mem_valid(cl_mem m);
+/* GPU VA of the first byte of m (sub-buffers: parent VA + offset) on dev,
+ * which must be a device of m's context (0 otherwise). Any thread. */
+uint64_t hcqcl_mem_va(cl_mem m, struct hcq_device *dev);
+/* CPU pointer to the first byte of m when the CPU can read and write the
+ * very memory the GPU uses (pinned host, registered user pages, BAR1-mapped
+ * vidmem), else NULL. For a USE_HOST_PTR shadow this is the shadow, not
+ * host_ptr. */
+void *hcqcl_mem_cpu(cl_mem m);
+static inline bool hcqcl_mem_is_host_visible(cl_mem m) { return hcqcl_mem_cpu(m) != NULL; }
+/* The allocation behind m on dev (sub-buffers: the parent's), for callers
+ * that need its kind. NULL when dev is not a device of m's context. */
+const struct hcq_mem *hcqcl_mem_store(cl_mem m, struct hcq_device *dev);
+
+/* Map bookkeeping for clEnqueueMapBuffer / clEnqueueUnmapMemObject.
+ * map_add picks the pointer the application gets (USE_HOST_PTR: host_ptr
+ * + offset, as the spec requires) and allocates a staging copy on dev when
+ * the memory is not CPU-visible; the caller performs the copy the
+ * mapping's kind asks for (enum hcqcl_map_kind).
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_HOST_MEMORY on failure.
+ * map_remove unlinks the mapping whose ptr matches (CL_INVALID_VALUE when
+ * none does); the caller frees it with hcqcl_mapping_free once the GPU no
+ * longer uses its staging memory. Thread-safe (m->lock). */
+cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t size,
+                         cl_map_flags flags, struct hcqcl_mapping **out);
+cl_int hcqcl_mem_map_remove(cl_mem m, void *ptr, struct hcqcl_mapping **out);
+void hcqcl_mapping_free(struct hcqcl_mapping *map);
+/* CPU_COPY mappings: bring the memory into ptr (at map, once earlier
+ * commands completed) / write ptr back (at unmap, before later commands
+ * start). No-ops for the other kinds. */
+void hcqcl_mapping_pull(const struct hcqcl_mapping *map);
+void hcqcl_mapping_push(const struct hcqcl_mapping *map);
+
 /* ==================================================================== */
 /* Programs and kernels (program.c, kernel.c)                           */
 /* ==================================================================== */
 
 struct _cl_program;
 struct _cl_kernel;
+struct cubin;
+
+/* How a kernel argument is passed, from the container's address
+ * qualifiers or the cubin's KPARAM_INFO space. */
+enum hcqcl_arg_kind {
+    HCQCL_ARG_VALUE,    /* scalar, vector or struct by value */
+    HCQCL_ARG_GLOBAL,   /* __global / __constant pointer: a cl_mem */
+    HCQCL_ARG_LOCAL,    /* __local pointer: size at clSetKernelArg */
+    HCQCL_ARG_POINTER,  /* 8-byte pointer of unknown space (nvcc cubins):
+                         * a cl_mem, or __local when value NULL, size > 0 */
+};
+
+/* One argument of a kernel, as the program's binary describes it. */
+struct hcqcl_arg_desc {
+    enum hcqcl_arg_kind kind;
+    uint32_t offset;            /* in the parameter block */
+    uint32_t size;              /* bytes (8 for pointers) */
+    uint32_t align;             /* __local: offset alignment (>= 16) */
+    bool has_info;              /* the fields below were recorded */
+    cl_kernel_arg_address_qualifier addr_qual;
+    cl_kernel_arg_access_qualifier access_qual;
+    cl_kernel_arg_type_qualifier type_qual;
+    char *type_name;
+    char *name;
+};
+
+/* One kernel of a built program (identical on every device it was built
+ * for; clCreateKernel checks that). Owned by the program. */
+struct hcqcl_kernel_desc {
+    char *name;
+    cl_uint num_args;
+    struct hcqcl_arg_desc *args;
+    uint32_t param_size;        /* bytes of the parameter block */
+    size_t reqd_wgs[3];         /* 0,0,0 when not required */
+    size_t wgs_hint[3];
+    char *attributes;           /* CL_KERNEL_ATTRIBUTES, "" when unknown */
+};
+
+/* Per device of a program. */
+struct hcqcl_program_dev {
+    cl_device_id dev;
+    struct hcq_device *hdev;
+    cl_build_status status;
+    cl_program_binary_type bin_type;
+    char *options;              /* of the last build, compile or link */
+    char *log;                  /* build log, NULL = "" */
+    void *binary;               /* as CL_PROGRAM_BINARIES returns it */
+    size_t binary_size;
+    struct cubin *cubin;        /* parsed, once built */
+    struct hcq_program *loaded; /* on the GPU, once built */
+};
+
+struct _cl_program {
+    struct hcqcl_obj obj;
+    cl_context ctx;             /* retained */
+    char *source;               /* clCreateProgramWithSource, else NULL */
+    size_t source_len;
+    cl_uint num_devices;
+    struct hcqcl_program_dev *devs;
+    pthread_mutex_t lock;       /* builds and their results */
+    _Atomic uint32_t kernels;   /* kernel objects attached */
+    bool building;
+    /* Kernels of the built program (from the first built device). */
+    size_t num_kernels;
+    struct hcqcl_kernel_desc *kdescs;
+    char *kernel_names;         /* ';'-separated */
+};
+
+/* The value set for one argument of a kernel object. */
+struct hcqcl_arg_value {
+    bool set;
+    cl_mem mem;                 /* GLOBAL/POINTER: the buffer, or NULL */
+    uint32_t local_size;        /* LOCAL (or POINTER used as local): bytes */
+    bool is_local;
+};
+
+struct _cl_kernel {
+    struct hcqcl_obj obj;
+    cl_program prog;            /* retained */
+    const struct hcqcl_kernel_desc *desc; /* owned by prog */
+    /* Per program device (same index as prog->devs); NULL where the
+     * program is not built for that device. */
+    const struct hcq_kernel **hk;
+    struct hcq_kernel_info *info;
+    struct hcqcl_arg_value *args;
+    uint8_t *values;            /* by-value arguments, param_size bytes */
+};
+
+bool hcqcl_program_valid(cl_program p);
+bool hcqcl_kernel_valid(cl_kernel k);
+
+/* For clEnqueueNDRangeKernel (kernel objects are not thread-safe against
+ * clSetKernelArg on the same kernel, per the spec; nothing here locks).
+ *
+ * hcqcl_kernel_hcq: the loaded kernel on device d, NULL when the program
+ * is not built for d (-> CL_INVALID_PROGRAM_EXECUTABLE).
+ * hcqcl_kernel_info: its facts (max threads, static shared, reqd block).
+ * hcqcl_kernel_params: write the parameter block (desc->param_size bytes)
+ * for a launch on d: buffer VAs on d (NULL buffer -> 0), by-value bytes,
+ * __local offsets in the shared window, consecutive from
+ * 0x400 + static shared (the end of .nv.shared), aligned >= 16. *dyn_shared = bytes of
+ * the __local arguments beyond the static part (hcq_launch.dynamic_shared).
+ * CL_INVALID_KERNEL_ARGS when an argument is not set, CL_INVALID_MEM_OBJECT
+ * when a set buffer was released meanwhile.
+ * hcqcl_kernel_mem_args: the buffers currently set (to retain for the
+ * command); returns how many there are, writes at most cap of them. */
+const struct hcq_kernel *hcqcl_kernel_hcq(cl_kernel k, cl_device_id d);
+const struct hcq_kernel_info *hcqcl_kernel_info(cl_kernel k, cl_device_id d);
+cl_int hcqcl_kernel_params(cl_kernel k, cl_device_id d, void *block, uint32_t *dyn_shared);
+size_t hcqcl_kernel_mem_args(cl_kernel k, cl_mem *mems, size_t cap);
 
 /* ==================================================================== */
 /* Queues, events, commands (queue.c, event.c, enqueue_*.c)             */
