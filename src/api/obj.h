@@ -94,9 +94,306 @@ cl_int hcqcl_info_out(const void *src, size_t size, size_t param_value_size,
 /* Platform, device, context (platform.c, device.c, context.c)          */
 /* ==================================================================== */
 
-struct _cl_platform_id;
-struct _cl_device_id;
-struct _cl_context;
+/*
+ * Entry points. Every OpenCL function hcqcl answers is hcqcl_clXxx
+ * (hidden), listed once here in the order of the ICD dispatch table of
+ * Khronos' CL/cl_icd.h (149 slots). X: declared by the Khronos headers on
+ * every OS, so its prototype is taken from there with __typeof__; W: a
+ * Direct3D/DXVA sharing slot, whose prototype only exists on Windows
+ * (declared below with the D3D object pointers as void *).
+ *
+ * Each is defined by the file of its object family; what no file defines
+ * yet falls back to the weak default in unimplemented.c, which returns the
+ * spec's error for an unsupported feature (docs/status.md lists which).
+ */
+#define HCQCL_ENTRY_POINTS(X, W)                  \
+    X(clGetPlatformIDs)                           \
+    X(clGetPlatformInfo)                          \
+    X(clGetDeviceIDs)                             \
+    X(clGetDeviceInfo)                            \
+    X(clCreateContext)                            \
+    X(clCreateContextFromType)                    \
+    X(clRetainContext)                            \
+    X(clReleaseContext)                           \
+    X(clGetContextInfo)                           \
+    X(clCreateCommandQueue)                       \
+    X(clRetainCommandQueue)                       \
+    X(clReleaseCommandQueue)                      \
+    X(clGetCommandQueueInfo)                      \
+    X(clSetCommandQueueProperty)                  \
+    X(clCreateBuffer)                             \
+    X(clCreateImage2D)                            \
+    X(clCreateImage3D)                            \
+    X(clRetainMemObject)                          \
+    X(clReleaseMemObject)                         \
+    X(clGetSupportedImageFormats)                 \
+    X(clGetMemObjectInfo)                         \
+    X(clGetImageInfo)                             \
+    X(clCreateSampler)                            \
+    X(clRetainSampler)                            \
+    X(clReleaseSampler)                           \
+    X(clGetSamplerInfo)                           \
+    X(clCreateProgramWithSource)                  \
+    X(clCreateProgramWithBinary)                  \
+    X(clRetainProgram)                            \
+    X(clReleaseProgram)                           \
+    X(clBuildProgram)                             \
+    X(clUnloadCompiler)                           \
+    X(clGetProgramInfo)                           \
+    X(clGetProgramBuildInfo)                      \
+    X(clCreateKernel)                             \
+    X(clCreateKernelsInProgram)                   \
+    X(clRetainKernel)                             \
+    X(clReleaseKernel)                            \
+    X(clSetKernelArg)                             \
+    X(clGetKernelInfo)                            \
+    X(clGetKernelWorkGroupInfo)                   \
+    X(clWaitForEvents)                            \
+    X(clGetEventInfo)                             \
+    X(clRetainEvent)                              \
+    X(clReleaseEvent)                             \
+    X(clGetEventProfilingInfo)                    \
+    X(clFlush)                                    \
+    X(clFinish)                                   \
+    X(clEnqueueReadBuffer)                        \
+    X(clEnqueueWriteBuffer)                       \
+    X(clEnqueueCopyBuffer)                        \
+    X(clEnqueueReadImage)                         \
+    X(clEnqueueWriteImage)                        \
+    X(clEnqueueCopyImage)                         \
+    X(clEnqueueCopyImageToBuffer)                 \
+    X(clEnqueueCopyBufferToImage)                 \
+    X(clEnqueueMapBuffer)                         \
+    X(clEnqueueMapImage)                          \
+    X(clEnqueueUnmapMemObject)                    \
+    X(clEnqueueNDRangeKernel)                     \
+    X(clEnqueueTask)                              \
+    X(clEnqueueNativeKernel)                      \
+    X(clEnqueueMarker)                            \
+    X(clEnqueueWaitForEvents)                     \
+    X(clEnqueueBarrier)                           \
+    X(clGetExtensionFunctionAddress)              \
+    X(clCreateFromGLBuffer)                       \
+    X(clCreateFromGLTexture2D)                    \
+    X(clCreateFromGLTexture3D)                    \
+    X(clCreateFromGLRenderbuffer)                 \
+    X(clGetGLObjectInfo)                          \
+    X(clGetGLTextureInfo)                         \
+    X(clEnqueueAcquireGLObjects)                  \
+    X(clEnqueueReleaseGLObjects)                  \
+    X(clGetGLContextInfoKHR)                      \
+    W(clGetDeviceIDsFromD3D10KHR)                 \
+    W(clCreateFromD3D10BufferKHR)                 \
+    W(clCreateFromD3D10Texture2DKHR)              \
+    W(clCreateFromD3D10Texture3DKHR)              \
+    W(clEnqueueAcquireD3D10ObjectsKHR)            \
+    W(clEnqueueReleaseD3D10ObjectsKHR)            \
+    X(clSetEventCallback)                         \
+    X(clCreateSubBuffer)                          \
+    X(clSetMemObjectDestructorCallback)           \
+    X(clCreateUserEvent)                          \
+    X(clSetUserEventStatus)                       \
+    X(clEnqueueReadBufferRect)                    \
+    X(clEnqueueWriteBufferRect)                   \
+    X(clEnqueueCopyBufferRect)                    \
+    X(clCreateSubDevicesEXT)                      \
+    X(clRetainDeviceEXT)                          \
+    X(clReleaseDeviceEXT)                         \
+    X(clCreateEventFromGLsyncKHR)                 \
+    X(clCreateSubDevices)                         \
+    X(clRetainDevice)                             \
+    X(clReleaseDevice)                            \
+    X(clCreateImage)                              \
+    X(clCreateProgramWithBuiltInKernels)          \
+    X(clCompileProgram)                           \
+    X(clLinkProgram)                              \
+    X(clUnloadPlatformCompiler)                   \
+    X(clGetKernelArgInfo)                         \
+    X(clEnqueueFillBuffer)                        \
+    X(clEnqueueFillImage)                         \
+    X(clEnqueueMigrateMemObjects)                 \
+    X(clEnqueueMarkerWithWaitList)                \
+    X(clEnqueueBarrierWithWaitList)               \
+    X(clGetExtensionFunctionAddressForPlatform)   \
+    X(clCreateFromGLTexture)                      \
+    W(clGetDeviceIDsFromD3D11KHR)                 \
+    W(clCreateFromD3D11BufferKHR)                 \
+    W(clCreateFromD3D11Texture2DKHR)              \
+    W(clCreateFromD3D11Texture3DKHR)              \
+    W(clCreateFromDX9MediaSurfaceKHR)             \
+    W(clEnqueueAcquireD3D11ObjectsKHR)            \
+    W(clEnqueueReleaseD3D11ObjectsKHR)            \
+    W(clGetDeviceIDsFromDX9MediaAdapterKHR)       \
+    W(clEnqueueAcquireDX9MediaSurfacesKHR)        \
+    W(clEnqueueReleaseDX9MediaSurfacesKHR)        \
+    X(clCreateFromEGLImageKHR)                    \
+    X(clEnqueueAcquireEGLObjectsKHR)              \
+    X(clEnqueueReleaseEGLObjectsKHR)              \
+    X(clCreateEventFromEGLSyncKHR)                \
+    X(clCreateCommandQueueWithProperties)         \
+    X(clCreatePipe)                               \
+    X(clGetPipeInfo)                              \
+    X(clSVMAlloc)                                 \
+    X(clSVMFree)                                  \
+    X(clEnqueueSVMFree)                           \
+    X(clEnqueueSVMMemcpy)                         \
+    X(clEnqueueSVMMemFill)                        \
+    X(clEnqueueSVMMap)                            \
+    X(clEnqueueSVMUnmap)                          \
+    X(clCreateSamplerWithProperties)              \
+    X(clSetKernelArgSVMPointer)                   \
+    X(clSetKernelExecInfo)                        \
+    X(clGetKernelSubGroupInfoKHR)                 \
+    X(clCloneKernel)                              \
+    X(clCreateProgramWithIL)                      \
+    X(clEnqueueSVMMigrateMem)                     \
+    X(clGetDeviceAndHostTimer)                    \
+    X(clGetHostTimer)                             \
+    X(clGetKernelSubGroupInfo)                    \
+    X(clSetDefaultDeviceCommandQueue)             \
+    X(clSetProgramReleaseCallback)                \
+    X(clSetProgramSpecializationConstant)         \
+    X(clCreateBufferWithProperties)               \
+    X(clCreateImageWithProperties)                \
+    X(clSetContextDestructorCallback)
+
+#define HCQCL_DECLARE_ENTRY(name) extern __typeof__(name) hcqcl_##name;
+#define HCQCL_DECLARE_ENTRY_NONE(name)
+HCQCL_ENTRY_POINTS(HCQCL_DECLARE_ENTRY, HCQCL_DECLARE_ENTRY_NONE)
+#undef HCQCL_DECLARE_ENTRY
+#undef HCQCL_DECLARE_ENTRY_NONE
+
+/* The exported cl_khr_icd entry point (icd/exports.c forwards to it). */
+cl_int hcqcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
+                                    cl_uint *num_platforms);
+
+/* Direct3D 10/11 and DX9 media sharing (cl_khr_d3d10_sharing,
+ * cl_khr_d3d11_sharing, cl_khr_dx9_media_sharing): Windows-only
+ * extensions hcqcl never offers; their slots still answer with an error. */
+cl_int hcqcl_clGetDeviceIDsFromD3D10KHR(cl_platform_id platform, cl_uint source, void *object,
+                                        cl_uint set, cl_uint num_entries,
+                                        cl_device_id *devices, cl_uint *num_devices);
+cl_mem hcqcl_clCreateFromD3D10BufferKHR(cl_context context, cl_mem_flags flags, void *resource,
+                                        cl_int *errcode_ret);
+cl_mem hcqcl_clCreateFromD3D10Texture2DKHR(cl_context context, cl_mem_flags flags,
+                                           void *resource, cl_uint subresource,
+                                           cl_int *errcode_ret);
+cl_mem hcqcl_clCreateFromD3D10Texture3DKHR(cl_context context, cl_mem_flags flags,
+                                           void *resource, cl_uint subresource,
+                                           cl_int *errcode_ret);
+cl_int hcqcl_clEnqueueAcquireD3D10ObjectsKHR(cl_command_queue queue, cl_uint num_objects,
+                                             const cl_mem *objects, cl_uint num_events,
+                                             const cl_event *wait_list, cl_event *event);
+cl_int hcqcl_clEnqueueReleaseD3D10ObjectsKHR(cl_command_queue queue, cl_uint num_objects,
+                                             const cl_mem *objects, cl_uint num_events,
+                                             const cl_event *wait_list, cl_event *event);
+cl_int hcqcl_clGetDeviceIDsFromD3D11KHR(cl_platform_id platform, cl_uint source, void *object,
+                                        cl_uint set, cl_uint num_entries,
+                                        cl_device_id *devices, cl_uint *num_devices);
+cl_mem hcqcl_clCreateFromD3D11BufferKHR(cl_context context, cl_mem_flags flags, void *resource,
+                                        cl_int *errcode_ret);
+cl_mem hcqcl_clCreateFromD3D11Texture2DKHR(cl_context context, cl_mem_flags flags,
+                                           void *resource, cl_uint subresource,
+                                           cl_int *errcode_ret);
+cl_mem hcqcl_clCreateFromD3D11Texture3DKHR(cl_context context, cl_mem_flags flags,
+                                           void *resource, cl_uint subresource,
+                                           cl_int *errcode_ret);
+cl_mem hcqcl_clCreateFromDX9MediaSurfaceKHR(cl_context context, cl_mem_flags flags,
+                                            cl_uint adapter_type, void *surface_info,
+                                            cl_uint plane, cl_int *errcode_ret);
+cl_int hcqcl_clEnqueueAcquireD3D11ObjectsKHR(cl_command_queue queue, cl_uint num_objects,
+                                             const cl_mem *objects, cl_uint num_events,
+                                             const cl_event *wait_list, cl_event *event);
+cl_int hcqcl_clEnqueueReleaseD3D11ObjectsKHR(cl_command_queue queue, cl_uint num_objects,
+                                             const cl_mem *objects, cl_uint num_events,
+                                             const cl_event *wait_list, cl_event *event);
+cl_int hcqcl_clGetDeviceIDsFromDX9MediaAdapterKHR(cl_platform_id platform, cl_uint num_adapters,
+                                                  cl_uint *adapter_types, void *adapters,
+                                                  cl_uint set, cl_uint num_entries,
+                                                  cl_device_id *devices, cl_uint *num_devices);
+cl_int hcqcl_clEnqueueAcquireDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint num_objects,
+                                                 const cl_mem *objects, cl_uint num_events,
+                                                 const cl_event *wait_list, cl_event *event);
+cl_int hcqcl_clEnqueueReleaseDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint num_objects,
+                                                 const cl_mem *objects, cl_uint num_events,
+                                                 const cl_event *wait_list, cl_event *event);
+
+/*
+ * Extensions, one list: CL_PLATFORM_EXTENSIONS and CL_DEVICE_EXTENSIONS
+ * (and their _WITH_VERSION forms) are built from it. Add a line only once
+ * the extension really works end to end. X(name, major, minor, patch)
+ */
+#define HCQCL_EXTENSIONS(X)                                                               \
+    X(cl_khr_icd, 1, 0, 0)                                                                \
+    X(cl_khr_fp64, 1, 0, 0)                                                               \
+    X(cl_khr_extended_versioning, 1, 0, 0)                                                \
+    X(cl_khr_device_uuid, 1, 0, 0)                                                        \
+    X(cl_khr_pci_bus_info, 1, 0, 0)
+
+/* Extension functions clGetExtensionFunctionAddress(ForPlatform) hands
+ * out by name, besides the ICD loader's own (clIcdGetPlatformIDsKHR,
+ * clGetPlatformInfo, clGetExtensionFunctionAddress). Every one must
+ * belong to an extension of HCQCL_EXTENSIONS. X(name) */
+#define HCQCL_EXTENSION_FUNCTIONS(X) X(clIcdGetPlatformIDsKHR)
+
+/* The one platform. Static: never created or destroyed; clRelease* of it
+ * does not exist. */
+struct _cl_platform_id {
+    struct hcqcl_obj obj;
+};
+/* The platform, with its devices enumerated (first call enumerates; any
+ * thread). */
+cl_platform_id hcqcl_platform_get(void);
+/* True for our platform. NULL is NOT valid here; entry points that accept
+ * NULL as "the platform" map it first. */
+bool hcqcl_platform_valid(cl_platform_id p);
+
+/* A root device, one per GPU hcq_enumerate found. Lives for the process:
+ * clRetainDevice/clReleaseDevice on it are no-ops (spec: root devices). */
+struct _cl_device_id {
+    struct hcqcl_obj obj;
+    cl_platform_id platform;
+    struct hcq_device *hw;
+    const struct hcq_device_info *info;
+    unsigned index; /* position in clGetDeviceIDs(CL_DEVICE_TYPE_ALL) */
+};
+bool hcqcl_device_valid(cl_device_id d);
+/* All devices (after enumeration); *count 0 when no GPU could be used. */
+void hcqcl_device_list(cl_device_id **devices, cl_uint *count);
+
+/*
+ * A context: a set of distinct devices, each opened (hcq_device_open) for
+ * the context's lifetime. Children (queues, buffers, programs) retain it
+ * with hcqcl_clRetainContext and release it with hcqcl_clReleaseContext.
+ * Immutable after creation except refs and the destructor-callback list
+ * (guarded by lock), so readers need no lock.
+ */
+struct hcqcl_context_cb {
+    struct hcqcl_context_cb *next;
+    void(CL_CALLBACK *fn)(cl_context, void *);
+    void *user_data;
+};
+struct _cl_context {
+    struct hcqcl_obj obj;
+    cl_platform_id platform;
+    cl_uint num_devices;
+    cl_device_id *devices;
+    cl_context_properties *props; /* copy as passed, 0-terminated; NULL if none */
+    size_t num_props;             /* entries in props, terminator included */
+    bool interop_user_sync;
+    void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *);
+    void *notify_data;
+    pthread_mutex_t lock;
+    struct hcqcl_context_cb *destructors; /* newest first: run in this order */
+};
+bool hcqcl_context_valid(cl_context c);
+/* True when d is one of c's devices. */
+bool hcqcl_context_has_device(cl_context c, cl_device_id d);
+/* Report an asynchronous error (e.g. the device was lost) to the
+ * application's pfn_notify, if it gave one. Any thread, no hcqcl lock
+ * held by the caller (the callback may call OpenCL). */
+void hcqcl_context_notify(cl_context c, const char *errinfo, const void *private_info,
+                          size_t cb);
 
 /* ==================================================================== */
 /* Memory objects (mem.c)                                               */
