@@ -649,6 +649,104 @@ size_t hcqcl_kernel_mem_args(cl_kernel k, cl_mem *mems, size_t cap);
 struct _cl_command_queue;
 struct _cl_event;
 
+/* Host work hooked around a command (see hcqcl_cmd_before/after). */
+typedef void (*hcqcl_cmd_fn)(void *arg, cl_int status);
+
+/* A GPU-visible signal slot a queue hands to its events (start/end
+ * timestamps, host-opened gates, host-completed commands). Values only
+ * grow, so a slot can be reused while old waiters still look at it. */
+struct hcqcl_slot {
+    struct hcq_signal *sig;
+    uint64_t value;             /* last value handed out */
+    struct hcqcl_slot *next;    /* free list */
+};
+
+enum { HCQCL_QUEUE_CHANS = 3 }; /* [0] compute, [1], [2] copy */
+
+struct _cl_command_queue {
+    struct hcqcl_obj obj;       /* refs = application references */
+    _Atomic uint32_t internal;  /* unfinished events of this queue */
+    cl_context ctx;             /* retained */
+    cl_device_id dev;
+    struct hcq_device *hdev;
+    cl_command_queue_properties props;
+    cl_queue_properties props_array[8]; /* as given, 0-terminated */
+    size_t props_array_len;     /* entries incl. the 0; 0 = none given */
+    pthread_mutex_t lock;       /* channels and the fields below */
+    struct hcq_queue *hq[HCQCL_QUEUE_CHANS]; /* copy channels lazily */
+    unsigned next_copy;
+    cl_event last;              /* in-order: previous command (retained);
+                                 * out-of-order: last barrier */
+    cl_event *since;            /* out-of-order: commands since the last
+                                 * barrier (retained) */
+    size_t nsince, capsince;
+    pthread_mutex_t slot_lock;
+    struct hcqcl_slot *free_slots, *all_slots;
+};
+
+/* Event phases (event.c tracker). */
+enum hcqcl_phase {
+    HCQCL_PH_NEW,     /* being built (between cmd_begin and cmd_end) */
+    HCQCL_PH_GATED,   /* GPU part waits on a gate until dependencies end */
+    HCQCL_PH_GPU,     /* GPU part submitted */
+    HCQCL_PH_AFTER,   /* after-fn running */
+    HCQCL_PH_DONE,    /* final: status holds CL_COMPLETE or < 0 */
+};
+
+struct hcqcl_event_cb;
+
+struct _cl_event {
+    struct hcqcl_obj obj;       /* refs = application references */
+    _Atomic uint32_t internal;  /* commands / tracker holding it */
+    cl_context ctx;             /* retained (user events) or via q */
+    cl_command_queue q;         /* NULL for user events */
+    cl_command_type type;
+    _Atomic int phase;          /* enum hcqcl_phase */
+    _Atomic cl_int status;      /* CL_QUEUED .. CL_COMPLETE or < 0 */
+    cl_int dep_status;          /* 0, or < 0 when a dependency failed */
+    /* What dependents wait on: GPU signal (NULL: host-tracked only). */
+    const struct hcq_signal *sig;
+    uint64_t val;
+    /* Completion of the GPU part (channel timeline). */
+    const struct hcq_signal *gpu_sig;
+    uint64_t gpu_val;
+    struct hcqcl_slot *gate, *start, *end, *own;
+    uint64_t gate_val, start_val, end_val, own_val;
+    /* Dependencies not complete when the command was built (retained). */
+    cl_event deps_inline[4];
+    cl_event *deps;
+    size_t ndeps, capdeps;
+    /* Retained objects, released when the command finished. */
+    struct hcqcl_obj *objs_inline[4];
+    struct hcqcl_obj **objs;
+    size_t nobjs, capobjs;
+    hcqcl_cmd_fn before_fn, after_fn;
+    void *before_arg, *after_arg;
+    void (*release_fn)(void *);
+    void *release_arg;
+    /* Profiling, host ns (CLOCK_MONOTONIC_RAW based, see event.c). */
+    uint64_t t_queued, t_submit;
+    struct hcqcl_event_cb *cbs; /* under the tracker lock */
+    struct _cl_event *prev, *next; /* tracker list / pool */
+};
+
+/* Event internals for command.c / queue.c (event.c). */
+cl_event hcqcl_event_new(cl_context ctx, cl_command_queue q, cl_command_type type);
+/* Drop one internal reference (frees when none of either kind is left). */
+void hcqcl_event_unref(cl_event e);
+void hcqcl_event_ref(cl_event e);
+/* Hand a built command to the tracker (phase GATED or GPU). */
+void hcqcl_event_track(cl_event e);
+/* Wait until final; returns the final status (CL_COMPLETE or < 0). */
+cl_int hcqcl_event_wait(cl_event e);
+/* Current status, advancing the tracker first (no waiting). */
+cl_int hcqcl_event_status(cl_event e);
+/* Queue signal slots (queue.c): taken under no lock, any thread. */
+struct hcqcl_slot *hcqcl_queue_slot_get(cl_command_queue q, uint64_t *value);
+void hcqcl_queue_slot_put(cl_command_queue q, struct hcqcl_slot *s);
+/* Drop an internal queue reference (events); destroys when none left. */
+void hcqcl_queue_unref(cl_command_queue q);
+
 /* True when q is a live command queue (non-NULL, ours, type QUEUE). */
 bool hcqcl_queue_valid(cl_command_queue q);
 cl_context hcqcl_queue_context(cl_command_queue q);
@@ -710,9 +808,6 @@ cl_int hcqcl_wait_list_check(cl_context ctx, cl_uint num, const cl_event *wait_l
  *    buffer). Any thread; no lock held.
  * fn must not call OpenCL entry points that wait on events.
  */
-typedef void (*hcqcl_cmd_fn)(void *arg, cl_int status);
-
-enum { HCQCL_CMD_INLINE_RETAINS = 4 };
 
 struct hcqcl_cmd {
     cl_command_queue q;
