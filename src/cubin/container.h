@@ -11,9 +11,15 @@
  * On-disk layout (little-endian, all offsets from the start of the file,
  * every section inside [0, total_size)):
  *
- *   header   64 bytes   struct cubin_container_header below
- *   kernels  count * 48 bytes
- *   args     count * 16 bytes (all kernels' arguments, in kernel order)
+ *   header   96 bytes: magic[8], then u32 version, header size, arch,
+ *            total size, kernel count, kernels offset, argument count,
+ *            args offset, strtab offset, strtab size, cubin offset,
+ *            cubin size, options string, compiler string; then the
+ *            32-byte source hash
+ *   kernels  count * 48 bytes: u32 name, reqd[3], hint[3], attributes,
+ *            first argument, argument count, 2 reserved (0)
+ *   args     count * 16 bytes: u8 addr, u8 access, u16 type qualifiers,
+ *            u32 type name, u32 arg name, u32 reserved (0)
  *   strtab   NUL-terminated strings; offset 0 is always "" ; a string
  *            reference of CUBIN_CONTAINER_NO_STRING means "not known"
  *   cubin    the ELF image, 8-byte aligned
@@ -34,7 +40,7 @@
 
 #define CUBIN_CONTAINER_MAGIC "HCQCLPRG" /* 8 bytes, no NUL stored */
 #define CUBIN_CONTAINER_VERSION 1u
-#define CUBIN_CONTAINER_HEADER_SIZE 64u
+#define CUBIN_CONTAINER_HEADER_SIZE 96u
 #define CUBIN_CONTAINER_KERNEL_SIZE 48u
 #define CUBIN_CONTAINER_ARG_SIZE 16u
 #define CUBIN_CONTAINER_NO_STRING 0xffffffffu
@@ -130,8 +136,8 @@ void cubin_container_sha256(const void *data, size_t len, uint8_t digest[32]);
 void cubin_container_cache_key(const char *src, size_t len, const char *options,
                                uint32_t arch, const char *compiler_version, char key[65]);
 
-/* Build options with runs of white space collapsed to one space and no
- * leading/trailing space (quotes are kept as written). Returns malloc'ed
+/* Build options with runs of white space outside quotes collapsed to one
+ * space and no leading/trailing space. Returns malloc'ed
  * text or NULL on allocation failure. */
 char *cubin_container_normalize_options(const char *options);
 
