@@ -890,4 +890,43 @@ cl_int hcqcl_rect_check_bounds(const struct hcqcl_rect *r, size_t total);
  * the other's row or slice gap. */
 bool hcqcl_rect_overlap(uint64_t src_offset, uint64_t dst_offset, const struct hcqcl_rect *shape);
 
+/*
+ * Pinned staging (staging.c): HCQ_MEM_HOST buffers that carry pageable
+ * host data to and from the copy engines.
+ *
+ * Each device has a pool of up to HCQCL_STAGING_POOL chunks of
+ * HCQCL_STAGING_CHUNK bytes, allocated on first use and kept for the life
+ * of the process (the pool holds an hcq_device_open reference). Larger or
+ * surplus requests get a dedicated allocation, freed when put back.
+ * A staging buffer belongs to one command at a time; it goes back with
+ * hcqcl_staging_put once the GPU no longer touches it (usually from the
+ * command's on-release hook). Every buffer carries a signal the pipelined
+ * transfers release after each chunk copy, so a chunk can be refilled as
+ * soon as the GPU has drained it. Thread-safe (pool lock, never held while
+ * waiting or calling the core's queue verbs).
+ */
+enum { HCQCL_STAGING_CHUNK = 4u << 20, HCQCL_STAGING_POOL = 8 };
+
+struct hcqcl_staging {
+    struct hcq_mem *mem;          /* HCQ_MEM_HOST: ->cpu, ->va, ->size */
+    struct hcq_signal *sig;       /* released by the GPU after each use */
+    uint64_t sig_val;             /* last value queued on sig */
+    bool pooled;                  /* a pool chunk (else dedicated) */
+    bool broken;                  /* sig may never reach sig_val: drop */
+    struct hcqcl_staging *next;   /* free list / a command's chain */
+};
+
+/* At least size bytes on dev: a pool chunk when size fits one and one is
+ * free, else a dedicated buffer. NULL when the memory can't be had. */
+struct hcqcl_staging *hcqcl_staging_get(struct hcq_device *dev, size_t size);
+/* Up to max free pool chunks, chained through ->next (the pool grows up to
+ * HCQCL_STAGING_POOL); when none is free, one dedicated chunk-sized buffer.
+ * Returns how many (0: out of memory). */
+unsigned hcqcl_staging_get_chunks(struct hcq_device *dev, unsigned max,
+                                  struct hcqcl_staging **chain);
+/* Give back a whole ->next chain. NULL is a no-op. */
+void hcqcl_staging_put(struct hcqcl_staging *chain);
+/* hcqcl_cmd_on_release-shaped: arg is a chain. */
+void hcqcl_staging_put_cb(void *chain);
+
 #endif
