@@ -2,6 +2,10 @@
  * enqueue_mem.c — clEnqueueRead/Write/Copy/FillBuffer and the validators
  * the transfer entry points share.
  */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "api/obj.h"
 
 cl_int hcqcl_xfer_check_range(size_t offset, size_t size, size_t total)
@@ -60,4 +64,344 @@ bool hcqcl_xfer_ranges_overlap(uint64_t a, uint64_t b, uint64_t size)
     if (!size)
         return false;
     return a < b ? b - a < size : a - b < size;
+}
+
+cl_int hcqcl_xfer_check_buffer(cl_command_queue q, cl_mem m)
+{
+    /* CL_INVALID_MEM_OBJECT if buffer is not a valid buffer object */
+    HCQCL_CHECK(hcqcl_mem_valid(m) && m->type == CL_MEM_OBJECT_BUFFER, CL_INVALID_MEM_OBJECT,
+                "mem %p", (void *)m);
+    /* CL_INVALID_CONTEXT if the context associated with command_queue and buffer are not the same */
+    HCQCL_CHECK(m->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT, "mem %p of another context",
+                (void *)m);
+    /* CL_MISALIGNED_SUB_BUFFER_OFFSET if buffer is a sub-buffer whose origin is not aligned to CL_DEVICE_MEM_BASE_ADDR_ALIGN */
+    HCQCL_CHECK(!m->parent || m->offset % HCQCL_MEM_BASE_ALIGN == 0,
+                CL_MISALIGNED_SUB_BUFFER_OFFSET, "sub-buffer origin %zu", m->offset);
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_xfer_begin(cl_command_queue q, cl_command_type type, enum hcqcl_xfer_dir dir,
+                        cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd)
+{
+    (void)dir;
+    return hcqcl_cmd_begin(q, type, HCQ_ENGINE_COPY, num_events, wait_list, cmd);
+}
+
+/* ---- Host <-> GPU data movement ------------------------------------ */
+
+/* What a host transfer keeps alive until its command is released. */
+struct xfer_job {
+    struct hcqcl_staging *staging; /* chain, back to the pool at release */
+    struct hcq_mem *reg;           /* registered user pages */
+    void *host;                    /* read through one staging buffer: target */
+    size_t size;
+};
+
+static void xfer_job_release(void *arg)
+{
+    struct xfer_job *job = arg;
+    hcqcl_staging_put(job->staging);
+    hcq_mem_free(job->reg);
+    free(job);
+}
+
+/* After-hook of a staged read: the GPU has filled the staging buffer. */
+static void xfer_job_unstage(void *arg, cl_int status)
+{
+    struct xfer_job *job = arg;
+    if (status >= 0)
+        memcpy(job->host, job->staging->mem->cpu, job->size);
+}
+
+static void xfer_mark_broken(struct hcqcl_staging *chain)
+{
+    for (; chain; chain = chain->next)
+        chain->broken = true;
+}
+
+/* Queue one chunk copy and the release of the chunk's signal after it. */
+static int xfer_chunk(struct hcq_queue *hq, struct hcqcl_staging *s, uint64_t dst, uint64_t src,
+                      size_t len)
+{
+    int rc = hcq_q_copy(hq, dst, src, len);
+    if (rc == 0)
+        rc = hcq_q_signal(hq, s->sig, s->sig_val + 1);
+    if (rc == 0) {
+        s->sig_val++;
+        rc = hcq_q_submit(hq);
+    }
+    return rc;
+}
+
+/* Blocking transfer of more than one chunk, pipelined through up to half
+ * the pool (the other half stays for the opposite direction). */
+static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct hcq_device *dev, struct xfer_job *job,
+                            uint64_t va, uint8_t *host, size_t size, bool to_gpu)
+{
+    struct hcqcl_staging *ring[HCQCL_STAGING_POOL];
+    unsigned n = hcqcl_staging_get_chunks(dev, HCQCL_STAGING_POOL / 2, &job->staging);
+    if (!n)
+        return CL_OUT_OF_RESOURCES;
+    unsigned k = 0;
+    for (struct hcqcl_staging *s = job->staging; s && k < n; s = s->next)
+        ring[k++] = s;
+    n = k;
+
+    struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
+    const size_t chunk = HCQCL_STAGING_CHUNK;
+    const size_t pieces = (size - 1) / chunk + 1;
+    int rc = 0;
+    if (to_gpu) {
+        for (size_t i = 0; i < pieces && rc == 0; i++) {
+            struct hcqcl_staging *s = ring[i % n];
+            size_t off = i * chunk, len = UTIL_MIN(chunk, size - off);
+            /* The chunk's previous piece must have left for the GPU. */
+            rc = hcq_signal_wait(s->sig, s->sig_val, UINT64_MAX);
+            if (rc == 0) {
+                memcpy(s->mem->cpu, host + off, len);
+                rc = xfer_chunk(hq, s, va + off, s->mem->va, len);
+            }
+        }
+    } else {
+        size_t issued = 0;
+        for (size_t i = 0; i < pieces && rc == 0; i++) {
+            /* Keep every chunk busy: ask for the pieces ahead first. */
+            while (rc == 0 && issued < pieces && issued < i + n) {
+                struct hcqcl_staging *s = ring[issued % n];
+                size_t off = issued * chunk, len = UTIL_MIN(chunk, size - off);
+                rc = xfer_chunk(hq, s, s->mem->va, va + off, len);
+                issued++;
+            }
+            struct hcqcl_staging *s = ring[i % n];
+            size_t off = i * chunk, len = UTIL_MIN(chunk, size - off);
+            if (rc == 0)
+                rc = hcq_signal_wait(s->sig, s->sig_val - (issued - 1 - i) / n, UINT64_MAX);
+            if (rc == 0)
+                memcpy(host + off, s->mem->cpu, len);
+        }
+    }
+    if (rc < 0) {
+        UTIL_LOG(UTIL_LOG_API, "api: pipelined transfer of %zu bytes: error %d", size, rc);
+        xfer_mark_broken(job->staging);
+        return rc == -ENOMEM ? CL_OUT_OF_HOST_MEMORY : CL_OUT_OF_RESOURCES;
+    }
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va, void *host,
+                       size_t size, bool to_gpu, bool blocking)
+{
+    if (size == 0)
+        return CL_SUCCESS;
+    struct xfer_job *job = calloc(1, sizeof(*job));
+    if (!job)
+        return CL_OUT_OF_HOST_MEMORY;
+    cl_int err = hcqcl_cmd_on_release(cmd, xfer_job_release, job);
+    if (err != CL_SUCCESS) {
+        free(job);
+        return err;
+    }
+    if (blocking && size > HCQCL_STAGING_CHUNK)
+        return xfer_pipeline(cmd, dev, job, va, host, size, to_gpu);
+
+    struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
+    uint64_t hva;
+    if (size > HCQCL_STAGING_CHUNK && hcq_mem_register(dev, host, size, &job->reg) == 0) {
+        /* Zero copy: the engine reads or writes the user's own pages. */
+        hva = job->reg->va;
+    } else {
+        job->staging = hcqcl_staging_get(dev, size);
+        if (!job->staging)
+            return CL_OUT_OF_RESOURCES;
+        hva = job->staging->mem->va;
+        if (to_gpu) {
+            memcpy(job->staging->mem->cpu, host, size);
+        } else {
+            job->host = host;
+            job->size = size;
+            err = hcqcl_cmd_after(cmd, xfer_job_unstage, job);
+            if (err != CL_SUCCESS)
+                return err;
+        }
+    }
+    int rc = to_gpu ? hcq_q_copy(hq, va, hva, size) : hcq_q_copy(hq, hva, va, size);
+    return rc < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+}
+
+/* ---- Entry points --------------------------------------------------- */
+
+static cl_int xfer_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset,
+                              size_t size, void *ptr, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event, bool write)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    cl_int err = hcqcl_xfer_check_buffer(q, buf);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if the region specified by offset and size is out of bounds */
+    err = hcqcl_xfer_check_range(offset, size, buf->size);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if ptr is NULL */
+    HCQCL_CHECK(ptr, CL_INVALID_VALUE, "NULL ptr");
+    /* CL_INVALID_OPERATION if a read of a HOST_WRITE_ONLY / HOST_NO_ACCESS buffer, or a write of a HOST_READ_ONLY / HOST_NO_ACCESS one */
+    err = hcqcl_xfer_check_host_access(buf->flags, !write, write);
+    if (err != CL_SUCCESS)
+        return err;
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_xfer_begin(q, write ? CL_COMMAND_WRITE_BUFFER : CL_COMMAND_READ_BUFFER,
+                           write ? HCQCL_XFER_H2D : HCQCL_XFER_D2H, num_events, wait_list, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    hcqcl_cmd_retain_mem(&cmd, buf);
+    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    err = hcqcl_xfer_host(&cmd, dev, hcqcl_mem_va(buf, dev) + offset, ptr, size, write,
+                          blocking);
+    if (err != CL_SUCCESS) {
+        hcqcl_cmd_abort(&cmd);
+        return err;
+    }
+    return hcqcl_cmd_end(&cmd, blocking, event);
+}
+
+cl_int hcqcl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
+                                 cl_bool blocking_read, size_t offset, size_t size, void *ptr,
+                                 cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                 cl_event *event)
+{
+    return xfer_read_write(command_queue, buffer, blocking_read, offset, size, ptr,
+                           num_events_in_wait_list, event_wait_list, event, false);
+}
+
+cl_int hcqcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
+                                  cl_bool blocking_write, size_t offset, size_t size,
+                                  const void *ptr, cl_uint num_events_in_wait_list,
+                                  const cl_event *event_wait_list, cl_event *event)
+{
+    return xfer_read_write(command_queue, buffer, blocking_write, offset, size, (void *)ptr,
+                           num_events_in_wait_list, event_wait_list, event, true);
+}
+
+cl_int hcqcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buffer,
+                                 cl_mem dst_buffer, size_t src_offset, size_t dst_offset,
+                                 size_t size, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event)
+{
+    cl_command_queue q = command_queue;
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    cl_int err = hcqcl_xfer_check_buffer(q, src_buffer);
+    if (err == CL_SUCCESS)
+        err = hcqcl_xfer_check_buffer(q, dst_buffer);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if the region specified by src_offset and size is out of bounds of src_buffer */
+    err = hcqcl_xfer_check_range(src_offset, size, src_buffer->size);
+    /* CL_INVALID_VALUE if the region specified by dst_offset and size is out of bounds of dst_buffer */
+    if (err == CL_SUCCESS)
+        err = hcqcl_xfer_check_range(dst_offset, size, dst_buffer->size);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_MEM_COPY_OVERLAP if src and dst are the same buffer, or sub-buffers of one buffer, and the regions overlap */
+    HCQCL_CHECK(hcqcl_xfer_root(src_buffer) != hcqcl_xfer_root(dst_buffer) ||
+                    !hcqcl_xfer_ranges_overlap(hcqcl_xfer_base(src_buffer) + src_offset,
+                                               hcqcl_xfer_base(dst_buffer) + dst_offset, size),
+                CL_MEM_COPY_OVERLAP, "[%zu, +%zu) -> [%zu, +%zu)", src_offset, size, dst_offset,
+                size);
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_xfer_begin(q, CL_COMMAND_COPY_BUFFER, HCQCL_XFER_D2D, num_events_in_wait_list,
+                           event_wait_list, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    hcqcl_cmd_retain_mem(&cmd, src_buffer);
+    hcqcl_cmd_retain_mem(&cmd, dst_buffer);
+    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    if (size && hcq_q_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(dst_buffer, dev) + dst_offset,
+                           hcqcl_mem_va(src_buffer, dev) + src_offset, size) < 0) {
+        hcqcl_cmd_abort(&cmd);
+        return CL_OUT_OF_RESOURCES;
+    }
+    return hcqcl_cmd_end(&cmd, false, event);
+}
+
+/* The shortest unit (1, 2, 4 or 8 bytes) that repeats to make pattern,
+ * 0 when there is none: larger patterns need a staged fill. */
+static unsigned fill_unit(const uint8_t *pattern, size_t pattern_size)
+{
+    for (unsigned unit = 1; unit <= 8 && unit <= pattern_size; unit <<= 1) {
+        size_t i = unit;
+        while (i < pattern_size && memcmp(pattern, pattern + i, unit) == 0)
+            i += unit;
+        if (i >= pattern_size)
+            return unit;
+    }
+    return 0;
+}
+
+/* Fill with a pattern of 16..128 bytes that no 8-byte unit repeats: the
+ * pattern is laid out once across a staging buffer, which the copy engine
+ * then copies over the region piece by piece. */
+static cl_int fill_staged(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va,
+                          const uint8_t *pattern, size_t pattern_size, size_t size)
+{
+    size_t piece = UTIL_MIN(size, (size_t)HCQCL_STAGING_CHUNK);
+    struct hcqcl_staging *s = hcqcl_staging_get(dev, piece);
+    if (!s)
+        return CL_OUT_OF_RESOURCES;
+    cl_int err = hcqcl_cmd_on_release(cmd, hcqcl_staging_put_cb, s);
+    if (err != CL_SUCCESS) {
+        hcqcl_staging_put(s);
+        return err;
+    }
+    /* piece is a multiple of pattern_size: size is, and the chunk is. */
+    uint8_t *cpu = s->mem->cpu;
+    for (size_t off = 0; off < piece; off += pattern_size)
+        memcpy(cpu + off, pattern, pattern_size);
+    for (size_t off = 0; off < size; off += piece) {
+        if (hcq_q_copy(hcqcl_cmd_hq(cmd), va + off, s->mem->va, UTIL_MIN(piece, size - off)) < 0)
+            return CL_OUT_OF_RESOURCES;
+    }
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
+                                 const void *pattern, size_t pattern_size, size_t offset,
+                                 size_t size, cl_uint num_events_in_wait_list,
+                                 const cl_event *event_wait_list, cl_event *event)
+{
+    cl_command_queue q = command_queue;
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    cl_int err = hcqcl_xfer_check_buffer(q, buffer);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE for a NULL pattern, a bad pattern_size, misaligned offset/size or an out-of-bounds region */
+    err = hcqcl_xfer_check_fill(pattern, pattern_size, offset, size, buffer->size);
+    if (err != CL_SUCCESS)
+        return err;
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_xfer_begin(q, CL_COMMAND_FILL_BUFFER, HCQCL_XFER_D2D, num_events_in_wait_list,
+                           event_wait_list, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    hcqcl_cmd_retain_mem(&cmd, buffer);
+    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    uint64_t va = hcqcl_mem_va(buffer, dev) + offset;
+    unsigned unit = fill_unit(pattern, pattern_size);
+    if (size == 0)
+        err = CL_SUCCESS;
+    else if (unit)
+        err = hcq_q_fill(hcqcl_cmd_hq(&cmd), va, size, pattern, unit) < 0 ? CL_OUT_OF_RESOURCES
+                                                                           : CL_SUCCESS;
+    else
+        err = fill_staged(&cmd, dev, va, pattern, pattern_size, size);
+    if (err != CL_SUCCESS) {
+        hcqcl_cmd_abort(&cmd);
+        return err;
+    }
+    return hcqcl_cmd_end(&cmd, false, event);
 }

@@ -814,13 +814,24 @@ struct hcqcl_cmd {
     cl_event ev;             /* the command's event (pooled), owned */
     struct hcq_queue *hq;    /* channel picked for the engine */
     unsigned chan;           /* index of hq in the queue */
-    bool gated;              /* a before-fn is pending on the notifier */
-    bool deps_failed;        /* a dependency already reported failure */
+    bool gated;              /* the GPU part waits on a host-opened gate */
+    bool started;            /* start timestamp recorded (profiling) */
+    bool barrier;            /* later commands depend on this one (ooo) */
+    cl_int err;              /* first verb error of the machinery */
 };
+
+/* Like hcqcl_cmd_begin; all_previous: also depend on every command
+ * enqueued before (markers and barriers without a wait list); barrier:
+ * every later command depends on this one. */
+cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
+                          cl_uint num_events, const cl_event *wait_list, bool all_previous,
+                          bool barrier, struct hcqcl_cmd *cmd);
 
 cl_int hcqcl_cmd_begin(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
                        cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd);
-static inline struct hcq_queue *hcqcl_cmd_hq(struct hcqcl_cmd *cmd) { return cmd->hq; }
+/* The channel to record the command's verbs on. The first call also
+ * records the start timestamp on profiling queues (after the waits). */
+struct hcq_queue *hcqcl_cmd_hq(struct hcqcl_cmd *cmd);
 /* Keep an object (mem, kernel, ...) retained until the command finished:
  * takes a new reference, released with the object's clRelease*. */
 void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m);
@@ -862,6 +873,34 @@ cl_int hcqcl_xfer_check_host_access(cl_mem_flags mem_flags, bool host_read, bool
 cl_int hcqcl_xfer_check_map_flags(cl_map_flags flags);
 /* True when two byte ranges of one allocation intersect (size 0 never). */
 bool hcqcl_xfer_ranges_overlap(uint64_t a, uint64_t b, uint64_t size);
+/* A buffer argument of a transfer on q (q already validated):
+ * CL_INVALID_MEM_OBJECT unless a live buffer, CL_INVALID_CONTEXT unless of
+ * q's context, CL_MISALIGNED_SUB_BUFFER_OFFSET for a sub-buffer whose
+ * origin breaks the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN. */
+cl_int hcqcl_xfer_check_buffer(cl_command_queue q, cl_mem m);
+/* The buffer whose store m addresses, and m's byte offset in it. */
+static inline cl_mem hcqcl_xfer_root(cl_mem m) { return m->parent ? m->parent : m; }
+static inline size_t hcqcl_xfer_base(cl_mem m) { return m->parent ? m->offset : 0; }
+
+/* Which way a transfer goes; picks the copy channel so that uploads and
+ * downloads of one queue run on different copy engines. */
+enum hcqcl_xfer_dir { HCQCL_XFER_H2D, HCQCL_XFER_D2H, HCQCL_XFER_D2D };
+/* hcqcl_cmd_begin on a copy channel for dir (same contract). */
+cl_int hcqcl_xfer_begin(cl_command_queue q, cl_command_type type, enum hcqcl_xfer_dir dir,
+                        cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd);
+/* Move size bytes between pageable host memory and GPU VA va inside a
+ * begun command (to_gpu: host -> va). Chooses how: blocking transfers
+ * above one staging chunk are pipelined inline through pool chunks (the
+ * CPU fills/drains chunk i+1 while the copy engine moves chunk i);
+ * smaller ones use one staging buffer (reads land in host from the
+ * command's after-hook, so a non-blocking read is in place when its event
+ * completes); large non-blocking ones copy straight from/to the user's
+ * pages registered with the GPU, or through one dedicated staging buffer
+ * when they can't be registered. Uses the command's after and on-release
+ * hooks. CL_SUCCESS, CL_OUT_OF_RESOURCES or CL_OUT_OF_HOST_MEMORY; on
+ * error the caller aborts the command. */
+cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va, void *host,
+                       size_t size, bool to_gpu, bool blocking);
 
 /* A rectangle of a buffer or host region after the pitch defaults were
  * applied: byte `offset` of the first element, `span` bytes from it to one
