@@ -1,0 +1,245 @@
+/*
+ * priv.h — the core's private structures, shared by its files:
+ * device.c (enumeration, open/close, timer), va.c (GPU VA allocator),
+ * memory.c (allocations), signal.c (signal pool, waits), queue.c (channels,
+ * pushbuffers, verbs except exec), launch.c and program.c (kernels).
+ *
+ * Nothing outside src/core includes this header.
+ */
+#ifndef HCQCL_CORE_PRIV_H
+#define HCQCL_CORE_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/hcq.h"
+#include "nvdrv/nvdrv.h"
+#include "util/util.h"
+
+#define CORE_LOG(...) UTIL_LOG(UTIL_LOG_CORE, __VA_ARGS__)
+#define CORE_ERR(...) util_log(UTIL_LOG_ERR, __VA_ARGS__)
+
+#define HCQ_MAX_DEVICES 16
+
+/* ------------------------------------------------------------------ */
+/* GPU virtual address plan (va.c)                                      */
+/* ------------------------------------------------------------------ */
+
+/* Low range: everything the GPU fetches commands, QMDs or constant banks
+ * from must sit below 2^40 (GP entries and SEND_PCAS_A carry 40 bits).
+ * High range: plain buffers. Both stay clear of the shader windows. */
+#define HCQ_VA_LOW_BASE 0x1000000000ull /* 64 GiB */
+#define HCQ_VA_LOW_END (1ull << 40)
+#define HCQ_VA_HIGH_BASE (1ull << 40)
+#define HCQ_VA_HIGH_END 0x700000000000ull
+#define HCQ_LOCAL_WINDOW 0x729300000000ull  /* SET_SHADER_LOCAL_MEMORY_WINDOW */
+#define HCQ_SHARED_WINDOW 0x729400000000ull /* SET_SHADER_SHARED_MEMORY_WINDOW */
+
+#define HCQ_PAGE_4K 0x1000ull
+#define HCQ_PAGE_2M 0x200000ull
+#define HCQ_HUGE_MIN (8ull << 20) /* allocations this large get 2 MiB pages */
+
+/* A first-fit allocator over [base, end) that returns freed ranges to a
+ * sorted, coalesced free list. Locked internally. */
+struct hcq_va_range {
+    uint64_t base, size;
+};
+struct hcq_va {
+    pthread_mutex_t lock;
+    uint64_t base, end;
+    struct hcq_va_range *free; /* sorted by base, coalesced */
+    size_t nfree, cap;
+};
+int hcq_va_init(struct hcq_va *va, uint64_t base, uint64_t end);
+void hcq_va_fini(struct hcq_va *va);
+/* size and align are multiples of 4 KiB; align a power of two. */
+int hcq_va_alloc(struct hcq_va *va, uint64_t size, uint64_t align, uint64_t *out);
+void hcq_va_free(struct hcq_va *va, uint64_t base, uint64_t size);
+/* Bytes currently free (tests). */
+uint64_t hcq_va_free_bytes(struct hcq_va *va);
+/* Number of free-list fragments (tests: proves coalescing). */
+size_t hcq_va_fragments(struct hcq_va *va);
+
+/* ------------------------------------------------------------------ */
+/* Devices (device.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+struct hcq_signal_page;
+
+struct hcq_device {
+    struct hcq_device_info info;
+    unsigned index;
+    struct nvdrv *drv; /* process-wide driver connection */
+    nv_ioctl_card_info_t card;
+    uint32_t device_instance;
+    uint32_t h_device, h_subdevice; /* allocated at enumeration */
+
+    /* Everything below is set up by hcq_device_open(), under lock. */
+    pthread_mutex_t lock;
+    unsigned refs;
+    int gpu_fd;           /* registered /dev/nvidiaN for OS-descriptor allocations */
+    uint32_t h_virtmem;   /* NV01_MEMORY_VIRTUAL: hDma of every RM_MAP_MEMORY_DMA */
+    uint32_t h_vaspace;   /* FERMI_VASPACE_A owned by UVM */
+    uint32_t h_usermode;  /* HOPPER_USERMODE_A */
+    volatile uint8_t *usermode; /* doorbell + PTIMER page (CPU mapping) */
+    bool uvm_gpu, uvm_vaspace;
+    struct hcq_va va_low, va_high;
+    _Atomic uint64_t mem_in_use;
+    atomic_bool lost;
+
+    /* Signal pool (signal.c), under sig_lock. */
+    pthread_mutex_t sig_lock;
+    struct hcq_signal_page *sig_pages;
+
+    /* Local (stack) memory shared by every compute queue of the device
+     * (launch.c, hcq_device_ensure_local), under local_lock. */
+    pthread_mutex_t local_lock;
+    struct hcq_mem *local_mem;
+    uint32_t local_per_thread; /* bytes per thread it was sized for */
+    uint64_t local_per_tpc;
+    uint32_t local_gen; /* bumped whenever local_mem is replaced */
+};
+
+/* Mark the device lost (channel error, hang); logs why once. */
+void hcq_device_set_lost(struct hcq_device *dev, const char *why);
+
+/* The driver connection (device.c), for memory.c/queue.c. */
+static inline struct nvdrv *hcq_drv(const struct hcq_device *dev) { return dev->drv; }
+
+/* ------------------------------------------------------------------ */
+/* Memory (memory.c)                                                    */
+/* ------------------------------------------------------------------ */
+
+/* An allocation; the public part first. */
+struct hcq_mem_priv {
+    struct hcq_mem pub;
+    uint32_t h_memory;   /* RM memory object */
+    uint64_t map_size;   /* GPU VA range size (page-rounded) */
+    uint64_t page;       /* GPU page size */
+    bool high;           /* VA from the high range */
+    void *cpu_map;       /* CPU mapping we own (munmap on free), or NULL */
+    uint64_t cpu_map_size;
+    uint64_t counted;    /* bytes counted in mem_in_use */
+};
+static inline struct hcq_mem_priv *hcq_mem_priv(struct hcq_mem *m)
+{
+    return (struct hcq_mem_priv *)m;
+}
+
+/* Like hcq_mem_alloc with a choice of VA range: low = below 2^40 (for
+ * pushbuffers, QMDs, constant banks, code). */
+int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind, bool low,
+                     struct hcq_mem **out);
+
+/* ------------------------------------------------------------------ */
+/* Signals (signal.c)                                                   */
+/* ------------------------------------------------------------------ */
+
+/* Pool teardown at the last device close (every signal must be freed). */
+void hcq_signal_pool_fini(struct hcq_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Queues (queue.c)                                                     */
+/* ------------------------------------------------------------------ */
+
+/* A ring arena of CPU-visible memory below 2^40 whose space is recycled
+ * once the submission that last used it has completed on the timeline.
+ * head/tail are byte counters that only grow; offset = counter % size. */
+#define HCQ_ARENA_MARKS 1024
+struct hcq_arena {
+    struct hcq_mem *mem;
+    uint8_t *cpu;
+    uint64_t va, size;
+    uint64_t head, tail;
+    struct {
+        uint64_t end; /* head at the close of submission seq */
+        uint64_t seq;
+    } marks[HCQ_ARENA_MARKS];
+    unsigned mhead, mtail; /* marks ring */
+};
+
+#define HCQ_SUBMIT_HISTORY 4096 /* closed submissions remembered */
+#define HCQ_PENDING_GP 64       /* GP entries of the open submission */
+
+struct hcq_queue {
+    struct hcq_device *dev;
+    enum hcq_engine engine;
+    uint32_t engine_class; /* CBC0 / C8B5 */
+
+    /* RM objects: every queue has its own channel group (TSG) and
+     * context share, because a TSG schedule only enables the channels
+     * that exist when it is issued. */
+    uint32_t h_chgrp, h_ctxshare, h_notifier, h_channel, h_engine;
+    uint64_t notifier_va, notifier_size;
+    uint32_t token; /* doorbell work-submit token */
+    bool uvm_channel;
+
+    /* GPFIFO ring + USERD in one CPU-mapped vidmem allocation. */
+    struct hcq_mem *ring_mem;
+    volatile uint64_t *ring;
+    volatile uint32_t *userd;
+    uint32_t ring_entries;
+    uint64_t put;   /* entries written, ever */
+
+    /* Pushbuffer arena (dwords) and per-submission scratch arena. */
+    struct hcq_arena pb, scratch;
+    uint64_t open_start; /* pb.head where the open GP chunk begins */
+    uint64_t pending_gp[HCQ_PENDING_GP];
+    unsigned npending;
+
+    /* Submissions: seq numbers; retire[seq % N] = timeline value after
+     * which that submission's pushbuffer and scratch may be reused (0 =
+     * not known yet: the next timeline release covers it). */
+    uint64_t seq;      /* sequence number of the open submission */
+    uint64_t seq_done; /* all submissions < seq_done are known retired */
+    uint64_t retire[HCQ_SUBMIT_HISTORY];
+    uint64_t rel_value;   /* last timeline release emitted ... */
+    uint64_t rel_pb_head; /* ... and pb.head just after it */
+
+    struct hcq_signal *timeline;
+    uint64_t last;
+    bool bound;              /* SET_OBJECT emitted */
+    uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
+};
+
+/* Create with explicit sizes (tests use tiny rings to force wrap-around).
+ * ring_entries a power of two ≥ 4; pb_bytes and scratch_bytes multiples of
+ * 4 KiB. hcq_queue_create() uses the defaults below. */
+#define HCQ_RING_ENTRIES 1024
+#define HCQ_PB_BYTES (2u << 20)
+#define HCQ_SCRATCH_BYTES (4u << 20)
+int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
+                           uint32_t pb_bytes, uint32_t scratch_bytes, struct hcq_queue **out);
+
+/* Pushbuffer writing, for the verbs and launch.c. A verb first reserves
+ * the dwords it will write (waiting for the GPU to free space when
+ * needed; -ENOMEM only if it cannot ever fit, -EIO on a lost device), then
+ * emits methods. All methods use incrementing headers. */
+int hcq_push_reserve(struct hcq_queue *q, uint32_t ndw);
+void hcq_push_incr(struct hcq_queue *q, uint32_t subc, uint32_t method, const uint32_t *data,
+                   uint32_t n);
+static inline void hcq_push_1(struct hcq_queue *q, uint32_t subc, uint32_t method, uint32_t v)
+{
+    hcq_push_incr(q, subc, method, &v, 1);
+}
+
+/* Per-submission scratch for cbuf0 + QMD blocks: CPU-visible, below 2^40,
+ * align a power of two ≤ 4096; valid until the timeline passes the
+ * submission that uses it (the space is then reused). -ENOMEM when size
+ * exceeds the arena. */
+int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu, uint64_t *va);
+
+/* Emit a release of ++last on the queue's timeline (compute: host
+ * semaphore with WFI + timestamp; copy: CE semaphore, 64-bit payload) and
+ * account it for pushbuffer/scratch recycling. hcq_q_signal_next() is
+ * this; launch.c needs nothing else. */
+int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
+
+/* Device local memory (launch.c): make sure the device's local-memory
+ * buffer holds bytes_per_thread per thread and that q's compute object
+ * points at it (emits SET_SHADER_LOCAL_MEMORY* on q). */
+int hcq_device_ensure_local(struct hcq_device *dev, struct hcq_queue *q, uint32_t bytes_per_thread);
+
+#endif
