@@ -1,10 +1,14 @@
 /*
- * enqueue_rect.c — rectangle geometry and the rect transfer validators.
+ * enqueue_rect.c — clEnqueueRead/Write/CopyBufferRect and the rectangle
+ * geometry they share (pitch defaults, bounds, the spec's overlap rule).
  *
- * The rect entry points (clEnqueueRead/Write/CopyBufferRect) live here too
- * once the command machinery exists; the geometry below is shared with
- * them and with the unit tests.
+ * Host rectangles travel packed (rows back to back) in one pinned staging
+ * buffer; the copy engine scatters or gathers them with one 2-D copy per
+ * slice, so the CPU touches each byte once and the GPU does the pitches.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "api/obj.h"
 
 /* a * b + c with overflow detection; false on overflow. */
@@ -91,4 +95,228 @@ bool hcqcl_rect_overlap(uint64_t src_offset, uint64_t dst_offset, const struct h
     if (rect_fits_gap(ds, ss, slice_bytes, sp) || rect_fits_gap(ss, ds, slice_bytes, sp))
         return false;
     return true;
+}
+
+/* ---- Entry points --------------------------------------------------- */
+
+/* Copy every slice of a rectangle with the copy engine's 2-D copies. */
+static int rect_copy(struct hcq_queue *hq, uint64_t dst, size_t dst_rp, size_t dst_sp,
+                     uint64_t src, size_t src_rp, size_t src_sp, const size_t region[3])
+{
+    for (size_t z = 0; z < region[2]; z++) {
+        int rc = hcq_q_copy_2d(hq, dst + z * dst_sp, dst_rp, src + z * src_sp, src_rp, region[0],
+                               region[1]);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* Host rectangle <-> packed staging (rows of region[0] bytes, back to back). */
+static void rect_pack(uint8_t *packed, const uint8_t *host, const struct hcqcl_rect *h)
+{
+    const size_t w = h->region[0];
+    for (size_t z = 0; z < h->region[2]; z++)
+        for (size_t y = 0; y < h->region[1]; y++)
+            memcpy(packed + (z * h->region[1] + y) * w,
+                   host + h->offset + z * h->slice_pitch + y * h->row_pitch, w);
+}
+static void rect_unpack(uint8_t *host, const uint8_t *packed, const struct hcqcl_rect *h)
+{
+    const size_t w = h->region[0];
+    for (size_t z = 0; z < h->region[2]; z++)
+        for (size_t y = 0; y < h->region[1]; y++)
+            memcpy(host + h->offset + z * h->slice_pitch + y * h->row_pitch,
+                   packed + (z * h->region[1] + y) * w, w);
+}
+
+/* A staged rect read: unpacked into the host rectangle once the GPU is done. */
+struct rect_job {
+    struct hcqcl_staging *staging;
+    uint8_t *host;
+    struct hcqcl_rect h;
+};
+
+static void rect_job_release(void *arg)
+{
+    struct rect_job *job = arg;
+    hcqcl_staging_put(job->staging);
+    free(job);
+}
+
+static void rect_job_unstage(void *arg, cl_int status)
+{
+    struct rect_job *job = arg;
+    if (status >= 0)
+        rect_unpack(job->host, job->staging->mem->cpu, &job->h);
+}
+
+static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
+                              const size_t *buffer_origin, const size_t *host_origin,
+                              const size_t *region, size_t buffer_row_pitch,
+                              size_t buffer_slice_pitch, size_t host_row_pitch,
+                              size_t host_slice_pitch, void *ptr, cl_uint num_events,
+                              const cl_event *wait_list, cl_event *event, bool write)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    cl_int err = hcqcl_xfer_check_buffer(q, buf);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE for NULL origins or region, a zero region element or bad pitches */
+    struct hcqcl_rect b, h;
+    err = hcqcl_rect_resolve(buffer_origin, region, buffer_row_pitch, buffer_slice_pitch, &b);
+    if (err == CL_SUCCESS)
+        err = hcqcl_rect_resolve(host_origin, region, host_row_pitch, host_slice_pitch, &h);
+    /* CL_INVALID_VALUE if the region specified by buffer_origin, region and the buffer pitches is out of bounds */
+    if (err == CL_SUCCESS)
+        err = hcqcl_rect_check_bounds(&b, buf->size);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if ptr is NULL */
+    HCQCL_CHECK(ptr, CL_INVALID_VALUE, "NULL ptr");
+    /* CL_INVALID_OPERATION if a read of a HOST_WRITE_ONLY / HOST_NO_ACCESS buffer, or a write of a HOST_READ_ONLY / HOST_NO_ACCESS one */
+    err = hcqcl_xfer_check_host_access(buf->flags, !write, write);
+    if (err != CL_SUCCESS)
+        return err;
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_xfer_begin(q, write ? CL_COMMAND_WRITE_BUFFER_RECT : CL_COMMAND_READ_BUFFER_RECT,
+                           write ? HCQCL_XFER_H2D : HCQCL_XFER_D2H, num_events, wait_list, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    hcqcl_cmd_retain_mem(&cmd, buf);
+    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    /* Fits: region[0] x region[1] x region[2] <= b.span <= buf->size. */
+    const size_t packed = region[0] * region[1] * region[2];
+    struct rect_job *job = calloc(1, sizeof(*job));
+    if (!job) {
+        hcqcl_cmd_abort(&cmd);
+        return CL_OUT_OF_HOST_MEMORY;
+    }
+    err = hcqcl_cmd_on_release(&cmd, rect_job_release, job);
+    if (err != CL_SUCCESS) {
+        free(job);
+        hcqcl_cmd_abort(&cmd);
+        return err;
+    }
+    job->staging = hcqcl_staging_get(dev, packed);
+    if (!job->staging) {
+        hcqcl_cmd_abort(&cmd);
+        return CL_OUT_OF_RESOURCES;
+    }
+    uint64_t sva = job->staging->mem->va, bva = hcqcl_mem_va(buf, dev) + b.offset;
+    const size_t prow = region[0], pslice = region[0] * region[1];
+    int rc;
+    if (write) {
+        rect_pack(job->staging->mem->cpu, ptr, &h);
+        rc = rect_copy(hcqcl_cmd_hq(&cmd), bva, b.row_pitch, b.slice_pitch, sva, prow, pslice,
+                       region);
+    } else {
+        job->host = ptr;
+        job->h = h;
+        err = hcqcl_cmd_after(&cmd, rect_job_unstage, job);
+        if (err != CL_SUCCESS) {
+            hcqcl_cmd_abort(&cmd);
+            return err;
+        }
+        rc = rect_copy(hcqcl_cmd_hq(&cmd), sva, prow, pslice, bva, b.row_pitch, b.slice_pitch,
+                       region);
+    }
+    if (rc < 0) {
+        hcqcl_cmd_abort(&cmd);
+        return CL_OUT_OF_RESOURCES;
+    }
+    return hcqcl_cmd_end(&cmd, blocking, event);
+}
+
+cl_int hcqcl_clEnqueueReadBufferRect(cl_command_queue command_queue, cl_mem buffer,
+                                     cl_bool blocking_read, const size_t *buffer_origin,
+                                     const size_t *host_origin, const size_t *region,
+                                     size_t buffer_row_pitch, size_t buffer_slice_pitch,
+                                     size_t host_row_pitch, size_t host_slice_pitch, void *ptr,
+                                     cl_uint num_events_in_wait_list,
+                                     const cl_event *event_wait_list, cl_event *event)
+{
+    return rect_read_write(command_queue, buffer, blocking_read, buffer_origin, host_origin,
+                           region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+                           host_slice_pitch, ptr, num_events_in_wait_list, event_wait_list,
+                           event, false);
+}
+
+cl_int hcqcl_clEnqueueWriteBufferRect(cl_command_queue command_queue, cl_mem buffer,
+                                      cl_bool blocking_write, const size_t *buffer_origin,
+                                      const size_t *host_origin, const size_t *region,
+                                      size_t buffer_row_pitch, size_t buffer_slice_pitch,
+                                      size_t host_row_pitch, size_t host_slice_pitch,
+                                      const void *ptr, cl_uint num_events_in_wait_list,
+                                      const cl_event *event_wait_list, cl_event *event)
+{
+    return rect_read_write(command_queue, buffer, blocking_write, buffer_origin, host_origin,
+                           region, buffer_row_pitch, buffer_slice_pitch, host_row_pitch,
+                           host_slice_pitch, (void *)ptr, num_events_in_wait_list,
+                           event_wait_list, event, true);
+}
+
+cl_int hcqcl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_buffer,
+                                     cl_mem dst_buffer, const size_t *src_origin,
+                                     const size_t *dst_origin, const size_t *region,
+                                     size_t src_row_pitch, size_t src_slice_pitch,
+                                     size_t dst_row_pitch, size_t dst_slice_pitch,
+                                     cl_uint num_events_in_wait_list,
+                                     const cl_event *event_wait_list, cl_event *event)
+{
+    cl_command_queue q = command_queue;
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    cl_int err = hcqcl_xfer_check_buffer(q, src_buffer);
+    if (err == CL_SUCCESS)
+        err = hcqcl_xfer_check_buffer(q, dst_buffer);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE for NULL origins or region, a zero region element or bad pitches */
+    struct hcqcl_rect s, d;
+    err = hcqcl_rect_resolve(src_origin, region, src_row_pitch, src_slice_pitch, &s);
+    if (err == CL_SUCCESS)
+        err = hcqcl_rect_resolve(dst_origin, region, dst_row_pitch, dst_slice_pitch, &d);
+    /* CL_INVALID_VALUE if the src (dst) region is out of bounds of src_buffer (dst_buffer) */
+    if (err == CL_SUCCESS)
+        err = hcqcl_rect_check_bounds(&s, src_buffer->size);
+    if (err == CL_SUCCESS)
+        err = hcqcl_rect_check_bounds(&d, dst_buffer->size);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if src_buffer and dst_buffer are the same buffer object and the row or slice pitches differ */
+    HCQCL_CHECK(src_buffer != dst_buffer ||
+                    (s.row_pitch == d.row_pitch && s.slice_pitch == d.slice_pitch),
+                CL_INVALID_VALUE, "same buffer, pitches %zu/%zu vs %zu/%zu", s.row_pitch,
+                s.slice_pitch, d.row_pitch, d.slice_pitch);
+    /* CL_MEM_COPY_OVERLAP if src and dst are the same buffer, or sub-buffers of one buffer, and the regions overlap */
+    if (hcqcl_xfer_root(src_buffer) == hcqcl_xfer_root(dst_buffer)) {
+        uint64_t so = hcqcl_xfer_base(src_buffer) + s.offset;
+        uint64_t dO = hcqcl_xfer_base(dst_buffer) + d.offset;
+        bool overlap;
+        if (s.row_pitch == d.row_pitch && s.slice_pitch == d.slice_pitch)
+            overlap = hcqcl_rect_overlap(so, dO, &s);
+        else /* different shapes in one store: their spans decide */
+            overlap = so < dO + d.span && dO < so + s.span;
+        HCQCL_CHECK(!overlap, CL_MEM_COPY_OVERLAP, "rect copy %llu -> %llu overlaps",
+                    (unsigned long long)so, (unsigned long long)dO);
+    }
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_xfer_begin(q, CL_COMMAND_COPY_BUFFER_RECT, HCQCL_XFER_D2D,
+                           num_events_in_wait_list, event_wait_list, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    hcqcl_cmd_retain_mem(&cmd, src_buffer);
+    hcqcl_cmd_retain_mem(&cmd, dst_buffer);
+    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    if (rect_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(dst_buffer, dev) + d.offset, d.row_pitch,
+                  d.slice_pitch, hcqcl_mem_va(src_buffer, dev) + s.offset, s.row_pitch,
+                  s.slice_pitch, region) < 0) {
+        hcqcl_cmd_abort(&cmd);
+        return CL_OUT_OF_RESOURCES;
+    }
+    return hcqcl_cmd_end(&cmd, false, event);
 }
