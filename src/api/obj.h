@@ -659,6 +659,7 @@ struct hcqcl_slot {
     struct hcq_signal *sig;
     uint64_t value;             /* last value handed out */
     struct hcqcl_slot *next;    /* free list */
+    struct hcqcl_slot *all_next; /* every slot of the queue */
 };
 
 enum { HCQCL_QUEUE_CHANS = 3 }; /* [0] compute, [1], [2] copy */
@@ -817,6 +818,7 @@ struct hcqcl_cmd {
     bool gated;              /* the GPU part waits on a host-opened gate */
     bool started;            /* start timestamp recorded (profiling) */
     bool barrier;            /* later commands depend on this one (ooo) */
+    bool all_previous;       /* depends on every earlier command */
     cl_int err;              /* first verb error of the machinery */
 };
 

@@ -1,0 +1,360 @@
+/*
+ * command.c — the command machinery every enqueue builds on (obj.h,
+ * "The command machinery"): dependencies, channel choice, host hooks,
+ * completion signals, submission.
+ *
+ * A dependency becomes a GPU-side wait when its event has a signal on this
+ * queue's device (other channel, other queue, other context on the same
+ * GPU); same-channel dependencies need nothing (a channel runs in order).
+ * Dependencies with no such signal (user events, commands of another GPU)
+ * put the command behind a gate: a signal slot the GPU waits on and the
+ * tracker opens once every dependency is final (event.c).
+ */
+#include "api/obj.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+/* Channel for a command: compute on [0]; copies on [1], plus [2] for
+ * out-of-order queues so independent copies overlap. Copy channels come
+ * into being at first use. Called with q->lock held. */
+static struct hcq_queue *pick_channel(cl_command_queue q, enum hcq_engine engine, unsigned *chan)
+{
+    if (engine == HCQ_ENGINE_COMPUTE) {
+        *chan = 0;
+        return q->hq[0];
+    }
+    unsigned c = 1;
+    if (q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+        c = 1 + q->next_copy;
+        q->next_copy ^= 1;
+    }
+    if (!q->hq[c] && hcq_queue_create(q->hdev, HCQ_ENGINE_COPY, &q->hq[c]) < 0) {
+        q->hq[c] = NULL;
+        c = 1 + (c == 1); /* the other copy channel, if it exists */
+        if (!q->hq[c])
+            return NULL;
+    }
+    *chan = c;
+    return q->hq[c];
+}
+
+static cl_int gate(struct hcqcl_cmd *cmd)
+{
+    cl_event e = cmd->ev;
+    if (cmd->gated)
+        return CL_SUCCESS;
+    e->gate = hcqcl_queue_slot_get(cmd->q, &e->gate_val);
+    if (!e->gate)
+        return CL_OUT_OF_RESOURCES;
+    cmd->gated = true;
+    if (hcq_q_wait(cmd->hq, e->gate->sig, e->gate_val) < 0)
+        return CL_OUT_OF_RESOURCES;
+    return CL_SUCCESS;
+}
+
+/* Record that the command depends on d. Called with q->lock held. */
+static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d)
+{
+    cl_event e = cmd->ev;
+    if (atomic_load(&d->phase) == HCQCL_PH_DONE) {
+        if (atomic_load(&d->status) < 0)
+            e->dep_status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+        return CL_SUCCESS;
+    }
+    if (e->ndeps == e->capdeps) {
+        size_t cap = e->capdeps * 2;
+        cl_event *n = malloc(cap * sizeof(*n));
+        if (!n)
+            return CL_OUT_OF_HOST_MEMORY;
+        for (size_t i = 0; i < e->ndeps; i++)
+            n[i] = e->deps[i];
+        if (e->deps != e->deps_inline)
+            free(e->deps);
+        e->deps = n;
+        e->capdeps = cap;
+    }
+    hcqcl_event_ref(d);
+    e->deps[e->ndeps++] = d;
+    const struct hcq_signal *s = d->sig;
+    if (!s || s->dev != cmd->q->hdev)
+        return gate(cmd);
+    if (s == hcq_queue_timeline(cmd->hq))
+        return CL_SUCCESS; /* same channel: already in order */
+    return hcq_q_wait(cmd->hq, s, d->val) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+}
+
+cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
+                          cl_uint num_events, const cl_event *wait_list, bool all_previous,
+                          bool barrier, struct hcqcl_cmd *cmd)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    cl_int err = hcqcl_wait_list_check(q->ctx, num_events, wait_list);
+    if (err != CL_SUCCESS)
+        return err;
+    cl_event e = hcqcl_event_new(q->ctx, q, type);
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+    HCQCL_CHECK(e, CL_OUT_OF_HOST_MEMORY, "event allocation");
+    atomic_fetch_add_explicit(&q->internal, 1, memory_order_relaxed);
+    *cmd = (struct hcqcl_cmd){.q = q, .ev = e, .barrier = barrier, .all_previous = all_previous};
+    bool profiling = q->props & CL_QUEUE_PROFILING_ENABLE;
+    if (profiling)
+        e->t_queued = util_now_ns();
+
+    pthread_mutex_lock(&q->lock);
+    cmd->hq = pick_channel(q, engine, &cmd->chan);
+    if (!cmd->hq) {
+        err = CL_OUT_OF_RESOURCES;
+        goto fail;
+    }
+    for (cl_uint i = 0; i < num_events && err == CL_SUCCESS; i++)
+        err = add_dep(cmd, wait_list[i]);
+    bool ooo = q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    /* In order: the previous command. Out of order: the last barrier. */
+    if (err == CL_SUCCESS && q->last)
+        err = add_dep(cmd, q->last);
+    if (ooo && all_previous)
+        for (size_t i = 0; i < q->nsince && err == CL_SUCCESS; i++)
+            err = add_dep(cmd, q->since[i]);
+    if (err == CL_SUCCESS && profiling) {
+        e->start = hcqcl_queue_slot_get(q, &e->start_val);
+        e->end = hcqcl_queue_slot_get(q, &e->end_val);
+        if (!e->start || !e->end)
+            err = CL_OUT_OF_RESOURCES;
+    }
+    if (err == CL_SUCCESS)
+        return CL_SUCCESS;
+fail:
+    util_log_check(__func__, "dependencies recorded", hcqcl_error_name(err), "queue %p",
+                   (void *)q);
+    hcqcl_cmd_abort(cmd);
+    return err;
+}
+
+cl_int hcqcl_cmd_begin(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
+                       cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd)
+{
+    return hcqcl_cmd_begin_ex(q, type, engine, num_events, wait_list, false, false, cmd);
+}
+
+struct hcq_queue *hcqcl_cmd_hq(struct hcqcl_cmd *cmd)
+{
+    cl_event e = cmd->ev;
+    if (!cmd->started && e->start) {
+        if (hcq_q_signal(cmd->hq, e->start->sig, e->start_val) < 0 && !cmd->err)
+            cmd->err = CL_OUT_OF_RESOURCES;
+    }
+    cmd->started = true;
+    return cmd->hq;
+}
+
+static void retain_obj(struct hcqcl_cmd *cmd, struct hcqcl_obj *o)
+{
+    cl_event e = cmd->ev;
+    if (e->nobjs == e->capobjs) {
+        size_t cap = e->capobjs * 2;
+        struct hcqcl_obj **n = malloc(cap * sizeof(*n));
+        if (!n) {
+            /* Nothing to return an error through: the command then relies
+             * on the application keeping the object alive. */
+            util_log(UTIL_LOG_ERR, "api: cannot retain an object for a command");
+            cmd->err = cmd->err ? cmd->err : CL_OUT_OF_HOST_MEMORY;
+            return;
+        }
+        for (size_t i = 0; i < e->nobjs; i++)
+            n[i] = e->objs[i];
+        if (e->objs != e->objs_inline)
+            free(e->objs);
+        e->objs = n;
+        e->capobjs = cap;
+    }
+    e->objs[e->nobjs++] = o;
+    if (o->type == HCQCL_TYPE_MEM)
+        hcqcl_clRetainMemObject((cl_mem)o);
+    else
+        hcqcl_clRetainKernel((cl_kernel)o);
+}
+
+void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m) { retain_obj(cmd, (struct hcqcl_obj *)m); }
+void hcqcl_cmd_retain_kernel(struct hcqcl_cmd *cmd, cl_kernel k)
+{
+    retain_obj(cmd, (struct hcqcl_obj *)k);
+}
+
+cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg)
+{
+    cl_event e = cmd->ev;
+    /* One hook per command (the enqueue code's invariant, not the app's). */
+    HCQCL_CHECK(!e->before_fn, CL_INVALID_OPERATION, "second before-hook");
+    e->before_fn = fn;
+    e->before_arg = arg;
+    if (cmd->gated)
+        return CL_SUCCESS;
+    cl_int st = e->dep_status;
+    for (size_t i = 0; i < e->ndeps; i++) {
+        cl_event d = e->deps[i];
+        if (atomic_load(&d->phase) != HCQCL_PH_DONE)
+            return gate(cmd);
+        if (atomic_load(&d->status) < 0)
+            st = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    /* Everything it waits for is done: run it now, on the caller. */
+    e->before_fn = NULL;
+    fn(arg, st);
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_cmd_after(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg)
+{
+    cl_event e = cmd->ev;
+    HCQCL_CHECK(!e->after_fn, CL_INVALID_OPERATION, "second after-hook");
+    e->after_fn = fn;
+    e->after_arg = arg;
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_cmd_on_release(struct hcqcl_cmd *cmd, void (*fn)(void *), void *arg)
+{
+    cl_event e = cmd->ev;
+    HCQCL_CHECK(!e->release_fn, CL_INVALID_OPERATION, "second release-hook");
+    e->release_fn = fn;
+    e->release_arg = arg;
+    return CL_SUCCESS;
+}
+
+/* Keep the out-of-order bookkeeping: every command since the last barrier
+ * (for markers/barriers without a wait list and clFinish). Completed ones
+ * are dropped when the array fills. Called with q->lock held. */
+static bool since_add(cl_command_queue q, cl_event e, cl_event *drop, size_t *ndrop, size_t cap)
+{
+    if (q->nsince == q->capsince) {
+        size_t keep = 0;
+        for (size_t i = 0; i < q->nsince; i++) {
+            cl_event s = q->since[i];
+            if (atomic_load(&s->phase) == HCQCL_PH_DONE && *ndrop < cap)
+                drop[(*ndrop)++] = s;
+            else
+                q->since[keep++] = s;
+        }
+        q->nsince = keep;
+    }
+    if (q->nsince == q->capsince) {
+        size_t ncap = q->capsince ? q->capsince * 2 : 64;
+        cl_event *n = realloc(q->since, ncap * sizeof(*n));
+        if (!n)
+            return false;
+        q->since = n;
+        q->capsince = ncap;
+    }
+    hcqcl_event_ref(e);
+    q->since[q->nsince++] = e;
+    return true;
+}
+
+cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
+{
+    cl_command_queue q = cmd->q;
+    cl_event e = cmd->ev;
+    struct hcq_queue *hq = hcqcl_cmd_hq(cmd); /* records START if unused */
+    cl_int err = cmd->err;
+    if (!err && e->end && hcq_q_signal(hq, e->end->sig, e->end_val) < 0)
+        err = CL_OUT_OF_RESOURCES;
+    uint64_t v = 0;
+    if (!err && hcq_q_signal_next(hq, &v) < 0)
+        err = CL_OUT_OF_RESOURCES;
+    if (!err && e->after_fn) {
+        e->own = hcqcl_queue_slot_get(q, &e->own_val);
+        if (!e->own)
+            err = CL_OUT_OF_RESOURCES;
+    }
+    if (!err && hcq_q_submit(hq) < 0)
+        err = CL_OUT_OF_RESOURCES;
+    if (err) {
+        util_log_check(__func__, "command recorded", hcqcl_error_name(err), "queue %p",
+                       (void *)q);
+        hcqcl_cmd_abort(cmd);
+        return err;
+    }
+    e->gpu_sig = hcq_queue_timeline(hq);
+    e->gpu_val = v;
+    if (e->own) {
+        e->sig = e->own->sig;
+        e->val = e->own_val;
+    } else {
+        e->sig = e->gpu_sig;
+        e->val = v;
+    }
+    if (q->props & CL_QUEUE_PROFILING_ENABLE)
+        e->t_submit = util_now_ns();
+    atomic_store(&e->status, CL_SUBMITTED);
+    atomic_store(&e->phase, cmd->gated ? HCQCL_PH_GATED : HCQCL_PH_GPU);
+
+    cl_event drop[16];
+    size_t ndrop = 0;
+    if (!(q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+        if (q->last)
+            drop[ndrop++] = q->last;
+        hcqcl_event_ref(e);
+        q->last = e;
+    } else if (cmd->barrier && cmd->all_previous) {
+        if (q->last)
+            drop[ndrop++] = q->last;
+        hcqcl_event_ref(e);
+        q->last = e;
+        /* Everything before is now covered by the barrier. */
+        for (size_t i = 0; i < q->nsince; i++)
+            hcqcl_event_unref(q->since[i]);
+        q->nsince = 0;
+    } else if (cmd->barrier) {
+        /* A barrier on a wait list orders what follows, but does not cover
+         * the other commands before it: they stay on record. */
+        if (q->last)
+            drop[ndrop++] = q->last;
+        hcqcl_event_ref(e);
+        q->last = e;
+    } else if (!since_add(q, e, drop, &ndrop, UTIL_ARRAY_SIZE(drop))) {
+        /* Without the record a later barrier could miss this command:
+         * make it the barrier instead (stricter, still correct). */
+        if (q->last)
+            drop[ndrop++] = q->last;
+        hcqcl_event_ref(e);
+        q->last = e;
+    }
+    hcqcl_event_track(e);
+    pthread_mutex_unlock(&q->lock);
+    for (size_t i = 0; i < ndrop; i++)
+        hcqcl_event_unref(drop[i]);
+
+    if (event_out) {
+        atomic_store(&e->obj.refs, 1);
+        hcqcl_event_ref(e); /* the application's share */
+        *event_out = e;
+    }
+    cl_int ret = CL_SUCCESS;
+    if (blocking) {
+        cl_int st = hcqcl_event_wait(e);
+        if (st < 0)
+            ret = st == CL_OUT_OF_RESOURCES ? CL_OUT_OF_RESOURCES
+                                            : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    hcqcl_event_unref(e); /* the builder's */
+    return ret;
+}
+
+void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
+{
+    cl_event e = cmd->ev;
+    /* A gate the channel may already wait on must open, or the channel
+     * stalls for good. Slots with releases recorded but never submitted
+     * are not recycled (their late release could move a reused slot
+     * backwards); the queue frees them when it goes. */
+    if (e->gate)
+        hcq_signal_set(e->gate->sig, e->gate_val);
+    e->gate = e->start = e->end = e->own = NULL;
+    atomic_store(&e->status, CL_OUT_OF_RESOURCES);
+    atomic_store(&e->phase, HCQCL_PH_DONE);
+    pthread_mutex_unlock(&cmd->q->lock);
+    hcqcl_event_unref(e);
+}

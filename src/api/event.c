@@ -1,0 +1,704 @@
+/*
+ * event.c — events: the pool, the tracker that moves commands to their
+ * final status, the notifier thread, user events, callbacks, waits and
+ * profiling.
+ *
+ * Every command's event sits on one process-wide FIFO (the tracker) from
+ * hcqcl_cmd_end until its GPU part and its host work are done. A pass over
+ * the FIFO (tracker_progress) runs from the notifier thread and from any
+ * thread that needs fresh status (waits, queries). Dependencies always
+ * precede their dependents on the FIFO (a wait list names events that were
+ * already ended), so one pass in FIFO order settles a whole chain.
+ *
+ * Lifetime: obj.refs counts the application's references; `internal`
+ * counts holders inside hcqcl plus one for all application references
+ * together. The event goes back to the pool when `internal` reaches 0.
+ */
+#include "api/obj.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct hcqcl_event_cb {
+    struct hcqcl_event_cb *next;
+    cl_int when;   /* CL_SUBMITTED / CL_RUNNING / CL_COMPLETE */
+    cl_int status; /* what the call reports (when, or the error) */
+    cl_event ev;
+    void(CL_CALLBACK *fn)(cl_event, cl_int, void *);
+    void *data;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t done;  /* an event became final */
+    pthread_cond_t wake;  /* work for the notifier */
+    cl_event first, last; /* the FIFO of unfinished commands */
+    struct hcqcl_event_cb *fire_first, *fire_last;
+    bool started;
+    cl_event pool;        /* free events (linked through next) */
+} T = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .done = PTHREAD_COND_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER,
+};
+
+/* ------------------------------------------------------------------ */
+/* Pool and lifetime                                                    */
+/* ------------------------------------------------------------------ */
+
+cl_event hcqcl_event_new(cl_context ctx, cl_command_queue q, cl_command_type type)
+{
+    pthread_mutex_lock(&T.lock);
+    cl_event e = T.pool;
+    if (e)
+        T.pool = e->next;
+    pthread_mutex_unlock(&T.lock);
+    if (!e) {
+        e = malloc(sizeof(*e));
+        if (!e)
+            return NULL;
+    }
+    memset(e, 0, sizeof(*e));
+    hcqcl_obj_init(&e->obj, HCQCL_TYPE_EVENT);
+    atomic_store(&e->obj.refs, 0);
+    atomic_init(&e->internal, 1);
+    e->ctx = ctx;
+    e->q = q;
+    e->type = type;
+    e->deps = e->deps_inline;
+    e->capdeps = UTIL_ARRAY_SIZE(e->deps_inline);
+    e->objs = e->objs_inline;
+    e->capobjs = UTIL_ARRAY_SIZE(e->objs_inline);
+    atomic_init(&e->phase, HCQCL_PH_NEW);
+    atomic_init(&e->status, CL_QUEUED);
+    return e;
+}
+
+void hcqcl_event_ref(cl_event e)
+{
+    atomic_fetch_add_explicit(&e->internal, 1, memory_order_relaxed);
+}
+
+static void release_objs(cl_event e)
+{
+    for (size_t i = 0; i < e->nobjs; i++) {
+        struct hcqcl_obj *o = e->objs[i];
+        if (o->type == HCQCL_TYPE_MEM)
+            hcqcl_clReleaseMemObject((cl_mem)o);
+        else if (o->type == HCQCL_TYPE_KERNEL)
+            hcqcl_clReleaseKernel((cl_kernel)o);
+    }
+    e->nobjs = 0;
+    if (e->objs != e->objs_inline)
+        free(e->objs);
+    e->objs = e->objs_inline;
+}
+
+static void release_deps(cl_event e)
+{
+    for (size_t i = 0; i < e->ndeps; i++)
+        hcqcl_event_unref(e->deps[i]);
+    e->ndeps = 0;
+    if (e->deps != e->deps_inline)
+        free(e->deps);
+    e->deps = e->deps_inline;
+}
+
+void hcqcl_event_unref(cl_event e)
+{
+    if (atomic_fetch_sub_explicit(&e->internal, 1, memory_order_acq_rel) != 1)
+        return;
+    e->obj.type = HCQCL_TYPE_NONE;
+    release_deps(e);
+    release_objs(e);
+    struct hcqcl_event_cb *cb = e->cbs;
+    while (cb) {
+        struct hcqcl_event_cb *n = cb->next;
+        free(cb);
+        cb = n;
+    }
+    cl_command_queue q = e->q;
+    cl_context ctx = e->ctx;
+    if (q) {
+        struct hcqcl_slot *slots[4] = {e->gate, e->start, e->end, e->own};
+        for (size_t i = 0; i < UTIL_ARRAY_SIZE(slots); i++)
+            if (slots[i])
+                hcqcl_queue_slot_put(q, slots[i]);
+    }
+    pthread_mutex_lock(&T.lock);
+    e->next = T.pool;
+    T.pool = e;
+    pthread_mutex_unlock(&T.lock);
+    if (q)
+        hcqcl_queue_unref(q);
+    else if (ctx)
+        hcqcl_clReleaseContext(ctx);
+}
+
+bool hcqcl_event_valid(cl_event e) { return hcqcl_obj_valid(e, HCQCL_TYPE_EVENT); }
+cl_context hcqcl_event_context(cl_event e) { return e->ctx; }
+
+/* ------------------------------------------------------------------ */
+/* The tracker                                                          */
+/* ------------------------------------------------------------------ */
+
+static void *notifier_main(void *arg);
+
+static void fire_locked(struct hcqcl_event_cb *cb)
+{
+    cb->next = NULL;
+    if (T.fire_last)
+        T.fire_last->next = cb;
+    else
+        T.fire_first = cb;
+    T.fire_last = cb;
+}
+
+/* Queue every callback whose status the event reached (status: current
+ * execution status, <= CL_COMPLETE when final). */
+static bool queue_callbacks_locked(cl_event e, cl_int status)
+{
+    bool any = false;
+    struct hcqcl_event_cb **pp = &e->cbs;
+    while (*pp) {
+        struct hcqcl_event_cb *cb = *pp;
+        if (status <= cb->when) {
+            *pp = cb->next;
+            cb->status = status < 0 ? status : cb->when;
+            hcqcl_event_ref(e);
+            fire_locked(cb);
+            any = true;
+        } else {
+            pp = &cb->next;
+        }
+    }
+    return any;
+}
+
+static void unlink_locked(cl_event e)
+{
+    if (e->prev)
+        e->prev->next = e->next;
+    else
+        T.first = e->next;
+    if (e->next)
+        e->next->prev = e->prev;
+    else
+        T.last = e->prev;
+    e->prev = e->next = NULL;
+}
+
+static void start_notifier_locked(void)
+{
+    if (T.started)
+        return;
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    /* Without the notifier, callbacks never fire and gated commands never
+     * start; waits still progress the tracker themselves, so a failure
+     * here degrades rather than deadlocks. Retried on the next track. */
+    if (pthread_create(&t, &a, notifier_main, NULL) == 0)
+        T.started = true;
+    else
+        util_log(UTIL_LOG_ERR, "api: cannot start the event notifier thread");
+    pthread_attr_destroy(&a);
+}
+
+void hcqcl_event_track(cl_event e)
+{
+    hcqcl_event_ref(e); /* the FIFO's reference */
+    pthread_mutex_lock(&T.lock);
+    e->prev = T.last;
+    e->next = NULL;
+    if (T.last)
+        T.last->next = e;
+    else
+        T.first = e;
+    T.last = e;
+    start_notifier_locked();
+    pthread_cond_signal(&T.wake);
+    pthread_mutex_unlock(&T.lock);
+}
+
+/* True when every remaining dependency is final; *st becomes
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if one failed. */
+static bool deps_final_locked(cl_event e, cl_int *st)
+{
+    cl_int s = e->dep_status;
+    for (size_t i = 0; i < e->ndeps; i++) {
+        cl_event d = e->deps[i];
+        if (atomic_load(&d->phase) != HCQCL_PH_DONE)
+            return false;
+        if (atomic_load(&d->status) < 0)
+            s = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    *st = s;
+    return true;
+}
+
+enum act_kind { ACT_GATE, ACT_AFTER, ACT_FINISHED };
+struct act {
+    enum act_kind kind;
+    cl_event ev;
+    cl_int status;
+};
+
+/* Make e final (phase DONE) with status; it stays referenced by the
+ * caller's action until finished_outside() drops the FIFO's reference. */
+static void finish_locked(cl_event e, cl_int status)
+{
+    atomic_store(&e->status, status < 0 ? status : CL_COMPLETE);
+    atomic_store(&e->phase, HCQCL_PH_DONE);
+    unlink_locked(e);
+    if (queue_callbacks_locked(e, status < 0 ? status : CL_COMPLETE))
+        pthread_cond_signal(&T.wake);
+    pthread_cond_broadcast(&T.done);
+}
+
+static bool device_lost(cl_event e)
+{
+    return e->q && hcq_device_lost(e->q->hdev);
+}
+
+static size_t collect_locked(struct act *a, size_t cap)
+{
+    size_t n = 0;
+    for (cl_event e = T.first, next; e && n < cap; e = next) {
+        next = e->next;
+        int ph = atomic_load(&e->phase);
+        cl_int st;
+        if (ph == HCQCL_PH_GATED) {
+            if (device_lost(e)) {
+                finish_locked(e, CL_OUT_OF_RESOURCES);
+                a[n++] = (struct act){ACT_FINISHED, e, CL_OUT_OF_RESOURCES};
+                continue;
+            }
+            if (!deps_final_locked(e, &st))
+                continue;
+            e->dep_status = st;
+            atomic_store(&e->phase, HCQCL_PH_GPU);
+            hcqcl_event_ref(e);
+            a[n++] = (struct act){ACT_GATE, e, st};
+            continue;
+        }
+        if (ph != HCQCL_PH_GPU)
+            continue;
+        if (hcq_signal_value(e->gpu_sig) < e->gpu_val) {
+            if (!device_lost(e))
+                continue;
+            st = CL_OUT_OF_RESOURCES;
+        } else if (!deps_final_locked(e, &st)) {
+            continue; /* cannot happen: the GPU waited for them */
+        }
+        if (e->after_fn) {
+            atomic_store(&e->phase, HCQCL_PH_AFTER);
+            a[n++] = (struct act){ACT_AFTER, e, st};
+        } else {
+            finish_locked(e, st);
+            a[n++] = (struct act){ACT_FINISHED, e, st};
+        }
+    }
+    return n;
+}
+
+static void finished_outside(cl_event e, cl_int status)
+{
+    /* Dependencies and resources are no longer needed once final. */
+    release_deps(e);
+    release_objs(e);
+    if (e->release_fn) {
+        void (*fn)(void *) = e->release_fn;
+        e->release_fn = NULL;
+        fn(e->release_arg);
+    }
+    if (status == CL_OUT_OF_RESOURCES && e->q && hcq_device_lost(e->q->hdev)) {
+        static _Atomic bool told;
+        if (!atomic_exchange(&told, true))
+            hcqcl_context_notify(e->ctx, "hcqcl: the device was lost (channel error or hang)",
+                                 NULL, 0);
+    }
+    hcqcl_event_unref(e); /* the FIFO's reference */
+}
+
+/* One pass: settle what can be settled, run host work outside the lock.
+ * Returns the number of events that moved. */
+static size_t tracker_progress(void)
+{
+    struct act a[32];
+    size_t total = 0, n;
+    do {
+        pthread_mutex_lock(&T.lock);
+        n = collect_locked(a, UTIL_ARRAY_SIZE(a));
+        pthread_mutex_unlock(&T.lock);
+        for (size_t i = 0; i < n; i++) {
+            cl_event e = a[i].ev;
+            switch (a[i].kind) {
+            case ACT_GATE:
+                if (e->before_fn)
+                    e->before_fn(e->before_arg, a[i].status);
+                hcq_signal_set(e->gate->sig, e->gate_val);
+                hcqcl_event_unref(e);
+                break;
+            case ACT_AFTER:
+                e->after_fn(e->after_arg, a[i].status);
+                pthread_mutex_lock(&T.lock);
+                finish_locked(e, a[i].status);
+                pthread_mutex_unlock(&T.lock);
+                /* Dependents on the GPU wait for this release. */
+                hcq_signal_set(e->own->sig, e->own_val);
+                finished_outside(e, a[i].status);
+                break;
+            case ACT_FINISHED:
+                finished_outside(e, a[i].status);
+                break;
+            }
+        }
+        total += n;
+    } while (n == UTIL_ARRAY_SIZE(a));
+    return total;
+}
+
+static void *notifier_main(void *arg)
+{
+    (void)arg;
+    uint64_t nap_ns = 20000;
+    for (;;) {
+        pthread_mutex_lock(&T.lock);
+        while (!T.first && !T.fire_first)
+            pthread_cond_wait(&T.wake, &T.lock);
+        struct hcqcl_event_cb *cb = T.fire_first;
+        T.fire_first = T.fire_last = NULL;
+        pthread_mutex_unlock(&T.lock);
+        /* Callbacks run here, with no hcqcl lock held. */
+        while (cb) {
+            struct hcqcl_event_cb *n = cb->next;
+            cb->fn(cb->ev, cb->status, cb->data);
+            hcqcl_event_unref(cb->ev);
+            free(cb);
+            cb = n;
+        }
+        if (tracker_progress()) {
+            nap_ns = 20000;
+            continue;
+        }
+        /* Nothing moved: back off up to 1 ms, woken early by new work. */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += (long)nap_ns;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&T.lock);
+        if (!T.fire_first)
+            pthread_cond_timedwait(&T.wake, &T.lock, &ts);
+        pthread_mutex_unlock(&T.lock);
+        nap_ns = UTIL_MIN(nap_ns * 2, 1000000u);
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Status and waits                                                     */
+/* ------------------------------------------------------------------ */
+
+cl_int hcqcl_event_status(cl_event e)
+{
+    if (atomic_load(&e->phase) != HCQCL_PH_DONE && e->q)
+        tracker_progress();
+    cl_int st = atomic_load(&e->status);
+    if (st == CL_SUBMITTED && e->start && hcq_signal_value(e->start->sig) >= e->start_val)
+        st = CL_RUNNING;
+    return st;
+}
+
+static void timed_wait_done(uint64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)ns;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&T.done, &T.lock, &ts);
+}
+
+cl_int hcqcl_event_wait(cl_event e)
+{
+    for (;;) {
+        if (e->q)
+            tracker_progress();
+        int ph = atomic_load(&e->phase);
+        if (ph == HCQCL_PH_DONE)
+            return atomic_load(&e->status);
+        if (ph == HCQCL_PH_GPU) {
+            /* Spins briefly then sleeps in the core; the tracker pass
+             * above turns the release into a final status. */
+            hcq_signal_wait(e->gpu_sig, e->gpu_val, 2000000);
+            continue;
+        }
+        pthread_mutex_lock(&T.lock);
+        if (atomic_load(&e->phase) != HCQCL_PH_DONE)
+            timed_wait_done(1000000);
+        pthread_mutex_unlock(&T.lock);
+    }
+}
+
+/* CL_INVALID_EVENT_WAIT_LIST / CL_INVALID_CONTEXT rules shared by every
+ * entry point that takes a wait list. */
+cl_int hcqcl_wait_list_check(cl_context ctx, cl_uint num, const cl_event *wait_list)
+{
+    /* CL_INVALID_EVENT_WAIT_LIST if event_wait_list is NULL and
+     * num_events_in_wait_list > 0, or not NULL and num is 0 */
+    HCQCL_CHECK((wait_list == NULL) == (num == 0), CL_INVALID_EVENT_WAIT_LIST,
+                "wait list %p with %u events", (const void *)wait_list, num);
+    for (cl_uint i = 0; i < num; i++) {
+        /* CL_INVALID_EVENT_WAIT_LIST if event objects in event_wait_list
+         * are not valid events */
+        HCQCL_CHECK(hcqcl_event_valid(wait_list[i]), CL_INVALID_EVENT_WAIT_LIST,
+                    "wait_list[%u] is not an event", i);
+        /* CL_INVALID_CONTEXT if the context of the command queue and of
+         * the events in event_wait_list are not the same */
+        HCQCL_CHECK(!ctx || wait_list[i]->ctx == ctx, CL_INVALID_CONTEXT,
+                    "wait_list[%u] belongs to another context", i);
+    }
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
+{
+    /* CL_INVALID_VALUE if num_events is zero or event_list is NULL */
+    HCQCL_CHECK(num_events > 0 && event_list, CL_INVALID_VALUE, "empty event list");
+    for (cl_uint i = 0; i < num_events; i++) {
+        /* CL_INVALID_EVENT if event objects specified in event_list are
+         * not valid event objects */
+        HCQCL_CHECK(hcqcl_event_valid(event_list[i]), CL_INVALID_EVENT,
+                    "event_list[%u] is not an event", i);
+        /* CL_INVALID_CONTEXT if events specified in event_list do not
+         * belong to the same context */
+        HCQCL_CHECK(event_list[i]->ctx == event_list[0]->ctx, CL_INVALID_CONTEXT,
+                    "event_list[%u] belongs to another context", i);
+    }
+    /* Every command is submitted when enqueued: the implicit flush of the
+     * events' queues has nothing left to do. */
+    cl_int ret = CL_SUCCESS;
+    for (cl_uint i = 0; i < num_events; i++) {
+        /* CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution
+         * status of any of the events in event_list is a negative value */
+        if (hcqcl_event_wait(event_list[i]) < 0)
+            ret = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries, retain/release                                              */
+/* ------------------------------------------------------------------ */
+
+cl_int hcqcl_clGetEventInfo(cl_event event, cl_event_info param_name, size_t param_value_size,
+                            void *param_value, size_t *param_value_size_ret)
+{
+    /* CL_INVALID_EVENT if event is a not a valid event object */
+    HCQCL_CHECK(hcqcl_event_valid(event), CL_INVALID_EVENT, "not an event");
+    union {
+        cl_command_queue q;
+        cl_context c;
+        cl_command_type t;
+        cl_int i;
+        cl_uint u;
+    } v;
+    size_t size;
+    switch (param_name) {
+    case CL_EVENT_COMMAND_QUEUE:
+        v.q = event->q;
+        size = sizeof(v.q);
+        break;
+    case CL_EVENT_CONTEXT:
+        v.c = event->ctx;
+        size = sizeof(v.c);
+        break;
+    case CL_EVENT_COMMAND_TYPE:
+        v.t = event->type;
+        size = sizeof(v.t);
+        break;
+    case CL_EVENT_COMMAND_EXECUTION_STATUS:
+        v.i = hcqcl_event_status(event);
+        size = sizeof(v.i);
+        break;
+    case CL_EVENT_REFERENCE_COUNT:
+        v.u = atomic_load(&event->obj.refs);
+        size = sizeof(v.u);
+        break;
+    default:
+        /* CL_INVALID_VALUE if param_name is not valid */
+        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", (unsigned)param_name);
+    }
+    return hcqcl_info_out(&v, size, param_value_size, param_value, param_value_size_ret);
+}
+
+cl_int hcqcl_clRetainEvent(cl_event event)
+{
+    /* CL_INVALID_EVENT if event is not a valid event object */
+    HCQCL_CHECK(hcqcl_event_valid(event), CL_INVALID_EVENT, "not an event");
+    hcqcl_obj_retain(&event->obj);
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clReleaseEvent(cl_event event)
+{
+    /* CL_INVALID_EVENT if event is not a valid event object */
+    HCQCL_CHECK(hcqcl_event_valid(event), CL_INVALID_EVENT, "not an event");
+    if (hcqcl_obj_release(&event->obj))
+        hcqcl_event_unref(event); /* the applications' share */
+    return CL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* User events and callbacks                                            */
+/* ------------------------------------------------------------------ */
+
+cl_event hcqcl_clCreateUserEvent(cl_context context, cl_int *errcode_ret)
+{
+    cl_int err = CL_SUCCESS;
+    cl_event e = NULL;
+    /* CL_INVALID_CONTEXT if context is not a valid context */
+    HCQCL_CHECK_GOTO(hcqcl_context_valid(context), err, CL_INVALID_CONTEXT, "not a context");
+    e = hcqcl_event_new(context, NULL, CL_COMMAND_USER);
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+    HCQCL_CHECK_GOTO(e, err, CL_OUT_OF_HOST_MEMORY, "event allocation");
+    hcqcl_clRetainContext(context);
+    /* The builder's internal reference becomes the application's share:
+     * user events are never tracked. */
+    atomic_store(&e->obj.refs, 1);
+    atomic_store(&e->status, CL_SUBMITTED);
+fail:
+    if (errcode_ret)
+        *errcode_ret = err;
+    return err == CL_SUCCESS ? e : NULL;
+}
+
+cl_int hcqcl_clSetUserEventStatus(cl_event event, cl_int execution_status)
+{
+    /* CL_INVALID_EVENT if event is not a valid user event object */
+    HCQCL_CHECK(hcqcl_event_valid(event) && event->type == CL_COMMAND_USER && !event->q,
+                CL_INVALID_EVENT, "not a user event");
+    /* CL_INVALID_VALUE if the execution_status is not CL_COMPLETE or a
+     * negative integer value */
+    HCQCL_CHECK(execution_status == CL_COMPLETE || execution_status < 0, CL_INVALID_VALUE,
+                "status %d", execution_status);
+    pthread_mutex_lock(&T.lock);
+    /* CL_INVALID_OPERATION if the execution_status for event has already
+     * been changed by a previous call to clSetUserEventStatus */
+    if (atomic_load(&event->phase) == HCQCL_PH_DONE) {
+        pthread_mutex_unlock(&T.lock);
+        HCQCL_CHECK(false, CL_INVALID_OPERATION, "status already set");
+    }
+    atomic_store(&event->status, execution_status);
+    atomic_store(&event->phase, HCQCL_PH_DONE);
+    queue_callbacks_locked(event, execution_status);
+    pthread_cond_broadcast(&T.done);
+    /* Gated dependents start (or fail) on the notifier's next pass. */
+    pthread_cond_signal(&T.wake);
+    pthread_mutex_unlock(&T.lock);
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clSetEventCallback(cl_event event, cl_int command_exec_callback_type,
+                                void(CL_CALLBACK *pfn_notify)(cl_event, cl_int, void *),
+                                void *user_data)
+{
+    /* CL_INVALID_EVENT if event is not a valid event object */
+    HCQCL_CHECK(hcqcl_event_valid(event), CL_INVALID_EVENT, "not an event");
+    /* CL_INVALID_VALUE if pfn_event_notify is NULL or if
+     * command_exec_callback_type is not CL_SUBMITTED, CL_RUNNING, or
+     * CL_COMPLETE */
+    HCQCL_CHECK(pfn_notify, CL_INVALID_VALUE, "pfn_notify is NULL");
+    HCQCL_CHECK(command_exec_callback_type == CL_SUBMITTED ||
+                    command_exec_callback_type == CL_RUNNING ||
+                    command_exec_callback_type == CL_COMPLETE,
+                CL_INVALID_VALUE, "callback type %d", command_exec_callback_type);
+    struct hcqcl_event_cb *cb = calloc(1, sizeof(*cb));
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+    HCQCL_CHECK(cb, CL_OUT_OF_HOST_MEMORY, "callback allocation");
+    cb->when = command_exec_callback_type;
+    cb->ev = event;
+    cb->fn = pfn_notify;
+    cb->data = user_data;
+    cl_int now = hcqcl_event_status(event);
+    pthread_mutex_lock(&T.lock);
+    cb->next = event->cbs;
+    event->cbs = cb;
+    /* Already reached: fire at once (from the notifier). A final status
+     * is re-read under the lock so a concurrent finish can't lose it. */
+    if (atomic_load(&event->phase) == HCQCL_PH_DONE)
+        now = atomic_load(&event->status);
+    if (queue_callbacks_locked(event, now)) {
+        start_notifier_locked();
+        pthread_cond_signal(&T.wake);
+    }
+    pthread_mutex_unlock(&T.lock);
+    return CL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Profiling                                                            */
+/* ------------------------------------------------------------------ */
+
+/* GPU timestamp -> host CLOCK_MONOTONIC_RAW ns via a fresh correlation
+ * pair read from the device (profiling queries only: not a fast path). */
+static uint64_t gpu_to_host(struct hcq_device *dev, uint64_t gpu_ts)
+{
+    uint64_t g, h;
+    if (hcq_device_timer(dev, &g, &h) < 0)
+        return gpu_ts;
+    return (uint64_t)((int64_t)h + ((int64_t)gpu_ts - (int64_t)g));
+}
+
+cl_int hcqcl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name,
+                                     size_t param_value_size, void *param_value,
+                                     size_t *param_value_size_ret)
+{
+    /* CL_INVALID_EVENT if event is a not a valid event object */
+    HCQCL_CHECK(hcqcl_event_valid(event), CL_INVALID_EVENT, "not an event");
+    /* CL_INVALID_VALUE if param_name is not valid */
+    HCQCL_CHECK(param_name >= CL_PROFILING_COMMAND_QUEUED &&
+                    param_name <= CL_PROFILING_COMMAND_COMPLETE,
+                CL_INVALID_VALUE, "param_name 0x%x", (unsigned)param_name);
+    /* CL_PROFILING_INFO_NOT_AVAILABLE if the CL_QUEUE_PROFILING_ENABLE
+     * flag is not set for the command-queue, if the execution status of
+     * the command identified by event is not CL_COMPLETE or if event is a
+     * user event object */
+    HCQCL_CHECK(event->q && (event->q->props & CL_QUEUE_PROFILING_ENABLE) && event->start &&
+                    event->end,
+                CL_PROFILING_INFO_NOT_AVAILABLE, "no profiling for this event");
+    HCQCL_CHECK(hcqcl_event_status(event) == CL_COMPLETE, CL_PROFILING_INFO_NOT_AVAILABLE,
+                "event not complete");
+    uint64_t queued = event->t_queued, submit = UTIL_MAX(event->t_submit, queued);
+    struct hcq_device *dev = event->q->hdev;
+    uint64_t start = gpu_to_host(dev, hcq_signal_timestamp(event->start->sig));
+    uint64_t end = gpu_to_host(dev, hcq_signal_timestamp(event->end->sig));
+    /* The correlation is good to a few µs; keep the spec's order. */
+    start = UTIL_MAX(start, submit);
+    end = UTIL_MAX(end, start);
+    cl_ulong v;
+    switch (param_name) {
+    case CL_PROFILING_COMMAND_QUEUED:
+        v = queued;
+        break;
+    case CL_PROFILING_COMMAND_SUBMIT:
+        v = submit;
+        break;
+    case CL_PROFILING_COMMAND_START:
+        v = start;
+        break;
+    default: /* END, COMPLETE (no child commands: the same) */
+        v = end;
+        break;
+    }
+    return hcqcl_info_out(&v, sizeof(v), param_value_size, param_value, param_value_size_ret);
+}

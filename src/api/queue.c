@@ -1,0 +1,391 @@
+/*
+ * queue.c — command queues: creation (1.x and 2.0+ forms), queries,
+ * retain/release, flush/finish, and the queue's pool of signal slots.
+ *
+ * Lifetime: obj.refs counts application references; `internal` counts one
+ * share for all of them plus one per live event of the queue, so the
+ * channels stay until the last command that used them is gone.
+ */
+#include "api/obj.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool hcqcl_queue_valid(cl_command_queue q) { return hcqcl_obj_valid(q, HCQCL_TYPE_QUEUE); }
+cl_context hcqcl_queue_context(cl_command_queue q) { return q->ctx; }
+cl_device_id hcqcl_queue_device(cl_command_queue q) { return q->dev; }
+cl_command_queue_properties hcqcl_queue_properties(cl_command_queue q) { return q->props; }
+
+static const cl_command_queue_properties supported_props =
+    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+static const cl_command_queue_properties valid_props =
+    CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE | CL_QUEUE_ON_DEVICE |
+    CL_QUEUE_ON_DEVICE_DEFAULT;
+
+/* ------------------------------------------------------------------ */
+/* Signal slots                                                         */
+/* ------------------------------------------------------------------ */
+
+struct hcqcl_slot *hcqcl_queue_slot_get(cl_command_queue q, uint64_t *value)
+{
+    pthread_mutex_lock(&q->slot_lock);
+    struct hcqcl_slot *s = q->free_slots;
+    if (s) {
+        q->free_slots = s->next;
+    } else {
+        s = calloc(1, sizeof(*s));
+        if (s && hcq_signal_alloc(q->hdev, &s->sig) < 0) {
+            free(s);
+            s = NULL;
+        }
+        if (s) {
+            s->value = hcq_signal_value(s->sig);
+            s->all_next = q->all_slots;
+            q->all_slots = s;
+        }
+    }
+    if (s)
+        *value = ++s->value;
+    pthread_mutex_unlock(&q->slot_lock);
+    if (!s)
+        util_log(UTIL_LOG_ERR, "api: out of signal slots on queue %p", (void *)q);
+    return s;
+}
+
+void hcqcl_queue_slot_put(cl_command_queue q, struct hcqcl_slot *s)
+{
+    pthread_mutex_lock(&q->slot_lock);
+    s->next = q->free_slots;
+    q->free_slots = s;
+    pthread_mutex_unlock(&q->slot_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* Creation and destruction                                             */
+/* ------------------------------------------------------------------ */
+
+static void queue_destroy(cl_command_queue q)
+{
+    q->obj.type = HCQCL_TYPE_NONE;
+    for (unsigned i = 0; i < HCQCL_QUEUE_CHANS; i++)
+        if (q->hq[i])
+            hcq_queue_destroy(q->hq[i]); /* waits for what was submitted */
+    struct hcqcl_slot *s = q->all_slots;
+    while (s) {
+        struct hcqcl_slot *n = s->all_next;
+        hcq_signal_free(s->sig);
+        free(s);
+        s = n;
+    }
+    free(q->since);
+    pthread_mutex_destroy(&q->lock);
+    pthread_mutex_destroy(&q->slot_lock);
+    cl_context ctx = q->ctx;
+    free(q);
+    hcqcl_clReleaseContext(ctx);
+}
+
+void hcqcl_queue_unref(cl_command_queue q)
+{
+    if (atomic_fetch_sub_explicit(&q->internal, 1, memory_order_acq_rel) == 1)
+        queue_destroy(q);
+}
+
+/* Shared by both creation entry points; props_array NULL for the 1.x one. */
+static cl_command_queue queue_create(cl_context context, cl_device_id device,
+                                     cl_command_queue_properties props,
+                                     const cl_queue_properties *props_array, size_t nprops,
+                                     cl_int *errcode_ret)
+{
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = NULL;
+    /* CL_INVALID_CONTEXT if context is not a valid context */
+    HCQCL_CHECK_GOTO(hcqcl_context_valid(context), err, CL_INVALID_CONTEXT, "not a context");
+    /* CL_INVALID_DEVICE if device is not a valid device or is not
+     * associated with context */
+    HCQCL_CHECK_GOTO(hcqcl_device_valid(device) && hcqcl_context_has_device(context, device),
+                     err, CL_INVALID_DEVICE, "device %p not in context", (void *)device);
+    /* CL_INVALID_VALUE if values specified in properties are not valid */
+    HCQCL_CHECK_GOTO(!(props & ~valid_props), err, CL_INVALID_VALUE, "properties 0x%llx",
+                     (unsigned long long)props);
+    /* CL_INVALID_VALUE if CL_QUEUE_ON_DEVICE_DEFAULT is set without
+     * CL_QUEUE_ON_DEVICE */
+    HCQCL_CHECK_GOTO(!(props & CL_QUEUE_ON_DEVICE_DEFAULT) || (props & CL_QUEUE_ON_DEVICE), err,
+                     CL_INVALID_VALUE, "ON_DEVICE_DEFAULT without ON_DEVICE");
+    /* CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
+     * valid but are not supported by the device (no device-side enqueue) */
+    HCQCL_CHECK_GOTO(!(props & ~supported_props), err, CL_INVALID_QUEUE_PROPERTIES,
+                     "properties 0x%llx", (unsigned long long)props);
+    q = calloc(1, sizeof(*q));
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+    HCQCL_CHECK_GOTO(q, err, CL_OUT_OF_HOST_MEMORY, "queue allocation");
+    hcqcl_obj_init(&q->obj, HCQCL_TYPE_QUEUE);
+    atomic_init(&q->internal, 1);
+    q->ctx = context;
+    q->dev = device;
+    q->hdev = device->hw;
+    q->props = props;
+    if (props_array) {
+        memcpy(q->props_array, props_array, nprops * sizeof(*props_array));
+        q->props_array_len = nprops;
+    }
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_mutex_init(&q->slot_lock, NULL);
+    /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
+     * required by the OpenCL implementation on the device (no channel) */
+    if (hcq_queue_create(q->hdev, HCQ_ENGINE_COMPUTE, &q->hq[0]) < 0) {
+        pthread_mutex_destroy(&q->lock);
+        pthread_mutex_destroy(&q->slot_lock);
+        free(q);
+        q = NULL;
+        HCQCL_CHECK_GOTO(false, err, CL_OUT_OF_RESOURCES, "no compute channel");
+    }
+    hcqcl_clRetainContext(context);
+fail:
+    if (errcode_ret)
+        *errcode_ret = err;
+    return err == CL_SUCCESS ? q : NULL;
+}
+
+cl_command_queue hcqcl_clCreateCommandQueueWithProperties(cl_context context, cl_device_id device,
+                                                          const cl_queue_properties *properties,
+                                                          cl_int *errcode_ret)
+{
+    cl_command_queue_properties props = 0;
+    size_t n = 0;
+    cl_int err = CL_SUCCESS;
+    if (properties) {
+        bool seen_props = false, seen_size = false;
+        for (n = 0; properties[n]; n += 2) {
+            /* CL_INVALID_VALUE if values specified in properties are not
+             * valid (unknown name, a name given twice, too many) */
+            HCQCL_CHECK_GOTO(n + 3 <= UTIL_ARRAY_SIZE(((struct _cl_command_queue *)0)->props_array),
+                             err, CL_INVALID_VALUE, "too many properties");
+            switch (properties[n]) {
+            case CL_QUEUE_PROPERTIES:
+                HCQCL_CHECK_GOTO(!seen_props, err, CL_INVALID_VALUE, "CL_QUEUE_PROPERTIES twice");
+                seen_props = true;
+                props = (cl_command_queue_properties)properties[n + 1];
+                break;
+            case CL_QUEUE_SIZE:
+                HCQCL_CHECK_GOTO(!seen_size, err, CL_INVALID_VALUE, "CL_QUEUE_SIZE twice");
+                seen_size = true;
+                break;
+            default:
+                HCQCL_CHECK_GOTO(false, err, CL_INVALID_VALUE, "property 0x%llx",
+                                 (unsigned long long)properties[n]);
+            }
+        }
+        n++; /* the terminating 0 */
+        /* CL_INVALID_VALUE if CL_QUEUE_SIZE is given without
+         * CL_QUEUE_ON_DEVICE (only device queues have a size) */
+        if (seen_size && !(props & CL_QUEUE_ON_DEVICE))
+            HCQCL_CHECK_GOTO(false, err, CL_INVALID_VALUE, "CL_QUEUE_SIZE for a host queue");
+    }
+    return queue_create(context, device, props, properties, n, errcode_ret);
+fail:
+    if (errcode_ret)
+        *errcode_ret = err;
+    return NULL;
+}
+
+cl_command_queue hcqcl_clCreateCommandQueue(cl_context context, cl_device_id device,
+                                            cl_command_queue_properties properties,
+                                            cl_int *errcode_ret)
+{
+    /* CL_INVALID_VALUE / CL_INVALID_QUEUE_PROPERTIES: device-queue bits do
+     * not exist in the 1.x API, so they are plainly invalid here. */
+    if (properties & (CL_QUEUE_ON_DEVICE | CL_QUEUE_ON_DEVICE_DEFAULT)) {
+        if (errcode_ret)
+            *errcode_ret = hcqcl_context_valid(context) ? CL_INVALID_VALUE : CL_INVALID_CONTEXT;
+        return NULL;
+    }
+    return queue_create(context, device, properties, NULL, 0, errcode_ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* Queries and properties                                               */
+/* ------------------------------------------------------------------ */
+
+cl_int hcqcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info param_name,
+                                   size_t param_value_size, void *param_value,
+                                   size_t *param_value_size_ret)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    union {
+        cl_context c;
+        cl_device_id d;
+        cl_uint u;
+        cl_command_queue_properties p;
+        cl_command_queue q;
+    } v;
+    const void *src = &v;
+    size_t size;
+    switch (param_name) {
+    case CL_QUEUE_CONTEXT:
+        v.c = q->ctx;
+        size = sizeof(v.c);
+        break;
+    case CL_QUEUE_DEVICE:
+        v.d = q->dev;
+        size = sizeof(v.d);
+        break;
+    case CL_QUEUE_REFERENCE_COUNT:
+        v.u = atomic_load(&q->obj.refs);
+        size = sizeof(v.u);
+        break;
+    case CL_QUEUE_PROPERTIES:
+        pthread_mutex_lock(&q->lock);
+        v.p = q->props;
+        pthread_mutex_unlock(&q->lock);
+        size = sizeof(v.p);
+        break;
+    case CL_QUEUE_PROPERTIES_ARRAY:
+        src = q->props_array;
+        size = q->props_array_len * sizeof(q->props_array[0]);
+        break;
+    case CL_QUEUE_DEVICE_DEFAULT:
+        /* No device-side enqueue: there is no default device queue. */
+        v.q = NULL;
+        size = sizeof(v.q);
+        break;
+    case CL_QUEUE_SIZE:
+        /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
+         * command-queue for param_name (CL_QUEUE_SIZE of a host queue) */
+        HCQCL_CHECK(false, CL_INVALID_COMMAND_QUEUE, "CL_QUEUE_SIZE of a host queue");
+    default:
+        /* CL_INVALID_VALUE if param_name is not one of the supported
+         * values */
+        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", (unsigned)param_name);
+    }
+    return hcqcl_info_out(src, size, param_value_size, param_value, param_value_size_ret);
+}
+
+cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_properties properties,
+                                       cl_bool enable, cl_command_queue_properties *old_properties)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    /* CL_INVALID_VALUE if the values specified in properties are not
+     * valid */
+    HCQCL_CHECK(!(properties & ~valid_props), CL_INVALID_VALUE, "properties 0x%llx",
+                (unsigned long long)properties);
+    pthread_mutex_lock(&q->lock);
+    if (old_properties)
+        *old_properties = q->props;
+    cl_command_queue_properties want =
+        enable ? (q->props | properties) : (q->props & ~properties);
+    /* CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
+     * not supported by the device: profiling can be switched at any time;
+     * the execution mode and device-queue bits cannot change after
+     * creation here. */
+    cl_command_queue_properties fixed = ~CL_QUEUE_PROFILING_ENABLE;
+    bool ok = (want & fixed) == (q->props & fixed);
+    if (ok)
+        q->props = want;
+    pthread_mutex_unlock(&q->lock);
+    HCQCL_CHECK(ok, CL_INVALID_QUEUE_PROPERTIES, "cannot change 0x%llx",
+                (unsigned long long)properties);
+    return CL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Retain, release, flush, finish                                       */
+/* ------------------------------------------------------------------ */
+
+/* The events a clFinish must wait for (retained), under q->lock. */
+static size_t pending_events(cl_command_queue q, cl_event **out)
+{
+    pthread_mutex_lock(&q->lock);
+    size_t n = (q->last ? 1 : 0) + q->nsince;
+    cl_event *v = n ? malloc(n * sizeof(*v)) : NULL;
+    size_t k = 0;
+    if (v) {
+        if (q->last)
+            v[k++] = q->last;
+        for (size_t i = 0; i < q->nsince; i++)
+            v[k++] = q->since[i];
+        for (size_t i = 0; i < k; i++)
+            hcqcl_event_ref(v[i]);
+    }
+    pthread_mutex_unlock(&q->lock);
+    *out = v;
+    return n && !v ? (size_t)-1 : k;
+}
+
+static cl_int queue_finish(cl_command_queue q)
+{
+    cl_event *v;
+    size_t n = pending_events(q, &v);
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+    HCQCL_CHECK(n != (size_t)-1, CL_OUT_OF_HOST_MEMORY, "finish list");
+    bool lost = false;
+    for (size_t i = 0; i < n; i++) {
+        if (hcqcl_event_wait(v[i]) == CL_OUT_OF_RESOURCES && hcq_device_lost(q->hdev))
+            lost = true;
+        hcqcl_event_unref(v[i]);
+    }
+    free(v);
+    /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
+     * required by the OpenCL implementation on the device (device lost) */
+    HCQCL_CHECK(!lost, CL_OUT_OF_RESOURCES, "device lost");
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clFinish(cl_command_queue q)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    return queue_finish(q);
+}
+
+cl_int hcqcl_clFlush(cl_command_queue q)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    /* Each command reaches the GPU when it is enqueued (hcqcl_cmd_end
+     * submits); gated commands are started by the notifier. Nothing is
+     * held back, so there is nothing to flush. */
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clRetainCommandQueue(cl_command_queue q)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    hcqcl_obj_retain(&q->obj);
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    if (!hcqcl_obj_release(&q->obj))
+        return CL_SUCCESS;
+    /* The last application reference: the implicit flush is a no-op, then
+     * wait so the channels are idle before they go. */
+    queue_finish(q);
+    pthread_mutex_lock(&q->lock);
+    cl_event last = q->last;
+    q->last = NULL;
+    cl_event *since = q->since;
+    size_t nsince = q->nsince;
+    q->since = NULL;
+    q->nsince = q->capsince = 0;
+    pthread_mutex_unlock(&q->lock);
+    if (last)
+        hcqcl_event_unref(last);
+    for (size_t i = 0; i < nsince; i++)
+        hcqcl_event_unref(since[i]);
+    free(since);
+    hcqcl_queue_unref(q); /* the applications' share */
+    return CL_SUCCESS;
+}
