@@ -52,6 +52,12 @@ struct emu_block {
      * the channel and the host function must return at once. */
     void *(*ptr)(const struct emu_block *b, uint64_t va, uint64_t len);
     void *model; /* private to the model */
+    /* Constant banks as bound in the QMD (GPU VA and bytes; 0 = unbound;
+     * index 0 is the launch's cbuf0). sm_90 cubins: bank 3 holds
+     * __constant__ data, bank 4 the relocated addresses of __device__
+     * globals. Read them through ptr(). */
+    uint64_t cbuf_va[8];
+    uint32_t cbuf_size[8];
 };
 
 typedef void (*emu_kernel_fn)(const struct emu_block *b);
