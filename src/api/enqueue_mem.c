@@ -133,19 +133,16 @@ static int xfer_chunk(struct hcq_queue *hq, struct hcqcl_staging *s, uint64_t ds
     return rc;
 }
 
-/* Blocking transfer of more than one chunk, pipelined through up to half
- * the pool (the other half stays for the opposite direction). */
-static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct hcq_device *dev, struct xfer_job *job,
-                            uint64_t va, uint8_t *host, size_t size, bool to_gpu)
+/* Blocking transfer of more than one chunk, pipelined through the chunks
+ * of job->staging (the CPU fills or drains one while the copy engine moves
+ * another). Waits for the GPU inline: only for blocking commands. */
+static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_t va,
+                            uint8_t *host, size_t size, bool to_gpu)
 {
     struct hcqcl_staging *ring[HCQCL_STAGING_POOL];
-    unsigned n = hcqcl_staging_get_chunks(dev, HCQCL_STAGING_POOL / 2, &job->staging);
-    if (!n)
-        return CL_OUT_OF_RESOURCES;
-    unsigned k = 0;
-    for (struct hcqcl_staging *s = job->staging; s && k < n; s = s->next)
-        ring[k++] = s;
-    n = k;
+    unsigned n = 0;
+    for (struct hcqcl_staging *s = job->staging; s && n < HCQCL_STAGING_POOL; s = s->next)
+        ring[n++] = s;
 
     struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
     const size_t chunk = HCQCL_STAGING_CHUNK;
@@ -165,7 +162,8 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct hcq_device *dev, struc
     } else {
         size_t issued = 0;
         for (size_t i = 0; i < pieces && rc == 0; i++) {
-            /* Keep every chunk busy: ask for the pieces ahead first. */
+            /* Keep every chunk busy: ask for the pieces ahead first. A
+             * chunk is reissued only after its piece was drained below. */
             while (rc == 0 && issued < pieces && issued < i + n) {
                 struct hcqcl_staging *s = ring[issued % n];
                 size_t off = issued * chunk, len = UTIL_MIN(chunk, size - off);
@@ -175,7 +173,7 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct hcq_device *dev, struc
             struct hcqcl_staging *s = ring[i % n];
             size_t off = i * chunk, len = UTIL_MIN(chunk, size - off);
             if (rc == 0)
-                rc = hcq_signal_wait(s->sig, s->sig_val - (issued - 1 - i) / n, UINT64_MAX);
+                rc = hcq_signal_wait(s->sig, s->sig_val, UINT64_MAX);
             if (rc == 0)
                 memcpy(host + off, s->mem->cpu, len);
         }
@@ -196,36 +194,51 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
     struct xfer_job *job = calloc(1, sizeof(*job));
     if (!job)
         return CL_OUT_OF_HOST_MEMORY;
-    cl_int err = hcqcl_cmd_on_release(cmd, xfer_job_release, job);
-    if (err != CL_SUCCESS) {
-        free(job);
-        return err;
-    }
-    if (blocking && size > HCQCL_STAGING_CHUNK)
-        return xfer_pipeline(cmd, dev, job, va, host, size, to_gpu);
 
-    struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
-    uint64_t hva;
-    if (size > HCQCL_STAGING_CHUNK && hcq_mem_register(dev, host, size, &job->reg) == 0) {
+    /* Resources first: until the release hook owns the job, failing here
+     * leaves nothing recorded on the GPU and the job is freed at once. */
+    const bool pipelined = blocking && size > HCQCL_STAGING_CHUNK;
+    uint64_t hva = 0;
+    if (pipelined) {
+        /* Half the pool: the other half stays for the opposite direction. */
+        if (!hcqcl_staging_get_chunks(dev, HCQCL_STAGING_POOL / 2, &job->staging))
+            goto no_resources;
+    } else if (size > HCQCL_STAGING_CHUNK && hcq_mem_register(dev, host, size, &job->reg) == 0) {
         /* Zero copy: the engine reads or writes the user's own pages. */
         hva = job->reg->va;
     } else {
         job->staging = hcqcl_staging_get(dev, size);
         if (!job->staging)
-            return CL_OUT_OF_RESOURCES;
+            goto no_resources;
         hva = job->staging->mem->va;
         if (to_gpu) {
             memcpy(job->staging->mem->cpu, host, size);
         } else {
             job->host = host;
             job->size = size;
-            err = hcqcl_cmd_after(cmd, xfer_job_unstage, job);
-            if (err != CL_SUCCESS)
-                return err;
         }
     }
+    cl_int err = hcqcl_cmd_on_release(cmd, xfer_job_release, job);
+    if (err == CL_SUCCESS && job->host)
+        err = hcqcl_cmd_after(cmd, xfer_job_unstage, job);
+    if (err != CL_SUCCESS) {
+        cmd->ev->release_fn = NULL; /* the command is aborted: free here */
+        xfer_job_release(job);
+        return err;
+    }
+
+    /* From here a failure means a lost device or an exhausted ring; what
+     * was recorded may still run, so the job stays with the (aborted)
+     * command rather than being freed under the GPU. */
+    if (pipelined)
+        return xfer_pipeline(cmd, job, va, host, size, to_gpu);
+    struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
     int rc = to_gpu ? hcq_q_copy(hq, va, hva, size) : hcq_q_copy(hq, hva, va, size);
     return rc < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+
+no_resources:
+    xfer_job_release(job);
+    return CL_OUT_OF_RESOURCES;
 }
 
 /* ---- Entry points --------------------------------------------------- */

@@ -194,17 +194,25 @@ static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
         hcqcl_cmd_abort(&cmd);
         return CL_OUT_OF_HOST_MEMORY;
     }
-    err = hcqcl_cmd_on_release(&cmd, rect_job_release, job);
+    job->staging = hcqcl_staging_get(dev, packed);
+    if (job->staging) {
+        err = hcqcl_cmd_on_release(&cmd, rect_job_release, job);
+    } else {
+        err = CL_OUT_OF_RESOURCES;
+    }
+    if (err == CL_SUCCESS && !write) {
+        job->host = ptr;
+        job->h = h;
+        err = hcqcl_cmd_after(&cmd, rect_job_unstage, job);
+    }
     if (err != CL_SUCCESS) {
-        free(job);
+        cmd.ev->release_fn = NULL; /* nothing recorded yet: free here */
+        rect_job_release(job);
         hcqcl_cmd_abort(&cmd);
         return err;
     }
-    job->staging = hcqcl_staging_get(dev, packed);
-    if (!job->staging) {
-        hcqcl_cmd_abort(&cmd);
-        return CL_OUT_OF_RESOURCES;
-    }
+    /* A verb failing from here leaves the job to the aborted command:
+     * what was recorded may still run. */
     uint64_t sva = job->staging->mem->va, bva = hcqcl_mem_va(buf, dev) + b.offset;
     const size_t prow = region[0], pslice = region[0] * region[1];
     int rc;
@@ -213,13 +221,6 @@ static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
         rc = rect_copy(hcqcl_cmd_hq(&cmd), bva, b.row_pitch, b.slice_pitch, sva, prow, pslice,
                        region);
     } else {
-        job->host = ptr;
-        job->h = h;
-        err = hcqcl_cmd_after(&cmd, rect_job_unstage, job);
-        if (err != CL_SUCCESS) {
-            hcqcl_cmd_abort(&cmd);
-            return err;
-        }
         rc = rect_copy(hcqcl_cmd_hq(&cmd), sva, prow, pslice, bva, b.row_pitch, b.slice_pitch,
                        region);
     }

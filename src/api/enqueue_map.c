@@ -1,0 +1,252 @@
+/*
+ * enqueue_map.c — clEnqueueMapBuffer, clEnqueueUnmapMemObject and
+ * clEnqueueMigrateMemObjects.
+ *
+ * Where the CPU can address the buffer's memory (pinned host, registered
+ * user pages, BAR1-mapped vidmem) a map is only a synchronisation point:
+ * the pointer is the memory itself. Otherwise mem.c hands out a pinned
+ * copy of the region (enum hcqcl_map_kind): the copy engine fills it at
+ * map time unless the region is mapped with WRITE_INVALIDATE_REGION, and
+ * writes it back at unmap time when the region was mapped for writing. A
+ * USE_HOST_PTR buffer whose pages could not be registered keeps a shadow;
+ * its host_ptr is refreshed from the shadow by the CPU once the commands
+ * before the map are done, and copied back before the ones after the
+ * unmap start.
+ */
+#include <stdlib.h>
+
+#include "api/obj.h"
+
+/* Flags 0 maps for reading and writing, as the flags' absence implies no
+ * promise either way. */
+static cl_map_flags map_effective(cl_map_flags flags)
+{
+    return flags ? flags : CL_MAP_READ | CL_MAP_WRITE;
+}
+static bool map_reads(cl_map_flags flags) { return map_effective(flags) & CL_MAP_READ; }
+static bool map_writes(cl_map_flags flags)
+{
+    return map_effective(flags) & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
+}
+
+/* True when [offset, offset + size) mapped with flags would overlap a
+ * region of m already mapped, and either of the two is for writing. */
+static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags flags)
+{
+    bool conflict = false;
+    pthread_mutex_lock(&m->lock);
+    for (const struct hcqcl_mapping *p = m->maps; p && !conflict; p = p->next) {
+        if (!map_writes(flags) && !map_writes(p->flags))
+            continue;
+        conflict = offset < p->offset + p->size && p->offset < offset + size;
+    }
+    pthread_mutex_unlock(&m->lock);
+    return conflict;
+}
+
+static void map_pull_cb(void *arg, cl_int status)
+{
+    if (status >= 0)
+        hcqcl_mapping_pull(arg);
+}
+static void map_push_cb(void *arg, cl_int status)
+{
+    if (status >= 0)
+        hcqcl_mapping_push(arg);
+}
+static void map_free_cb(void *arg) { hcqcl_mapping_free(arg); }
+
+/* Put a mapping taken off m back (an unmap that could not be enqueued). */
+static void map_relink(cl_mem m, struct hcqcl_mapping *map)
+{
+    pthread_mutex_lock(&m->lock);
+    map->next = m->maps;
+    m->maps = map;
+    m->map_count++;
+    pthread_mutex_unlock(&m->lock);
+}
+
+void *hcqcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_map,
+                               cl_map_flags map_flags, size_t offset, size_t size,
+                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                               cl_event *event, cl_int *errcode_ret)
+{
+    cl_command_queue q = command_queue;
+    struct hcqcl_mapping *map = NULL;
+    void *ptr = NULL;
+    cl_int err = CL_SUCCESS;
+
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK_GOTO(hcqcl_queue_valid(q), err, CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    err = hcqcl_xfer_check_buffer(q, buffer);
+    if (err != CL_SUCCESS)
+        goto fail;
+    /* CL_INVALID_VALUE if the region being mapped specified by offset and size is out of bounds */
+    err = hcqcl_xfer_check_range(offset, size, buffer->size);
+    if (err != CL_SUCCESS)
+        goto fail;
+    /* CL_INVALID_VALUE if size is zero */
+    HCQCL_CHECK_GOTO(size != 0, err, CL_INVALID_VALUE, "size 0");
+    /* CL_INVALID_VALUE if values specified in map_flags are not valid */
+    err = hcqcl_xfer_check_map_flags(map_flags);
+    if (err != CL_SUCCESS)
+        goto fail;
+    /* CL_INVALID_OPERATION if MAP_READ on a HOST_WRITE_ONLY / HOST_NO_ACCESS buffer, or MAP_WRITE / WRITE_INVALIDATE on a HOST_READ_ONLY / HOST_NO_ACCESS one */
+    err = hcqcl_xfer_check_host_access(buffer->flags, map_flags & CL_MAP_READ,
+                                       map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION));
+    if (err != CL_SUCCESS)
+        goto fail;
+    /* CL_INVALID_OPERATION if mapping would lead to overlapping regions being mapped for writing */
+    HCQCL_CHECK_GOTO(!map_conflicts(buffer, offset, size, map_flags), err, CL_INVALID_OPERATION,
+                     "[%zu, +%zu) overlaps a region mapped for writing", offset, size);
+    /* CL_INVALID_EVENT_WAIT_LIST / CL_INVALID_CONTEXT for the wait list (before any state changes) */
+    err = hcqcl_wait_list_check(hcqcl_queue_context(q), num_events_in_wait_list, event_wait_list);
+    if (err != CL_SUCCESS)
+        goto fail;
+
+    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    /* CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_HOST_MEMORY when the mapping's copy can't be had */
+    err = hcqcl_mem_map_add(buffer, dev, offset, size, map_flags, &map);
+    if (err != CL_SUCCESS)
+        goto fail;
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_xfer_begin(q, CL_COMMAND_MAP_BUFFER, HCQCL_XFER_D2H, num_events_in_wait_list,
+                           event_wait_list, &cmd);
+    if (err != CL_SUCCESS)
+        goto fail_unmap;
+    hcqcl_cmd_retain_mem(&cmd, buffer);
+    if (map_reads(map_flags)) {
+        if (map->kind == HCQCL_MAP_CPU_COPY) {
+            err = hcqcl_cmd_before(&cmd, map_pull_cb, map);
+        } else if (map->kind == HCQCL_MAP_GPU_COPY) {
+            if (hcq_q_copy(hcqcl_cmd_hq(&cmd), map->staging->va,
+                           hcqcl_mem_va(buffer, dev) + offset, size) < 0)
+                err = CL_OUT_OF_RESOURCES;
+        }
+    }
+    if (err != CL_SUCCESS) {
+        hcqcl_cmd_abort(&cmd);
+        /* A copy into the staging may have been recorded: keep it. */
+        if (map->kind == HCQCL_MAP_GPU_COPY) {
+            struct hcqcl_mapping *gone;
+            if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS)
+                util_log(UTIL_LOG_ERR, "api: map of %zu bytes failed; staging kept", size);
+            goto fail;
+        }
+        goto fail_unmap;
+    }
+    ptr = map->ptr;
+    err = hcqcl_cmd_end(&cmd, blocking_map, event);
+    if (err != CL_SUCCESS) {
+        /* The command ran (or failed) on the GPU; the mapping goes, its
+         * staging is kept since a late copy may still land there. */
+        struct hcqcl_mapping *gone;
+        hcqcl_mem_map_remove(buffer, map->ptr, &gone);
+        ptr = NULL;
+    }
+    goto out;
+
+fail_unmap:
+    {
+        struct hcqcl_mapping *gone;
+        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS)
+            hcqcl_mapping_free(gone);
+    }
+fail:
+    ptr = NULL;
+out:
+    if (errcode_ret)
+        *errcode_ret = err;
+    return ptr;
+}
+
+cl_int hcqcl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memobj,
+                                     void *mapped_ptr, cl_uint num_events_in_wait_list,
+                                     const cl_event *event_wait_list, cl_event *event)
+{
+    cl_command_queue q = command_queue;
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    /* CL_INVALID_MEM_OBJECT if memobj is not a valid memory object or is a pipe object */
+    HCQCL_CHECK(hcqcl_mem_valid(memobj) && memobj->type != CL_MEM_OBJECT_PIPE,
+                CL_INVALID_MEM_OBJECT, "mem %p", (void *)memobj);
+    /* CL_INVALID_CONTEXT if the context associated with command_queue and memobj are not the same */
+    HCQCL_CHECK(memobj->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
+                "mem %p of another context", (void *)memobj);
+    /* CL_INVALID_EVENT_WAIT_LIST / CL_INVALID_CONTEXT for the wait list (before the mapping is taken off) */
+    cl_int err = hcqcl_wait_list_check(hcqcl_queue_context(q), num_events_in_wait_list,
+                                       event_wait_list);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if mapped_ptr is not a valid pointer returned by clEnqueueMapBuffer for memobj */
+    struct hcqcl_mapping *map;
+    err = hcqcl_mem_map_remove(memobj, mapped_ptr, &map);
+    if (err != CL_SUCCESS)
+        return err;
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_xfer_begin(q, CL_COMMAND_UNMAP_MEM_OBJECT, HCQCL_XFER_H2D,
+                           num_events_in_wait_list, event_wait_list, &cmd);
+    if (err != CL_SUCCESS) {
+        map_relink(memobj, map);
+        return err;
+    }
+    hcqcl_cmd_retain_mem(&cmd, memobj);
+    if (map_writes(map->flags) && map->kind == HCQCL_MAP_CPU_COPY)
+        err = hcqcl_cmd_before(&cmd, map_push_cb, map);
+    if (err == CL_SUCCESS)
+        err = hcqcl_cmd_on_release(&cmd, map_free_cb, map);
+    if (err != CL_SUCCESS) {
+        cmd.ev->before_fn = NULL;
+        hcqcl_cmd_abort(&cmd);
+        map_relink(memobj, map);
+        return err;
+    }
+    if (map_writes(map->flags) && map->kind == HCQCL_MAP_GPU_COPY &&
+        hcq_q_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(memobj, map->dev) + map->offset,
+                   map->staging->va, map->size) < 0) {
+        /* The mapping now belongs to the aborted command: a copy from
+         * its staging may have been recorded. */
+        hcqcl_cmd_abort(&cmd);
+        return CL_OUT_OF_RESOURCES;
+    }
+    return hcqcl_cmd_end(&cmd, false, event);
+}
+
+cl_int hcqcl_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint num_mem_objects,
+                                        const cl_mem *mem_objects, cl_mem_migration_flags flags,
+                                        cl_uint num_events_in_wait_list,
+                                        const cl_event *event_wait_list, cl_event *event)
+{
+    cl_command_queue q = command_queue;
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    /* CL_INVALID_VALUE if num_mem_objects is zero or if mem_objects is NULL */
+    HCQCL_CHECK(num_mem_objects && mem_objects, CL_INVALID_VALUE, "%u objects at %p",
+                num_mem_objects, (void *)mem_objects);
+    for (cl_uint i = 0; i < num_mem_objects; i++) {
+        /* CL_INVALID_MEM_OBJECT if any of the memory objects in mem_objects is not a valid memory object */
+        HCQCL_CHECK(hcqcl_mem_valid(mem_objects[i]), CL_INVALID_MEM_OBJECT, "mem_objects[%u]", i);
+        /* CL_INVALID_CONTEXT if the context associated with command_queue and memory objects in mem_objects are not the same */
+        HCQCL_CHECK(mem_objects[i]->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
+                    "mem_objects[%u] of another context", i);
+    }
+    /* CL_INVALID_VALUE if flags is not 0 or is not any of the values described in the table */
+    HCQCL_CHECK(!(flags & ~(cl_mem_migration_flags)(CL_MIGRATE_MEM_OBJECT_HOST |
+                                                    CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)),
+                CL_INVALID_VALUE, "flags 0x%llx", (unsigned long long)flags);
+
+    /* One device, stores allocated at creation: the objects already live
+     * where the queue's device reaches them (and the host, for host
+     * memory), so migration is an ordering point that keeps the objects
+     * alive until the commands it waits for are done. */
+    struct hcqcl_cmd cmd;
+    cl_int err = hcqcl_xfer_begin(q, CL_COMMAND_MIGRATE_MEM_OBJECTS, HCQCL_XFER_D2D,
+                                  num_events_in_wait_list, event_wait_list, &cmd);
+    if (err != CL_SUCCESS)
+        return err;
+    for (cl_uint i = 0; i < num_mem_objects; i++)
+        hcqcl_cmd_retain_mem(&cmd, mem_objects[i]);
+    return hcqcl_cmd_end(&cmd, false, event);
+}
