@@ -395,6 +395,40 @@ bool hcqcl_context_has_device(cl_context c, cl_device_id d);
 void hcqcl_context_notify(cl_context c, const char *errinfo, const void *private_info,
                           size_t cb);
 
+/*
+ * Default definitions (unimplemented.c, unsupported.c). HCQCL_DEFAULT
+ * defines hcqcl_default_<name> and makes hcqcl_<name> a weak alias of it,
+ * so a strong hcqcl_<name> in any api file replaces it at link time; the
+ * symbol pair lets tests/icd tell from the built library which entry
+ * points are still defaults (docs/status.md).
+ */
+#define HCQCL_DEFAULT(ret, name, params)                                                  \
+    ret CL_API_CALL hcqcl_default_##name params;                                          \
+    extern __typeof__(hcqcl_default_##name) hcqcl_##name                                  \
+        __attribute__((weak, alias("hcqcl_default_" #name)));                             \
+    ret CL_API_CALL hcqcl_default_##name params
+/* Log "<func>: not supported" (HCQCL_LOG=api). */
+void hcqcl_unsupported(const char *func, cl_int err);
+/* Same, then *errcode_ret = err (when not NULL); returns NULL. */
+void *hcqcl_unsupported_obj(const char *func, cl_int *errcode_ret, cl_int err);
+#define HCQCL_UNSUPPORTED(err) (hcqcl_unsupported(__func__, (err)), (err))
+#define HCQCL_UNSUPPORTED_OBJ(err) hcqcl_unsupported_obj(__func__, errcode_ret, (err))
+#define HCQCL_DEFAULT_CHECK_OBJ(h, type, err)                                             \
+    HCQCL_CHECK(hcqcl_obj_valid((h), (type)), (err), "%p", (const void *)(h))
+#define HCQCL_DEFAULT_CHECK_PLATFORM(p)                                                   \
+    HCQCL_CHECK(hcqcl_platform_valid(p), CL_INVALID_PLATFORM, "%p", (const void *)(p))
+/* For functions that return an object and report through errcode_ret. */
+#define HCQCL_DEFAULT_CHECK_OBJ_ERR(h, type, err)                                         \
+    do {                                                                                  \
+        if (!hcqcl_obj_valid((h), (type))) {                                              \
+            util_log_check(__func__, "hcqcl_obj_valid(" #h ")", hcqcl_error_name(err),    \
+                           "%p", (const void *)(h));                                      \
+            if (errcode_ret)                                                              \
+                *errcode_ret = (err);                                                     \
+            return NULL;                                                                  \
+        }                                                                                 \
+    } while (0)
+
 /* ==================================================================== */
 /* Memory objects (mem.c)                                               */
 /* ==================================================================== */

@@ -1,0 +1,441 @@
+/*
+ * device.c — root devices: one per GPU the core enumerates, their
+ * clGetDeviceInfo answers (every OpenCL 3.0 query), sub-device refusal and
+ * the device/host timers.
+ *
+ * Every number comes from hcq_device_info or from what the other api files
+ * implement (HCQCL_EXTENSIONS, HCQCL_MEM_BASE_ALIGN); nothing is measured
+ * here.
+ */
+#include "api/obj.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct _cl_device_id *devices_mem;
+static cl_device_id *device_list;
+static cl_uint device_count;
+static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
+
+/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it. */
+static void uuid_string(const uint8_t u[16], char out[41])
+{
+    snprintf(out, 41,
+             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
+             u[14], u[15]);
+}
+
+/* HCQCL_VISIBLE_DEVICES: a comma list of enumeration indices or UUIDs
+ * (a unique prefix of the nvidia-smi form, "GPU-" optional). Empty: all. */
+static bool visible(const char *list, unsigned idx, const struct hcq_device_info *info)
+{
+    if (!list || !*list)
+        return true;
+    char uuid[41];
+    uuid_string(info->uuid, uuid);
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, ",");
+        char tok[64];
+        if (n && n < sizeof(tok)) {
+            memcpy(tok, s, n);
+            tok[n] = 0;
+            char *end;
+            unsigned long v = strtoul(tok, &end, 10);
+            if (*end == 0 && isdigit((unsigned char)tok[0])) {
+                if (v == idx)
+                    return true;
+            } else {
+                const char *t = strncasecmp(tok, "GPU-", 4) ? tok : tok + 4;
+                if (strlen(t) >= 4 && !strncasecmp(uuid + 4, t, strlen(t)))
+                    return true;
+            }
+        }
+        s += n;
+        if (*s == ',')
+            s++;
+    }
+    return false;
+}
+
+static void devices_enumerate(void)
+{
+    struct hcq_device *const *hw;
+    unsigned n;
+    hcq_enumerate(&hw, &n);
+    if (n == 0) {
+        const char *why = hcq_enumerate_error();
+        util_log(UTIL_LOG_ERR, "no GPU found: %s", why && *why ? why : "no device");
+        return;
+    }
+    devices_mem = calloc(n, sizeof(*devices_mem));
+    device_list = calloc(n, sizeof(*device_list));
+    if (!devices_mem || !device_list) {
+        util_log(UTIL_LOG_ERR, "no GPU: out of host memory enumerating %u devices", n);
+        free(devices_mem);
+        free(device_list);
+        devices_mem = NULL;
+        device_list = NULL;
+        return;
+    }
+    const char *vis = util_env()->visible_devices;
+    for (unsigned i = 0; i < n; i++) {
+        const struct hcq_device_info *info = hcq_device_info(hw[i]);
+        if (!visible(vis, i, info))
+            continue;
+        struct _cl_device_id *d = &devices_mem[device_count];
+        hcqcl_obj_init(&d->obj, HCQCL_TYPE_DEVICE);
+        d->platform = hcqcl_platform_get();
+        d->hw = hw[i];
+        d->info = info;
+        d->index = device_count;
+        device_list[device_count++] = d;
+        UTIL_LOG(UTIL_LOG_API, "device %u: %s (%u SMs, %llu MiB)", d->index, info->name,
+                 info->sm_count, (unsigned long long)(info->mem_bytes >> 20));
+    }
+    if (device_count == 0)
+        util_log(UTIL_LOG_ERR, "no GPU left after HCQCL_VISIBLE_DEVICES=%s (%u found)", vis, n);
+}
+
+void hcqcl_device_list(cl_device_id **devices, cl_uint *count)
+{
+    pthread_once(&devices_once, devices_enumerate);
+    *devices = device_list;
+    *count = device_count;
+}
+
+bool hcqcl_device_valid(cl_device_id d)
+{
+    return hcqcl_obj_valid(d, HCQCL_TYPE_DEVICE);
+}
+
+/* The device types hcqcl knows; all of them GPUs. */
+#define DEVICE_TYPE_MASK                                                                  \
+    (CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |                   \
+     CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
+
+cl_int CL_API_CALL hcqcl_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type,
+                                        cl_uint num_entries, cl_device_id *devices,
+                                        cl_uint *num_devices)
+{
+    /* CL_INVALID_PLATFORM if platform is not a valid platform (NULL: ours) */
+    HCQCL_CHECK(!platform || hcqcl_platform_valid(platform), CL_INVALID_PLATFORM, "%p",
+                (void *)platform);
+    /* CL_INVALID_DEVICE_TYPE if device_type is not a valid value */
+    HCQCL_CHECK(device_type == CL_DEVICE_TYPE_ALL || (device_type && !(device_type & ~DEVICE_TYPE_MASK)),
+                CL_INVALID_DEVICE_TYPE, "0x%llx", (unsigned long long)device_type);
+    /* CL_INVALID_VALUE if num_entries is equal to zero and devices is not NULL */
+    HCQCL_CHECK(num_entries || !devices, CL_INVALID_VALUE, "num_entries 0 with devices");
+    /* CL_INVALID_VALUE if both num_devices and devices are NULL */
+    HCQCL_CHECK(num_devices || devices, CL_INVALID_VALUE, "num_devices and devices NULL");
+
+    cl_device_id *all;
+    cl_uint count;
+    hcqcl_device_list(&all, &count);
+    bool gpu = device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT);
+    /* DEFAULT names one device: the first. */
+    cl_uint found = !gpu ? 0 : device_type == CL_DEVICE_TYPE_DEFAULT ? UTIL_MIN(count, 1u) : count;
+    /* CL_DEVICE_NOT_FOUND if no OpenCL devices that matched device_type were found */
+    if (found == 0) {
+        if (num_devices)
+            *num_devices = 0;
+        HCQCL_CHECK(false, CL_DEVICE_NOT_FOUND, "type 0x%llx, %u GPUs",
+                    (unsigned long long)device_type, count);
+    }
+    if (devices)
+        for (cl_uint i = 0; i < UTIL_MIN(found, num_entries); i++)
+            devices[i] = all[i];
+    if (num_devices)
+        *num_devices = found;
+    return CL_SUCCESS;
+}
+
+/* ---- clGetDeviceInfo ------------------------------------------------- */
+
+#define HCQCL_EXT_NAME(name, a, b, c) #name " "
+static const char device_extensions[] = HCQCL_EXTENSIONS(HCQCL_EXT_NAME);
+#define HCQCL_EXT_VERSION(name, a, b, c) {CL_MAKE_VERSION(a, b, c), #name},
+static const cl_name_version device_extensions_v[] = {HCQCL_EXTENSIONS(HCQCL_EXT_VERSION)};
+
+static const cl_name_version opencl_c_versions[] = {
+    {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(1, 1, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(1, 2, 0), "OpenCL C"},
+    {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
+};
+/* What clang 16 defines for NVPTX under -cl-std=CL3.0, nothing more. */
+static const cl_name_version opencl_c_features[] = {
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+};
+
+/* Kernel parameters live in constant bank 0 after the 0x210-byte header;
+ * 4 KiB is the classic CUDA limit every launcher path supports. */
+#define HCQCL_MAX_PARAMETER_SIZE 4096u
+#define HCQCL_PRINTF_BUFFER_SIZE (1u << 20)
+
+/* The driver UUID identifies hcqcl's build and the kernel driver it runs
+ * on: two FNV-1a hashes of both version strings. */
+static void driver_uuid(const struct hcq_device_info *info, uint8_t out[CL_UUID_SIZE_KHR])
+{
+    char s[128];
+    snprintf(s, sizeof(s), "hcqcl %s / %s", HCQCL_VERSION_STRING, info->driver_version);
+    uint64_t h[2] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull};
+    for (const char *p = s; *p; p++)
+        for (int k = 0; k < 2; k++)
+            h[k] = (h[k] ^ (uint8_t)*p) * 0x100000001b3ull;
+    memcpy(out, h, CL_UUID_SIZE_KHR);
+}
+
+#define OUT(ptr, size) return hcqcl_info_out((ptr), (size), size_in, value, size_ret)
+#define OUT_VAL(type, v)                                                                  \
+    do {                                                                                  \
+        type v_ = (type)(v);                                                              \
+        OUT(&v_, sizeof(v_));                                                             \
+    } while (0)
+#define OUT_STR(s)                                                                        \
+    do {                                                                                  \
+        const char *s_ = (s);                                                             \
+        OUT(s_, strlen(s_) + 1);                                                          \
+    } while (0)
+
+cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info param,
+                                         size_t size_in, void *value, size_t *size_ret)
+{
+    /* CL_INVALID_DEVICE if device is not a valid device */
+    HCQCL_CHECK(hcqcl_device_valid(device), CL_INVALID_DEVICE, "%p", (void *)device);
+    const struct hcq_device_info *info = device->info;
+    const cl_device_fp_config fp_common = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST |
+                                          CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA;
+
+    switch (param) {
+    case CL_DEVICE_TYPE: OUT_VAL(cl_device_type, CL_DEVICE_TYPE_GPU);
+    case CL_DEVICE_VENDOR_ID: OUT_VAL(cl_uint, info->pci_vendor_id);
+    case CL_DEVICE_MAX_COMPUTE_UNITS: OUT_VAL(cl_uint, info->sm_count);
+    case CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS: OUT_VAL(cl_uint, 3);
+    case CL_DEVICE_MAX_WORK_GROUP_SIZE: OUT_VAL(size_t, info->max_threads_per_block);
+    case CL_DEVICE_MAX_WORK_ITEM_SIZES: {
+        size_t s[3] = {info->max_block_dim[0], info->max_block_dim[1], info->max_block_dim[2]};
+        OUT(s, sizeof(s));
+    }
+    /* Every scalar type is one lane of a 32-bit SIMT thread: width 1. */
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_CHAR:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_SHORT:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_INT:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_LONG:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT:
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_DOUBLE:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_CHAR:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_SHORT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_INT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_LONG:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_FLOAT:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_DOUBLE: OUT_VAL(cl_uint, 1);
+    /* No cl_khr_fp16. */
+    case CL_DEVICE_PREFERRED_VECTOR_WIDTH_HALF:
+    case CL_DEVICE_NATIVE_VECTOR_WIDTH_HALF: OUT_VAL(cl_uint, 0);
+    case CL_DEVICE_HALF_FP_CONFIG: OUT_VAL(cl_device_fp_config, 0);
+    case CL_DEVICE_MAX_CLOCK_FREQUENCY: OUT_VAL(cl_uint, info->clock_mhz);
+    case CL_DEVICE_ADDRESS_BITS: OUT_VAL(cl_uint, 64);
+    case CL_DEVICE_MAX_MEM_ALLOC_SIZE: OUT_VAL(cl_ulong, info->mem_bytes);
+    /* Images are not supported: every image limit is 0. */
+    case CL_DEVICE_IMAGE_SUPPORT: OUT_VAL(cl_bool, CL_FALSE);
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
+    case CL_DEVICE_MAX_SAMPLERS:
+    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: OUT_VAL(cl_uint, 0);
+    case CL_DEVICE_IMAGE2D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_WIDTH:
+    case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: OUT_VAL(size_t, 0);
+    case CL_DEVICE_MAX_PARAMETER_SIZE: OUT_VAL(size_t, HCQCL_MAX_PARAMETER_SIZE);
+    case CL_DEVICE_MEM_BASE_ADDR_ALIGN: OUT_VAL(cl_uint, HCQCL_MEM_BASE_ALIGN * 8);
+    case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: OUT_VAL(cl_uint, 128); /* long16 */
+    case CL_DEVICE_SINGLE_FP_CONFIG: OUT_VAL(cl_device_fp_config, fp_common);
+    case CL_DEVICE_DOUBLE_FP_CONFIG: OUT_VAL(cl_device_fp_config, fp_common);
+    /* L2 is the global memory cache: coherent for reads and writes, 128-byte lines. */
+    case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:
+        OUT_VAL(cl_device_mem_cache_type, info->l2_bytes ? CL_READ_WRITE_CACHE : CL_NONE);
+    case CL_DEVICE_GLOBAL_MEM_CACHELINE_SIZE: OUT_VAL(cl_uint, info->l2_bytes ? 128 : 0);
+    case CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: OUT_VAL(cl_ulong, info->l2_bytes);
+    case CL_DEVICE_GLOBAL_MEM_SIZE: OUT_VAL(cl_ulong, info->mem_bytes);
+    /* __constant arguments are global memory read through the constant
+     * cache path (LDG.CONSTANT): the spec's minimum is what we promise. */
+    case CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE: OUT_VAL(cl_ulong, 64 * 1024);
+    case CL_DEVICE_MAX_CONSTANT_ARGS: OUT_VAL(cl_uint, 8);
+    case CL_DEVICE_LOCAL_MEM_TYPE: OUT_VAL(cl_device_local_mem_type, CL_LOCAL);
+    case CL_DEVICE_LOCAL_MEM_SIZE: OUT_VAL(cl_ulong, info->shared_per_block_max);
+    case CL_DEVICE_ERROR_CORRECTION_SUPPORT: OUT_VAL(cl_bool, CL_FALSE);
+    case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
+        OUT_VAL(size_t, info->timer_resolution_ns ? info->timer_resolution_ns : 1);
+    case CL_DEVICE_ENDIAN_LITTLE: OUT_VAL(cl_bool, CL_TRUE);
+    case CL_DEVICE_AVAILABLE: OUT_VAL(cl_bool, !hcq_device_lost(device->hw));
+    /* Programs from source are built through hcqcl-cc or its cache. */
+    case CL_DEVICE_COMPILER_AVAILABLE:
+    case CL_DEVICE_LINKER_AVAILABLE: OUT_VAL(cl_bool, CL_TRUE);
+    case CL_DEVICE_EXECUTION_CAPABILITIES: OUT_VAL(cl_device_exec_capabilities, CL_EXEC_KERNEL);
+    case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
+        OUT_VAL(cl_command_queue_properties,
+                CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE);
+    case CL_DEVICE_NAME: OUT_STR(info->name);
+    case CL_DEVICE_VENDOR: OUT_STR("NVIDIA Corporation");
+    case CL_DRIVER_VERSION: OUT_STR(HCQCL_VERSION_STRING);
+    case CL_DEVICE_PROFILE: OUT_STR("FULL_PROFILE");
+    case CL_DEVICE_VERSION: OUT_STR("OpenCL 3.0 hcqcl " HCQCL_VERSION_STRING);
+    case CL_DEVICE_NUMERIC_VERSION: OUT_VAL(cl_version, CL_MAKE_VERSION(3, 0, 0));
+    case CL_DEVICE_OPENCL_C_VERSION: OUT_STR("OpenCL C 1.2 ");
+    case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR: OUT_VAL(cl_version, CL_MAKE_VERSION(1, 2, 0));
+    case CL_DEVICE_OPENCL_C_ALL_VERSIONS: OUT(opencl_c_versions, sizeof(opencl_c_versions));
+    case CL_DEVICE_OPENCL_C_FEATURES: OUT(opencl_c_features, sizeof(opencl_c_features));
+    case CL_DEVICE_EXTENSIONS: OUT_STR(device_extensions);
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION:
+        OUT(device_extensions_v, sizeof(device_extensions_v));
+    case CL_DEVICE_PLATFORM: OUT_VAL(cl_platform_id, device->platform);
+    case CL_DEVICE_HOST_UNIFIED_MEMORY: OUT_VAL(cl_bool, CL_FALSE);
+    /* No built-in kernels, no intermediate languages (no SPIR-V). */
+    case CL_DEVICE_BUILT_IN_KERNELS:
+    case CL_DEVICE_IL_VERSION: OUT_STR("");
+    case CL_DEVICE_BUILT_IN_KERNELS_WITH_VERSION:
+    case CL_DEVICE_ILS_WITH_VERSION: OUT(NULL, 0);
+    /* A root device that cannot be partitioned. */
+    case CL_DEVICE_PARENT_DEVICE: OUT_VAL(cl_device_id, NULL);
+    case CL_DEVICE_PARTITION_MAX_SUB_DEVICES: OUT_VAL(cl_uint, 0);
+    case CL_DEVICE_PARTITION_PROPERTIES:
+    case CL_DEVICE_PARTITION_TYPE: OUT_VAL(cl_device_partition_property, 0);
+    case CL_DEVICE_PARTITION_AFFINITY_DOMAIN: OUT_VAL(cl_device_affinity_domain, 0);
+    case CL_DEVICE_REFERENCE_COUNT: OUT_VAL(cl_uint, 1);
+    case CL_DEVICE_PREFERRED_INTEROP_USER_SYNC: OUT_VAL(cl_bool, CL_TRUE);
+    case CL_DEVICE_PRINTF_BUFFER_SIZE: OUT_VAL(size_t, HCQCL_PRINTF_BUFFER_SIZE);
+    /* No program-scope global variables (clang offers none for NVPTX). */
+    case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
+    case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: OUT_VAL(size_t, 0);
+    /* No device-side enqueue, pipes, SVM or sub-groups. */
+    case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: OUT_VAL(cl_command_queue_properties, 0);
+    case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
+    case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
+    case CL_DEVICE_MAX_ON_DEVICE_QUEUES:
+    case CL_DEVICE_MAX_ON_DEVICE_EVENTS:
+    case CL_DEVICE_MAX_PIPE_ARGS:
+    case CL_DEVICE_PIPE_MAX_ACTIVE_RESERVATIONS:
+    case CL_DEVICE_PIPE_MAX_PACKET_SIZE:
+    case CL_DEVICE_PREFERRED_PLATFORM_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
+    case CL_DEVICE_MAX_NUM_SUB_GROUPS: OUT_VAL(cl_uint, 0);
+    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
+        OUT_VAL(cl_device_device_enqueue_capabilities, 0);
+    case CL_DEVICE_SVM_CAPABILITIES: OUT_VAL(cl_device_svm_capabilities, 0);
+    case CL_DEVICE_PIPE_SUPPORT:
+    case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
+    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
+    case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
+    case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT: OUT_VAL(cl_bool, CL_FALSE);
+    /* The OpenCL 3.0 minimum: relaxed atomics and fences up to work-group scope. */
+    case CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES:
+        OUT_VAL(cl_device_atomic_capabilities,
+                CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+    case CL_DEVICE_ATOMIC_FENCE_CAPABILITIES:
+        OUT_VAL(cl_device_atomic_capabilities, CL_DEVICE_ATOMIC_ORDER_RELAXED |
+                                                   CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
+                                                   CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
+    case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: OUT_VAL(size_t, info->warp_size);
+    /* Not yet run through the conformance suite. */
+    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: OUT_STR("v0000-00-00-00");
+    /* cl_khr_device_uuid */
+    case CL_DEVICE_UUID_KHR: OUT(info->uuid, CL_UUID_SIZE_KHR);
+    case CL_DRIVER_UUID_KHR: {
+        uint8_t u[CL_UUID_SIZE_KHR];
+        driver_uuid(info, u);
+        OUT(u, sizeof(u));
+    }
+    case CL_DEVICE_LUID_VALID_KHR: OUT_VAL(cl_bool, CL_FALSE); /* LUIDs are Windows-only */
+    case CL_DEVICE_LUID_KHR: {
+        uint8_t luid[CL_LUID_SIZE_KHR] = {0};
+        OUT(luid, sizeof(luid));
+    }
+    case CL_DEVICE_NODE_MASK_KHR: OUT_VAL(cl_uint, 0);
+    /* cl_khr_pci_bus_info */
+    case CL_DEVICE_PCI_BUS_INFO_KHR: {
+        cl_device_pci_bus_info_khr pci = {info->pci_domain, info->pci_bus, info->pci_device,
+                                          info->pci_function};
+        OUT(&pci, sizeof(pci));
+    }
+    default:
+        /* CL_INVALID_VALUE if param_name is not one of the supported values */
+        HCQCL_CHECK(false, CL_INVALID_VALUE, "param 0x%x", (unsigned)param);
+    }
+}
+
+/* ---- Sub-devices and reference counts --------------------------------- */
+
+cl_int CL_API_CALL hcqcl_clCreateSubDevices(cl_device_id in_device,
+                                            const cl_device_partition_property *properties,
+                                            cl_uint num_entries, cl_device_id *out_devices,
+                                            cl_uint *num_devices)
+{
+    /* CL_INVALID_DEVICE if in_device is not a valid device */
+    HCQCL_CHECK(hcqcl_device_valid(in_device), CL_INVALID_DEVICE, "%p", (void *)in_device);
+    /* CL_INVALID_VALUE if values specified in properties are not valid or
+     * if values specified in properties are valid but not supported by
+     * the device (CL_DEVICE_PARTITION_PROPERTIES lists none) */
+    HCQCL_CHECK(false, CL_INVALID_VALUE, "partition type 0x%llx not supported",
+                properties ? (unsigned long long)properties[0] : 0ull);
+}
+
+/* Root devices are not reference counted (spec: clRetainDevice /
+ * clReleaseDevice on a root device leave it untouched). */
+cl_int CL_API_CALL hcqcl_clRetainDevice(cl_device_id device)
+{
+    /* CL_INVALID_DEVICE if device is not a valid device */
+    HCQCL_CHECK(hcqcl_device_valid(device), CL_INVALID_DEVICE, "%p", (void *)device);
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL hcqcl_clReleaseDevice(cl_device_id device)
+{
+    /* CL_INVALID_DEVICE if device is not a valid device */
+    HCQCL_CHECK(hcqcl_device_valid(device), CL_INVALID_DEVICE, "%p", (void *)device);
+    return CL_SUCCESS;
+}
+
+/* ---- Timers ----------------------------------------------------------- */
+
+cl_int CL_API_CALL hcqcl_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *device_timestamp,
+                                                 cl_ulong *host_timestamp)
+{
+    /* CL_INVALID_DEVICE if device is not a valid device */
+    HCQCL_CHECK(hcqcl_device_valid(device), CL_INVALID_DEVICE, "%p", (void *)device);
+    /* CL_INVALID_VALUE if host_timestamp or device_timestamp is NULL */
+    HCQCL_CHECK(device_timestamp && host_timestamp, CL_INVALID_VALUE, "NULL timestamp");
+    /* The GPU timer is read through the opened device; the open is
+     * reference counted, so with a live context this costs nothing. */
+    int rc = hcq_device_open(device->hw);
+    /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
+     * required by the OpenCL implementation on the device */
+    HCQCL_CHECK(rc == 0, CL_OUT_OF_RESOURCES, "hcq_device_open: %d", rc);
+    uint64_t gpu_ns = 0, host_ns = 0;
+    rc = hcq_device_timer(device->hw, &gpu_ns, &host_ns);
+    hcq_device_close(device->hw);
+    HCQCL_CHECK(rc == 0, CL_OUT_OF_RESOURCES, "hcq_device_timer: %d", rc);
+    *device_timestamp = gpu_ns;
+    *host_timestamp = host_ns;
+    return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL hcqcl_clGetHostTimer(cl_device_id device, cl_ulong *host_timestamp)
+{
+    /* CL_INVALID_DEVICE if device is not a valid device */
+    HCQCL_CHECK(hcqcl_device_valid(device), CL_INVALID_DEVICE, "%p", (void *)device);
+    /* CL_INVALID_VALUE if host_timestamp is NULL */
+    HCQCL_CHECK(host_timestamp, CL_INVALID_VALUE, "NULL host_timestamp");
+    *host_timestamp = util_now_ns();
+    return CL_SUCCESS;
+}
