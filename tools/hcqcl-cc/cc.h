@@ -1,0 +1,111 @@
+/*
+ * cc.h — internals of hcqcl-cc, the offline OpenCL C compiler.
+ *
+ * Pipeline (one process per build, single-threaded):
+ *   options.c  build options -> clang and ptxas arguments
+ *   run.c      tool lookup, temporary directory, child processes, the log
+ *   (main.c)   shim.cl -> shim.bc; program -> LLVM IR (.ll, shim and libclc
+ *              linked) -> PTX -> cubin; container output
+ *   irmeta.c   kernel metadata read back from the textual IR
+ *   ptx.c      .reqntid for kernels with reqd_work_group_size
+ *
+ * Exit status (the ICD maps it to an OpenCL error):
+ *   0 built, 1 build failed (log on stderr), 2 invalid build options,
+ *   3 the tool chain or a file is missing / usage error.
+ */
+#ifndef HCQCL_TOOLS_CC_H
+#define HCQCL_TOOLS_CC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cubin/container.h"
+
+enum { CC_OK = 0, CC_BUILD_FAILED = 1, CC_BAD_OPTIONS = 2, CC_ENVIRONMENT = 3 };
+
+/* Identifies the compiler in cache keys; bump the last number whenever
+ * the shim or the pipeline changes generated code. The ICD uses the same
+ * string (src/api/compiler.c). */
+#define CC_COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/1"
+
+/* A growable NULL-terminated argv. */
+struct cc_argv {
+    char **v;
+    size_t n, cap;
+};
+void cc_argv_add(struct cc_argv *a, const char *s);
+void cc_argv_addf(struct cc_argv *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cc_argv_free(struct cc_argv *a);
+
+/* A growable text buffer. */
+struct cc_buf {
+    char *s;
+    size_t len, cap;
+};
+void cc_buf_add(struct cc_buf *b, const char *s, size_t n);
+void cc_buf_addf(struct cc_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The build log: every message of the tool chain and of hcqcl-cc. */
+extern struct cc_buf cc_log;
+void cc_logf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- options.c ---- */
+struct cc_options {
+    struct cc_argv clang;  /* options for the OpenCL C front end */
+    struct cc_argv ptxas;  /* options for ptxas */
+    bool kernel_arg_info;  /* record argument names */
+    bool opt_disable;      /* -cl-opt-disable */
+    const char *cl_std;    /* "CL1.2" unless -cl-std= says otherwise */
+};
+/* Split an options string the way clBuildProgram receives it (white
+ * space separates, '...' and "..." group, backslash escapes). NULL on an
+ * unterminated quote. */
+char **cc_split_options(const char *s, size_t *count);
+void cc_free_split(char **v, size_t count);
+/* Validate and translate. CC_OK or CC_BAD_OPTIONS (log says which). */
+int cc_options_parse(const char *options, struct cc_options *out);
+void cc_options_free(struct cc_options *o);
+
+/* ---- run.c ---- */
+struct cc_tools {
+    char *clang, *ptxas, *libclc;
+};
+/* Locate clang (HCQCL_CLANG, PATH clang-16, clang), ptxas (HCQCL_PTXAS,
+ * PATH, /usr/local/cuda/bin) and libclc's nvptx64--nvidiacl.bc
+ * (HCQCL_LIBCLC, the usual library directories). CC_OK or CC_ENVIRONMENT. */
+int cc_tools_find(struct cc_tools *t);
+void cc_tools_free(struct cc_tools *t);
+/* Make a private temporary directory; its path with a trailing '/'. */
+char *cc_tmpdir_create(void);
+void cc_tmpdir_remove(const char *dir);
+/* Run argv[0] with stdin from /dev/null and stdout+stderr appended to the
+ * log (temporary-directory prefixes stripped). Returns the exit status, or
+ * -1 when it could not be started or was killed. */
+int cc_run(char *const argv[], const char *tmpdir, bool verbose);
+/* Whole-file helpers. */
+int cc_read_file(const char *path, char **data, size_t *size);
+int cc_write_file(const char *path, const void *data, size_t size);
+/* Write path atomically (temporary name in the same directory + rename). */
+int cc_write_file_atomic(const char *path, const void *data, size_t size);
+
+/* ---- irmeta.c ---- */
+/* Parse the kernels of a textual LLVM module: names in definition order,
+ * reqd_work_group_size, work_group_size_hint, vec_type_hint and the
+ * !kernel_arg_* lists. Argument names are kept only when with_names.
+ * CC_OK or CC_BUILD_FAILED. The kernels and every string are malloc'ed. */
+int cc_ir_kernels(const char *ll, bool with_names, struct cubin_container_kernel **kernels,
+                  uint32_t *count);
+void cc_ir_kernels_free(struct cubin_container_kernel *k, uint32_t count);
+
+/* ---- ptx.c ---- */
+/* Insert ".reqntid x, y, z" into the .entry of every kernel that has a
+ * reqd_work_group_size. Returns the new text (malloc'ed) or NULL when an
+ * entry is missing (logged). */
+char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k, uint32_t count);
+
+/* ---- the embedded shim (shim.cl) ---- */
+extern const unsigned char hcqcl_cc_shim[];
+extern const unsigned long hcqcl_cc_shim_size;
+
+#endif

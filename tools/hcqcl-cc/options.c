@@ -1,0 +1,189 @@
+/*
+ * options.c — OpenCL build options: splitting, validation, and their
+ * translation into clang and ptxas arguments.
+ *
+ * Only options the OpenCL 3.0 specification lists for clBuildProgram (and
+ * NVIDIA's -cl-nv-* extensions, which applications written for NVIDIA's
+ * driver pass) are accepted; anything else is refused the way a driver
+ * refuses it, with CL_INVALID_BUILD_OPTIONS, so typos are not silently
+ * ignored.
+ */
+#include "cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char **cc_split_options(const char *s, size_t *count)
+{
+    size_t cap = 8, n = 0;
+    char **v = malloc(cap * sizeof(*v));
+    char *tok = malloc(strlen(s ? s : "") + 1);
+    if (!v || !tok) {
+        free(v);
+        free(tok);
+        return NULL;
+    }
+    const char *p = s ? s : "";
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
+            p++;
+        if (!*p)
+            break;
+        size_t len = 0;
+        char quote = 0;
+        while (*p && (quote || !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' ||
+                                 *p == '\v'))) {
+            if (quote) {
+                if (*p == quote)
+                    quote = 0;
+                else if (*p == '\\' && quote == '"' && p[1])
+                    tok[len++] = *++p;
+                else
+                    tok[len++] = *p;
+            } else if (*p == '"' || *p == '\'') {
+                quote = *p;
+            } else if (*p == '\\' && p[1]) {
+                tok[len++] = *++p;
+            } else {
+                tok[len++] = *p;
+            }
+            p++;
+        }
+        if (quote) {
+            cc_free_split(v, n);
+            free(tok);
+            return NULL;
+        }
+        if (n + 1 >= cap) {
+            char **nv = realloc(v, (cap *= 2) * sizeof(*v));
+            if (!nv) {
+                cc_free_split(v, n);
+                free(tok);
+                return NULL;
+            }
+            v = nv;
+        }
+        v[n] = strndup(tok, len);
+        if (!v[n]) {
+            cc_free_split(v, n);
+            free(tok);
+            return NULL;
+        }
+        n++;
+    }
+    v[n] = NULL;
+    free(tok);
+    *count = n;
+    return v;
+}
+
+void cc_free_split(char **v, size_t count)
+{
+    for (size_t i = 0; v && i < count; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Options passed to clang unchanged. */
+static const char *const clang_same[] = {
+    "-cl-single-precision-constant", "-cl-denorms-are-zero",
+    "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-mad-enable",
+    "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations",
+    "-cl-finite-math-only", "-cl-fast-relaxed-math",
+    "-cl-uniform-work-group-size", "-cl-strict-aliasing",
+    "-w", "-Werror",
+};
+
+/* Accepted, with no effect on code for this target: no sub-groups exist
+ * to make independent-forward-progress promises about, and PTX debug
+ * information is not generated. */
+static const char *const accepted_no_effect[] = {
+    "-cl-no-subgroup-ifp", "-g", "-cl-nv-arch",
+};
+
+static bool in_list(const char *s, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool all_digits(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+int cc_options_parse(const char *options, struct cc_options *o)
+{
+    static const char *const stds[] = { "CL1.0", "CL1.1", "CL1.2", "CL2.0", "CL3.0" };
+    memset(o, 0, sizeof(*o));
+    o->cl_std = "CL1.2";
+    size_t n = 0;
+    char **v = cc_split_options(options, &n);
+    if (!v) {
+        cc_logf("error: build options: unterminated quote in \"%s\"\n", options);
+        return CC_BAD_OPTIONS;
+    }
+    int rc = CC_OK;
+    for (size_t i = 0; i < n && rc == CC_OK; i++) {
+        const char *a = v[i];
+        if (strcmp(a, "-D") == 0 || strcmp(a, "-I") == 0) {
+            if (i + 1 >= n) {
+                cc_logf("error: build option %s needs an argument\n", a);
+                rc = CC_BAD_OPTIONS;
+                break;
+            }
+            cc_argv_add(&o->clang, a);
+            cc_argv_add(&o->clang, v[++i]);
+        } else if (strncmp(a, "-D", 2) == 0 || strncmp(a, "-I", 2) == 0) {
+            cc_argv_add(&o->clang, a);
+        } else if (strncmp(a, "-cl-std=", 8) == 0) {
+            size_t k;
+            for (k = 0; k < sizeof(stds) / sizeof(stds[0]); k++)
+                if (strcmp(a + 8, stds[k]) == 0)
+                    break;
+            if (k == sizeof(stds) / sizeof(stds[0])) {
+                cc_logf("error: unsupported OpenCL C version in build option '%s'\n", a);
+                rc = CC_BAD_OPTIONS;
+                break;
+            }
+            o->cl_std = stds[k];
+        } else if (strcmp(a, "-cl-kernel-arg-info") == 0) {
+            o->kernel_arg_info = true;
+        } else if (strcmp(a, "-cl-opt-disable") == 0) {
+            o->opt_disable = true;
+        } else if (in_list(a, clang_same, sizeof(clang_same) / sizeof(clang_same[0]))) {
+            cc_argv_add(&o->clang, a);
+        } else if (in_list(a, accepted_no_effect,
+                           sizeof(accepted_no_effect) / sizeof(accepted_no_effect[0])) ||
+                   strncmp(a, "-cl-nv-arch=", 12) == 0) {
+            /* nothing to do */
+        } else if (strcmp(a, "-cl-nv-verbose") == 0) {
+            cc_argv_add(&o->ptxas, "-v");
+        } else if (strncmp(a, "-cl-nv-maxrregcount=", 20) == 0 && all_digits(a + 20)) {
+            cc_argv_addf(&o->ptxas, "--maxrregcount=%s", a + 20);
+        } else if (strncmp(a, "-cl-nv-opt-level=", 17) == 0 && all_digits(a + 17) &&
+                   strlen(a + 17) == 1 && a[17] <= '3') {
+            cc_argv_addf(&o->ptxas, "-O%s", a + 17);
+        } else {
+            cc_logf("error: invalid build option '%s'\n", a);
+            rc = CC_BAD_OPTIONS;
+        }
+    }
+    cc_free_split(v, n);
+    if (rc != CC_OK)
+        cc_options_free(o);
+    return rc;
+}
+
+void cc_options_free(struct cc_options *o)
+{
+    cc_argv_free(&o->clang);
+    cc_argv_free(&o->ptxas);
+}

@@ -1,0 +1,80 @@
+/*
+ * ptx.c — edits to the PTX that clang writes.
+ *
+ * clang 16 drops reqd_work_group_size for NVPTX, so the kernel's entry
+ * gets a ".reqntid x, y, z" directive here; ptxas then records
+ * EIATTR_REQNTID in the cubin and compiles for exactly that block shape.
+ */
+#include "cc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_REQD 4096
+
+/* Start of the "{" line that opens the body of .entry name, or NULL. */
+static const char *entry_body(const char *ptx, const char *name)
+{
+    size_t nl = strlen(name);
+    for (const char *p = ptx; (p = strstr(p, ".entry ")) != NULL; p += 7) {
+        /* Only at the start of a line, possibly after .visible/.weak. */
+        const char *ls = p;
+        while (ls > ptx && ls[-1] != '\n')
+            ls--;
+        const char *q = p + 7;
+        if (strncmp(q, name, nl) != 0 || q[nl] != '(')
+            continue;
+        bool ok = true;
+        for (const char *c = ls; c < p; c++)
+            if (!(*c == ' ' || *c == '\t' || *c == '.' || (*c >= 'a' && *c <= 'z')))
+                ok = false;
+        if (!ok)
+            continue;
+        for (const char *l = strchr(q, '\n'); l; l = strchr(l + 1, '\n')) {
+            if (l[1] == '{')
+                return l + 1;
+            if (strncmp(l + 1, ".entry", 6) == 0)
+                return NULL;
+        }
+        return NULL;
+    }
+    return NULL;
+}
+
+char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k, uint32_t count)
+{
+    struct cc_buf out = { 0 };
+    const char *done = ptx;
+    /* Insert in file order: collect the positions first. */
+    const char *pos[MAX_REQD];
+    uint32_t idx[MAX_REQD], n = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        if (!k[i].reqd_work_group_size[0])
+            continue;
+        const char *b = entry_body(ptx, k[i].name);
+        if (!b || n == MAX_REQD) {
+            cc_logf("error: kernel %s: no .entry found in the PTX\n", k[i].name);
+            free(out.s);
+            return NULL;
+        }
+        pos[n] = b;
+        idx[n++] = i;
+    }
+    for (uint32_t a = 1; a < n; a++)
+        for (uint32_t b = a; b > 0 && pos[b] < pos[b - 1]; b--) {
+            const char *tp = pos[b];
+            pos[b] = pos[b - 1];
+            pos[b - 1] = tp;
+            uint32_t ti = idx[b];
+            idx[b] = idx[b - 1];
+            idx[b - 1] = ti;
+        }
+    for (uint32_t j = 0; j < n; j++) {
+        const uint32_t *r = k[idx[j]].reqd_work_group_size;
+        cc_buf_add(&out, done, (size_t)(pos[j] - done));
+        cc_buf_addf(&out, ".reqntid %u, %u, %u\n", r[0], r[1], r[2]);
+        done = pos[j];
+    }
+    cc_buf_add(&out, done, strlen(done));
+    return out.s;
+}
