@@ -128,10 +128,16 @@ static inline struct hcq_mem_priv *hcq_mem_priv(struct hcq_mem *m)
     return (struct hcq_mem_priv *)m;
 }
 
-/* Like hcq_mem_alloc with a choice of VA range: low = below 2^40 (for
- * pushbuffers, QMDs, constant banks, code). */
-int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind, bool low,
-                     struct hcq_mem **out);
+/* hcq_mem_alloc with placement flags:
+ *  HCQ_MEMF_LOW     VA below 2^40 (pushbuffers, QMDs, constant banks, code)
+ *  HCQ_MEMF_CONTIG  physically contiguous vidmem (GPFIFO ring + USERD)
+ *  HCQ_MEMF_RM_SYSMEM  HCQ_MEM_HOST as RM-allocated uncached system memory
+ *                   (NV01_MEMORY_SYSTEM) with no CPU view: error notifiers */
+#define HCQ_MEMF_LOW 1u
+#define HCQ_MEMF_CONTIG 2u
+#define HCQ_MEMF_RM_SYSMEM 4u
+int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
+                     unsigned flags, struct hcq_mem **out);
 
 /* ------------------------------------------------------------------ */
 /* Signals (signal.c)                                                   */

@@ -1,0 +1,257 @@
+/* GPU memory: the four kinds of hcq.h, mapped into the device's UVM-owned
+ * VA space in three steps (UVM range, RM DMA mapping, UVM external map),
+ * with CPU views through fresh registered fds. Freed in the order verified
+ * on the H200: UVM_FREE, RM_FREE, munmap. */
+#include "core/priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static const char *kind_name(enum hcq_mem_kind k)
+{
+    switch (k) {
+    case HCQ_MEM_DEVICE: return "device";
+    case HCQ_MEM_DEVICE_MAPPED: return "device-mapped";
+    case HCQ_MEM_HOST: return "host";
+    case HCQ_MEM_USER: return "user";
+    }
+    return "?";
+}
+
+/* Map the RM object into the GPU VA space at va. */
+static int gpu_map(struct hcq_device *dev, uint32_t h_memory, uint64_t va, uint64_t size)
+{
+    struct nvdrv *d = hcq_drv(dev);
+    int r = nvdrv_uvm_create_external_range(d, va, size);
+    if (r)
+        return nvdrv_errno(r);
+    r = nvdrv_rm_map_memory_dma(d, dev->h_device, dev->h_virtmem, h_memory, size, va);
+    if (r == 0)
+        r = nvdrv_uvm_map_external_allocation(d, dev->info.uuid, va, size, h_memory);
+    if (r) {
+        nvdrv_uvm_free(d, va, size);
+        return nvdrv_errno(r);
+    }
+    return 0;
+}
+
+/* RM allocation of vidmem (NV01_MEMORY_LOCAL_USER) or uncached sysmem
+ * (NV01_MEMORY_SYSTEM), flag words as verified on the H200. */
+static int rm_alloc_mem(struct hcq_device *dev, uint64_t size, uint64_t page, bool sysmem,
+                        bool contig, uint32_t *handle)
+{
+    NV_MEMORY_ALLOCATION_PARAMS p = {
+        .owner = hcq_drv(dev)->client,
+        .size = size,
+        .alignment = page,
+        .limit = size - 1,
+        .format = 6,
+    };
+    uint32_t cls;
+    if (sysmem) {
+        cls = NV01_MEMORY_SYSTEM;
+        p.type = NVOS32_TYPE_NOTIFIER;
+        p.flags = NVOS32_ALLOC_FLAGS_IGNORE_BANK_PLACEMENT | NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE |
+                  NVOS32_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED | NVOS32_ALLOC_FLAGS_MAP_NOT_REQUIRED;
+        p.attr = NVOS32_ATTR_PHYSICALITY_ALLOW_NONCONTIGUOUS << NVOS32_ATTR_PHYSICALITY_SHIFT |
+                 NVOS32_ATTR_LOCATION_PCI << NVOS32_ATTR_LOCATION_SHIFT;
+        p.attr2 = NVOS32_ATTR2_ZBC_PREFER_NO_ZBC |
+                  NVOS32_ATTR2_GPU_CACHEABLE_NO << NVOS32_ATTR2_GPU_CACHEABLE_SHIFT;
+    } else {
+        cls = NV01_MEMORY_LOCAL_USER;
+        p.type = NVOS32_TYPE_IMAGE;
+        p.flags = NVOS32_ALLOC_FLAGS_IGNORE_BANK_PLACEMENT | NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE |
+                  NVOS32_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED | NVOS32_ALLOC_FLAGS_MAP_NOT_REQUIRED |
+                  NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM;
+        p.attr = (contig ? NVOS32_ATTR_PHYSICALITY_CONTIGUOUS
+                         : NVOS32_ATTR_PHYSICALITY_ALLOW_NONCONTIGUOUS)
+                 << NVOS32_ATTR_PHYSICALITY_SHIFT;
+        p.attr2 = NVOS32_ATTR2_ZBC_PREFER_NO_ZBC |
+                  NVOS32_ATTR2_GPU_CACHEABLE_YES << NVOS32_ATTR2_GPU_CACHEABLE_SHIFT;
+        if (page == HCQ_PAGE_2M) {
+            p.attr |= NVOS32_ATTR_PAGE_SIZE_HUGE << NVOS32_ATTR_PAGE_SIZE_SHIFT;
+            p.attr2 |= NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB << NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT;
+        }
+    }
+    uint32_t h = nvdrv_new_handle(hcq_drv(dev));
+    int r = nvdrv_rm_alloc(hcq_drv(dev), dev->h_device, cls, &p, sizeof(p), &h);
+    if (r == 0)
+        *handle = h;
+    return r;
+}
+
+/* CPU view of an RM memory object; placed at the GPU VA when the real
+ * driver allows it (nothing relies on that). */
+static int cpu_map(struct hcq_device *dev, uint32_t minor, uint32_t h_memory, uint64_t va,
+                   uint64_t size, void **cpu)
+{
+    struct nvdrv *d = hcq_drv(dev);
+    void *want = d->ops == &nvdrv_kernel_ops ? (void *)(uintptr_t)va : NULL;
+    return nvdrv_errno(nvdrv_rm_map_memory(d, minor, dev->h_device, h_memory, size, want, cpu));
+}
+
+/* Undo whatever of an allocation exists, in the verified order; gpu_va is
+ * the base of the GPU mapping, 0 when there is none. */
+static void mem_release(struct hcq_device *dev, struct hcq_mem_priv *m, uint64_t gpu_va)
+{
+    struct nvdrv *d = hcq_drv(dev);
+    if (gpu_va)
+        nvdrv_uvm_free(d, gpu_va, m->map_size);
+    if (m->h_memory)
+        nvdrv_rm_free(d, dev->h_device, m->h_memory);
+    if (m->cpu_map)
+        nvdrv_munmap(d, m->cpu_map, m->cpu_map_size);
+    if (m->counted)
+        atomic_fetch_sub(&dev->mem_in_use, m->counted);
+    free(m);
+}
+
+int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
+                     unsigned flags, struct hcq_mem **out)
+{
+    *out = NULL;
+    if (!size || kind == HCQ_MEM_USER || !dev->refs)
+        return -EINVAL;
+    struct hcq_mem_priv *m = calloc(1, sizeof(*m));
+    if (!m)
+        return -ENOMEM;
+    m->pub.dev = dev;
+    m->pub.kind = kind;
+    m->pub.size = size;
+    bool vid = kind == HCQ_MEM_DEVICE || kind == HCQ_MEM_DEVICE_MAPPED;
+    m->page = vid && size >= HCQ_HUGE_MIN ? HCQ_PAGE_2M : HCQ_PAGE_4K;
+    m->map_size = util_align_up(size, m->page);
+    m->high = !(flags & HCQ_MEMF_LOW) && kind == HCQ_MEM_DEVICE;
+    uint64_t align = m->map_size >= HCQ_PAGE_2M ? HCQ_PAGE_2M : 0x10000;
+    struct hcq_va *va = m->high ? &dev->va_high : &dev->va_low;
+    uint64_t base;
+    int r = hcq_va_alloc(va, m->map_size, align, &base);
+    if (r) {
+        free(m);
+        return r;
+    }
+    if (vid || (flags & HCQ_MEMF_RM_SYSMEM)) {
+        r = nvdrv_errno(rm_alloc_mem(dev, m->map_size, m->page, !vid, flags & HCQ_MEMF_CONTIG,
+                                     &m->h_memory));
+        if (r)
+            goto fail;
+        if (vid) {
+            m->counted = m->map_size;
+            atomic_fetch_add(&dev->mem_in_use, m->counted);
+        }
+        if (kind == HCQ_MEM_DEVICE_MAPPED) {
+            r = cpu_map(dev, dev->card.minor_number, m->h_memory, base, m->map_size,
+                        &m->cpu_map);
+            if (r)
+                goto fail;
+            m->cpu_map_size = m->map_size;
+            m->pub.cpu = m->cpu_map;
+        }
+    } else {
+        /* Pinned host memory: shared anonymous pages pinned by an OS
+         * descriptor (the path signals use on the H200). */
+        void *p = mmap(NULL, m->map_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                       -1, 0);
+        if (p == MAP_FAILED) {
+            r = -ENOMEM;
+            goto fail;
+        }
+        m->cpu_map = p;
+        m->cpu_map_size = m->map_size;
+        m->pub.cpu = p;
+        r = nvdrv_errno(nvdrv_rm_alloc_os_memory(hcq_drv(dev), dev->gpu_fd, dev->h_device, p,
+                                                 m->map_size, &m->h_memory));
+        if (r)
+            goto fail;
+    }
+    r = gpu_map(dev, m->h_memory, base, m->map_size);
+    if (r)
+        goto fail;
+    m->pub.va = base;
+    CORE_LOG("mem alloc %s 0x%llx bytes at va 0x%llx cpu %p", kind_name(kind),
+             (unsigned long long)size, (unsigned long long)base, m->pub.cpu);
+    *out = &m->pub;
+    return 0;
+
+fail:
+    /* gpu_map undoes its own partial work; mmap'ed host pages go with
+     * cpu_map in mem_release. */
+    CORE_LOG("mem alloc %s 0x%llx failed: %d", kind_name(kind), (unsigned long long)size, r);
+    uint64_t map_size = m->map_size;
+    mem_release(dev, m, 0);
+    hcq_va_free(va, base, map_size);
+    return r;
+}
+
+int hcq_mem_alloc(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
+                  struct hcq_mem **out)
+{
+    return hcq_mem_alloc_ex(dev, size, kind, 0, out);
+}
+
+int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size, struct hcq_mem **out)
+{
+    *out = NULL;
+    if (!host || !size || !dev->refs)
+        return -EINVAL;
+    uintptr_t first = (uintptr_t)host & ~(uintptr_t)(HCQ_PAGE_4K - 1);
+    uintptr_t last = (uintptr_t)host + size;
+    if (last < (uintptr_t)host)
+        return -EINVAL;
+    uint64_t len = util_align_up(last - first, HCQ_PAGE_4K);
+    struct hcq_mem_priv *m = calloc(1, sizeof(*m));
+    if (!m)
+        return -ENOMEM;
+    m->pub.dev = dev;
+    m->pub.kind = HCQ_MEM_USER;
+    m->pub.size = size;
+    m->pub.cpu = host;
+    m->page = HCQ_PAGE_4K;
+    m->map_size = len;
+    uint64_t base;
+    int r = hcq_va_alloc(&dev->va_low, len, 0x10000, &base);
+    if (r) {
+        free(m);
+        return r;
+    }
+    r = nvdrv_rm_alloc_os_memory(hcq_drv(dev), dev->gpu_fd, dev->h_device, (void *)first, len,
+                                 &m->h_memory);
+    if (r) {
+        /* Pages the driver cannot pin (file-backed, read-only, ...): the
+         * caller falls back to a shadow copy. */
+        hcq_va_free(&dev->va_low, base, len);
+        free(m);
+        return r < 0 ? r : -EINVAL;
+    }
+    r = gpu_map(dev, m->h_memory, base, len);
+    if (r) {
+        mem_release(dev, m, 0);
+        hcq_va_free(&dev->va_low, base, len);
+        return r;
+    }
+    m->pub.va = base + ((uintptr_t)host - first);
+    *out = &m->pub;
+    return 0;
+}
+
+void hcq_mem_free(struct hcq_mem *mem)
+{
+    if (!mem)
+        return;
+    struct hcq_mem_priv *m = hcq_mem_priv(mem);
+    struct hcq_device *dev = mem->dev;
+    /* A registered range starts at the page holding the user's byte. */
+    uint64_t base = mem->va & ~(HCQ_PAGE_4K - 1);
+    struct hcq_va *va = m->high ? &dev->va_high : &dev->va_low;
+    uint64_t size = m->map_size;
+    /* UVM_FREE → RM_FREE → munmap, then the VA range is reusable. */
+    mem_release(dev, m, base);
+    hcq_va_free(va, base, size);
+}
+
+uint64_t hcq_mem_in_use(const struct hcq_device *dev)
+{
+    return atomic_load(&((struct hcq_device *)dev)->mem_in_use);
+}
