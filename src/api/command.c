@@ -347,14 +347,43 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
 {
     cl_event e = cmd->ev;
     /* A gate the channel may already wait on must open, or the channel
-     * stalls for good. Slots with releases recorded but never submitted
-     * are not recycled (their late release could move a reused slot
-     * backwards); the queue frees them when it goes. */
+     * stalls for good; the before-hook no longer runs. */
     if (e->gate)
         hcq_signal_set(e->gate->sig, e->gate_val);
+    e->before_fn = NULL;
+    e->dep_status = CL_OUT_OF_RESOURCES;
+    /* What was recorded may still run: finish the command like any other
+     * (failed), so its resources go only after the GPU passed it. */
+    uint64_t v;
+    if (cmd->hq && hcq_q_signal_next(cmd->hq, &v) == 0 && hcq_q_submit(cmd->hq) == 0) {
+        e->gpu_sig = hcq_queue_timeline(cmd->hq);
+        e->gpu_val = v;
+        e->sig = NULL; /* nothing may wait on it: it never reached the app */
+        if (e->after_fn) {
+            e->own = e->own ? e->own : hcqcl_queue_slot_get(cmd->q, &e->own_val);
+            if (!e->own)
+                e->after_fn = NULL;
+        }
+        atomic_store(&e->status, CL_SUBMITTED);
+        atomic_store(&e->phase, HCQCL_PH_GPU);
+        hcqcl_event_track(e);
+        pthread_mutex_unlock(&cmd->q->lock);
+        hcqcl_event_unref(e);
+        return;
+    }
+    /* Nothing could be recorded: release at once. Slots with releases
+     * recorded but never submitted are not recycled (their late release
+     * could move a reused slot backwards); the queue frees them. */
     e->gate = e->start = e->end = e->own = NULL;
     atomic_store(&e->status, CL_OUT_OF_RESOURCES);
     atomic_store(&e->phase, HCQCL_PH_DONE);
     pthread_mutex_unlock(&cmd->q->lock);
+    if (e->after_fn)
+        e->after_fn(e->after_arg, CL_OUT_OF_RESOURCES);
+    if (e->release_fn) {
+        void (*fn)(void *) = e->release_fn;
+        e->release_fn = NULL;
+        fn(e->release_arg);
+    }
     hcqcl_event_unref(e);
 }

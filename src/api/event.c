@@ -292,7 +292,11 @@ static size_t collect_locked(struct act *a, size_t cap)
                 continue;
             st = CL_OUT_OF_RESOURCES;
         } else if (!deps_final_locked(e, &st)) {
-            continue; /* cannot happen: the GPU waited for them */
+            /* The GPU waited for them, unless the command was aborted (its
+             * gate opened early): it has failed already. */
+            if (e->dep_status >= 0)
+                continue;
+            st = e->dep_status;
         }
         if (e->after_fn) {
             atomic_store(&e->phase, HCQCL_PH_AFTER);

@@ -1,0 +1,331 @@
+/*
+ * enqueue_kernel.c — clEnqueueNDRangeKernel, clEnqueueTask and
+ * clEnqueueNativeKernel.
+ *
+ * An NDRange becomes one or more hcq_q_exec launches on the queue's compute
+ * channel. The OpenCL global work offset and work_dim travel in the launch's
+ * environment registers (opencl-ecosystem.md §2.3: envreg 2d/2d+1 = low/high
+ * word of the offset of dimension d, envreg 6 = work_dim); kernels compute
+ * get_global_id = ctaid * ntid + tid + offset. That also carries the two
+ * cases one grid cannot express:
+ *  - non-uniform work-groups (global % local != 0): the uniform part and a
+ *    remainder launch per dimension, whose offsets start where the uniform
+ *    part ends;
+ *  - grids beyond the hardware's per-dimension group limits: split into
+ *    consecutive launches the same way.
+ * Within such a partial launch get_group_id/get_num_groups count from that
+ * launch (get_global_id, get_local_size and get_global_offset are exact).
+ */
+#include "api/obj.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One piece of a dimension: `groups` groups of `local` items starting at
+ * item `start` of that dimension. */
+struct seg {
+    size_t start, groups, local;
+};
+enum { MAX_SEGS = 8 };
+
+/* Cut a dimension into segments of at most max_groups groups, plus the
+ * remainder (a group of global % local items). */
+static unsigned split_dim(size_t global, size_t local, size_t max_groups, struct seg *s)
+{
+    unsigned n = 0;
+    size_t full = global / local, done = 0;
+    while (done < full && n < MAX_SEGS - 1) {
+        size_t g = UTIL_MIN(full - done, max_groups);
+        s[n++] = (struct seg){done * local, g, local};
+        done += g;
+    }
+    if (done < full)
+        return 0; /* would need more launches than MAX_SEGS */
+    if (global % local)
+        s[n++] = (struct seg){full * local, 1, global % local};
+    return n;
+}
+
+/* Largest divisor of g not above cap, preferring multiples of the warp. */
+static size_t pick_divisor(size_t g, size_t cap)
+{
+    size_t best = 1;
+    for (size_t d = UTIL_MIN(cap, g); d >= 1; d--) {
+        if (g % d)
+            continue;
+        if (d % 32 == 0)
+            return d;
+        if (best == 1)
+            best = d;
+    }
+    return best;
+}
+
+/* Local size when the application gave none: uniform when a good divisor
+ * exists, otherwise (if allowed) a warp multiple with a remainder group. */
+static void choose_local(cl_uint dim, const size_t *global, size_t max_threads,
+                         const uint32_t *max_block, bool non_uniform, size_t *local)
+{
+    size_t budget = UTIL_MIN(max_threads, (size_t)256);
+    for (cl_uint i = 0; i < 3; i++)
+        local[i] = 1;
+    for (cl_uint i = 0; i < dim; i++) {
+        size_t cap = UTIL_MIN(budget, (size_t)max_block[i]);
+        size_t d = pick_divisor(global[i], cap);
+        if (d < 32 && global[i] > cap && non_uniform && cap >= 32)
+            d = cap / 32 * 32;
+        local[i] = d;
+        budget /= d;
+        if (budget == 0)
+            budget = 1;
+    }
+}
+
+/* The program of k on d was built allowing non-uniform work-groups: an
+ * OpenCL C 2.0+ build without -cl-uniform-work-group-size, on a device
+ * that reports the support. */
+static bool non_uniform_allowed(cl_kernel k, cl_device_id d)
+{
+    cl_bool dev_ok = CL_FALSE;
+    if (hcqcl_clGetDeviceInfo(d, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof(dev_ok),
+                              &dev_ok, NULL) != CL_SUCCESS ||
+        !dev_ok)
+        return false;
+    for (cl_uint i = 0; i < k->prog->num_devices; i++) {
+        const struct hcqcl_program_dev *pd = &k->prog->devs[i];
+        if (pd->dev != d)
+            continue;
+        const char *o = pd->options ? pd->options : "";
+        if (strstr(o, "-cl-uniform-work-group-size"))
+            return false;
+        return strstr(o, "-cl-std=CL2") || strstr(o, "-cl-std=CL3");
+    }
+    return false;
+}
+
+static cl_int record_launches(struct hcqcl_cmd *cmd, const struct hcq_kernel *hk, cl_uint dim,
+                              const size_t *offset, const size_t *global, const size_t *local,
+                              const struct hcq_device_info *di, const void *params,
+                              uint32_t params_size, uint32_t dyn_shared)
+{
+    struct seg segs[3][MAX_SEGS];
+    unsigned nseg[3] = {1, 1, 1};
+    for (cl_uint i = 0; i < 3; i++) {
+        if (i >= dim) {
+            segs[i][0] = (struct seg){0, 1, 1};
+            continue;
+        }
+        nseg[i] = split_dim(global[i], local[i], di->max_grid_dim[i], segs[i]);
+        /* CL_INVALID_GLOBAL_WORK_SIZE if global_work_size exceeds what the
+         * device can launch */
+        HCQCL_CHECK(nseg[i] > 0, CL_INVALID_GLOBAL_WORK_SIZE, "dimension %u: %zu items", i,
+                    global[i]);
+    }
+    struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
+    for (unsigned z = 0; z < nseg[2]; z++)
+        for (unsigned y = 0; y < nseg[1]; y++)
+            for (unsigned x = 0; x < nseg[0]; x++) {
+                const struct seg *s[3] = {&segs[0][x], &segs[1][y], &segs[2][z]};
+                struct hcq_launch l = {
+                    .dynamic_shared = dyn_shared,
+                    .params = params,
+                    .params_size = params_size,
+                };
+                for (unsigned i = 0; i < 3; i++) {
+                    l.grid[i] = (uint32_t)s[i]->groups;
+                    l.block[i] = (uint32_t)s[i]->local;
+                    uint64_t off = (i < dim ? (uint64_t)offset[i] : 0) + s[i]->start;
+                    l.envreg[2 * i] = (uint32_t)off;
+                    l.envreg[2 * i + 1] = (uint32_t)(off >> 32);
+                }
+                l.envreg[6] = dim;
+                if (hcq_q_exec(hq, hk, &l) < 0)
+                    return CL_OUT_OF_RESOURCES;
+            }
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
+                                    const size_t *global_work_offset,
+                                    const size_t *global_work_size,
+                                    const size_t *local_work_size, cl_uint num_events,
+                                    const cl_event *wait_list, cl_event *event)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
+    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "not a kernel");
+    /* CL_INVALID_CONTEXT if context associated with command_queue and
+     * kernel are not the same */
+    HCQCL_CHECK(kernel->prog->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
+                "kernel of another context");
+    cl_device_id dev = hcqcl_queue_device(q);
+    const struct hcq_kernel *hk = hcqcl_kernel_hcq(kernel, dev);
+    /* CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
+     * program executable available for device associated with
+     * command_queue */
+    HCQCL_CHECK(hk, CL_INVALID_PROGRAM_EXECUTABLE, "kernel '%s' not built for the device",
+                kernel->desc->name);
+    const struct hcq_kernel_info *ki = hcqcl_kernel_info(kernel, dev);
+    const struct hcq_device_info *di = dev->info;
+    /* CL_INVALID_WORK_DIMENSION if work_dim is not a valid value (i.e. a
+     * value between 1 and CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS) */
+    HCQCL_CHECK(work_dim >= 1 && work_dim <= 3, CL_INVALID_WORK_DIMENSION, "work_dim %u",
+                work_dim);
+    /* CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL */
+    HCQCL_CHECK(global_work_size, CL_INVALID_GLOBAL_WORK_SIZE, "global_work_size is NULL");
+    bool empty = false;
+    for (cl_uint i = 0; i < work_dim; i++) {
+        /* A zero global size is valid since OpenCL 2.1: nothing runs. */
+        if (global_work_size[i] == 0)
+            empty = true;
+        /* CL_INVALID_GLOBAL_OFFSET if the value specified in
+         * global_work_size + the corresponding values in global_work_offset
+         * for any dimensions is greater than the maximum value
+         * representable by size_t on the device */
+        HCQCL_CHECK(!global_work_offset ||
+                        global_work_offset[i] <= SIZE_MAX - global_work_size[i],
+                    CL_INVALID_GLOBAL_OFFSET, "dimension %u overflows", i);
+    }
+
+    size_t max_threads = UTIL_MIN((size_t)ki->max_threads, (size_t)di->max_threads_per_block);
+    if (max_threads == 0)
+        max_threads = di->max_threads_per_block;
+    const size_t *reqd = kernel->desc->reqd_wgs;
+    bool has_reqd = reqd[0] || reqd[1] || reqd[2];
+    size_t local[3] = {1, 1, 1};
+    bool non_uniform = false;
+    if (local_work_size) {
+        size_t total = 1;
+        for (cl_uint i = 0; i < work_dim; i++) {
+            /* CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified
+             * and a value is 0 */
+            HCQCL_CHECK(local_work_size[i] > 0, CL_INVALID_WORK_GROUP_SIZE,
+                        "local_work_size[%u] is 0", i);
+            /* CL_INVALID_WORK_ITEM_SIZE if the number of work-items
+             * specified in any of local_work_size[0], ...
+             * local_work_size[work_dim - 1] is greater than the
+             * corresponding values specified by
+             * CL_DEVICE_MAX_WORK_ITEM_SIZES */
+            HCQCL_CHECK(local_work_size[i] <= di->max_block_dim[i], CL_INVALID_WORK_ITEM_SIZE,
+                        "local_work_size[%u] = %zu", i, local_work_size[i]);
+            local[i] = local_work_size[i];
+            total *= local[i];
+            if (global_work_size[i] % local[i])
+                non_uniform = true;
+        }
+        /* CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and
+         * the total number of work-items in the work-group is greater than
+         * the value specified by CL_KERNEL_WORK_GROUP_SIZE */
+        HCQCL_CHECK(total <= max_threads, CL_INVALID_WORK_GROUP_SIZE,
+                    "%zu work-items per group, kernel allows %zu", total, max_threads);
+        /* CL_INVALID_WORK_GROUP_SIZE if local_work_size is specified and
+         * does not match the required work-group size for kernel in the
+         * program source */
+        for (cl_uint i = 0; i < 3 && has_reqd; i++)
+            HCQCL_CHECK(local[i] == (reqd[i] ? reqd[i] : 1), CL_INVALID_WORK_GROUP_SIZE,
+                        "local size differs from reqd_work_group_size in dimension %u", i);
+        /* CL_INVALID_WORK_GROUP_SIZE if the number of work-items specified
+         * by global_work_size is not evenly divisible by the size of the
+         * work-group given by local_work_size and non-uniform work-groups
+         * are not supported (device, OpenCL C version or
+         * -cl-uniform-work-group-size) */
+        if (non_uniform && !empty)
+            HCQCL_CHECK(non_uniform_allowed(kernel, dev), CL_INVALID_WORK_GROUP_SIZE,
+                        "global size not a multiple of the local size");
+    } else if (has_reqd) {
+        /* CL_INVALID_WORK_GROUP_SIZE if local_work_size is NULL and the
+         * __attribute__((reqd_work_group_size(X, Y, Z))) qualifier is used
+         * to declare the work-group size for kernel in the program source */
+        HCQCL_CHECK(false, CL_INVALID_WORK_GROUP_SIZE, "reqd_work_group_size needs a local size");
+    } else if (!empty) {
+        choose_local(work_dim, global_work_size, max_threads, di->max_block_dim,
+                     non_uniform_allowed(kernel, dev), local);
+    }
+
+    /* The parameter block; the kernel object is not locked (the spec
+     * leaves clSetKernelArg on a kernel being enqueued to the app). */
+    uint8_t stack_block[4096];
+    uint32_t psize = kernel->desc->param_size;
+    void *block = psize <= sizeof(stack_block) ? stack_block : malloc(psize);
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+    HCQCL_CHECK(block, CL_OUT_OF_HOST_MEMORY, "parameter block of %u bytes", psize);
+    uint32_t dyn = 0;
+    /* CL_INVALID_KERNEL_ARGS if the kernel argument values have not been
+     * specified (and CL_INVALID_MEM_OBJECT for a released buffer) */
+    cl_int err = hcqcl_kernel_params(kernel, dev, block, &dyn);
+    if (err != CL_SUCCESS)
+        goto out;
+    /* CL_OUT_OF_RESOURCES if the kernel's local memory (static plus
+     * __local arguments) exceeds what a work-group can have */
+    if ((uint64_t)ki->static_shared + dyn > di->shared_per_block_max) {
+        util_log_check(__func__, "local memory fits", "CL_OUT_OF_RESOURCES",
+                       "%u + %u bytes of local memory", ki->static_shared, dyn);
+        err = CL_OUT_OF_RESOURCES;
+        goto out;
+    }
+
+    struct hcqcl_cmd cmd;
+    err = hcqcl_cmd_begin(q, CL_COMMAND_NDRANGE_KERNEL, HCQ_ENGINE_COMPUTE, num_events, wait_list,
+                          &cmd);
+    if (err != CL_SUCCESS)
+        goto out;
+    hcqcl_cmd_retain_kernel(&cmd, kernel);
+    cl_mem mems[16];
+    size_t nmem = hcqcl_kernel_mem_args(kernel, mems, UTIL_ARRAY_SIZE(mems));
+    if (nmem > UTIL_ARRAY_SIZE(mems)) {
+        cl_mem *all = malloc(nmem * sizeof(*all));
+        if (!all) {
+            hcqcl_cmd_abort(&cmd);
+            err = CL_OUT_OF_HOST_MEMORY;
+            goto out;
+        }
+        hcqcl_kernel_mem_args(kernel, all, nmem);
+        for (size_t i = 0; i < nmem; i++)
+            hcqcl_cmd_retain_mem(&cmd, all[i]);
+        free(all);
+    } else {
+        for (size_t i = 0; i < nmem; i++)
+            hcqcl_cmd_retain_mem(&cmd, mems[i]);
+    }
+    if (!empty) {
+        size_t zero[3] = {0, 0, 0};
+        err = record_launches(&cmd, hk, work_dim, global_work_offset ? global_work_offset : zero,
+                              global_work_size, local, di, block, psize, dyn);
+        if (err != CL_SUCCESS) {
+            hcqcl_cmd_abort(&cmd);
+            goto out;
+        }
+    }
+    err = hcqcl_cmd_end(&cmd, false, event);
+out:
+    if (block != stack_block)
+        free(block);
+    return err;
+}
+
+cl_int hcqcl_clEnqueueTask(cl_command_queue q, cl_kernel kernel, cl_uint num_events,
+                           const cl_event *wait_list, cl_event *event)
+{
+    /* Equivalent to clEnqueueNDRangeKernel with work_dim = 1,
+     * global_work_offset = NULL, global_work_size[0] = 1 and
+     * local_work_size[0] = 1 (and its errors). */
+    const size_t one = 1;
+    return hcqcl_clEnqueueNDRangeKernel(q, kernel, 1, NULL, &one, &one, num_events, wait_list,
+                                        event);
+}
+
+cl_int hcqcl_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *user_func)(void *),
+                                   void *args, size_t cb_args, cl_uint num_mem_objects,
+                                   const cl_mem *mem_list, const void **args_mem_loc,
+                                   cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    /* CL_INVALID_OPERATION if the device associated with command_queue
+     * cannot execute the native kernel (CL_EXEC_NATIVE_KERNEL is not
+     * reported in CL_DEVICE_EXECUTION_CAPABILITIES) */
+    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no native kernels on a GPU");
+}
