@@ -587,6 +587,7 @@ struct hcqcl_kernel_desc {
     size_t reqd_wgs[3];         /* 0,0,0 when not required */
     size_t wgs_hint[3];
     char *attributes;           /* CL_KERNEL_ATTRIBUTES, "" when unknown */
+    bool consistent;            /* same arguments on every built device */
 };
 
 /* Per device of a program. */
@@ -599,7 +600,8 @@ struct hcqcl_program_dev {
     char *log;                  /* build log, NULL = "" */
     void *binary;               /* as CL_PROGRAM_BINARIES returns it */
     size_t binary_size;
-    struct cubin *cubin;        /* parsed, once built */
+    struct cubin *cubin;        /* parsed binary (cubin of the container) */
+    struct cubin_container *meta; /* the container's metadata, or NULL */
     struct hcq_program *loaded; /* on the GPU, once built */
 };
 
@@ -613,6 +615,10 @@ struct _cl_program {
     pthread_mutex_t lock;       /* builds and their results */
     _Atomic uint32_t kernels;   /* kernel objects attached */
     bool building;
+    /* clCompileProgram's embedded headers, kept for clLinkProgram. */
+    cl_uint num_headers;
+    char **header_names;
+    char **header_srcs;
     /* Kernels of the built program (from the first built device). */
     size_t num_kernels;
     struct hcqcl_kernel_desc *kdescs;
@@ -642,6 +648,20 @@ struct _cl_kernel {
 bool hcqcl_program_valid(cl_program p);
 bool hcqcl_kernel_valid(cl_kernel k);
 
+/* Shared by program.c (objects, queries) and program_build.c (binaries,
+ * builds). Called with no lock held unless stated.
+ * program_new: a program on the given devices of ctx (retains ctx),
+ *   status CL_BUILD_NONE everywhere.
+ * program_dev_set_binary: parse a binary for one device (container, bare
+ *   cubin, fatbin; PTX when a PTX compiler is present) and keep it;
+ *   CL_INVALID_BINARY with pd->log saying why.
+ * program_dev_reset: drop what a device's build produced.
+ * program_build_dev: build (source) or load (binary) on one device. */
+cl_program hcqcl_program_new(cl_context ctx, cl_uint num_devices, const cl_device_id *devices);
+cl_int hcqcl_program_dev_set_binary(struct hcqcl_program_dev *pd, const void *data, size_t size);
+void hcqcl_program_dev_reset(struct hcqcl_program_dev *pd);
+void hcqcl_program_kdescs_free(cl_program p);
+
 /* For clEnqueueNDRangeKernel (kernel objects are not thread-safe against
  * clSetKernelArg on the same kernel, per the spec; nothing here locks).
  *
@@ -661,6 +681,34 @@ const struct hcq_kernel *hcqcl_kernel_hcq(cl_kernel k, cl_device_id d);
 const struct hcq_kernel_info *hcqcl_kernel_info(cl_kernel k, cl_device_id d);
 cl_int hcqcl_kernel_params(cl_kernel k, cl_device_id d, void *block, uint32_t *dyn_shared);
 size_t hcqcl_kernel_mem_args(cl_kernel k, cl_mem *mems, size_t cap);
+
+/* ==================================================================== */
+/* Compiler: builds from source (compiler.c; docs/compiler.md)          */
+/* ==================================================================== */
+
+/*
+ * hcqcl_compile_source: OpenCL C source -> program container (see
+ * cubin/container.h) for SM arch (0x900 = sm_90). Looks the build up in
+ * the cache first (HCQCL_CACHE_DIR, else $XDG_CACHE_HOME/hcqcl or
+ * ~/.cache/hcqcl, then the read-only caches next to the library); on a
+ * miss runs hcqcl-cc (HCQCL_CC, next to the library, or on PATH) as a
+ * child process and stores its result in the writable cache.
+ * Any thread; no lock held by the caller is needed or taken (builds of
+ * different programs run concurrently; the cache is updated with atomic
+ * renames). options may be NULL.
+ * Returns CL_SUCCESS (*container malloc'ed, *size bytes), or
+ * CL_BUILD_PROGRAM_FAILURE (compile errors, or a miss with no compiler:
+ * the log then names the cache key and says how to precompile),
+ * CL_INVALID_BUILD_OPTIONS, CL_OUT_OF_HOST_MEMORY. *log is always set on
+ * return (malloc'ed, possibly "", NULL only when out of memory); the
+ * caller frees container and log.
+ *
+ * hcqcl_compiler_present: true when hcqcl-cc can be found (the tool chain
+ * behind it is checked only when it runs).
+ */
+cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, uint32_t arch,
+                            void **container, size_t *size, char **log);
+bool hcqcl_compiler_present(void);
 
 /* ==================================================================== */
 /* Queues, events, commands (queue.c, event.c, enqueue_*.c)             */

@@ -1,0 +1,463 @@
+/*
+ * compiler.c — builds from source: the cubin cache and the hcqcl-cc child
+ * process (obj.h, "Compiler"; docs/compiler.md).
+ *
+ * The ICD holds no compiler itself. A build from source is answered from
+ * a content-addressed cache of program containers (key: source, options,
+ * target, compiler version — cubin_container_cache_key(), computed the
+ * same way by hcqcl-cc when it fills a cache), and on a miss by running
+ * hcqcl-cc. Machines without clang (the GPU machine) run from caches
+ * filled elsewhere; a miss there leaves the source in the writable cache
+ * directory for `hcqcl-cc --from-spool` and says so in the build log.
+ */
+#include "api/obj.h"
+#include "cubin/container.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Must equal hcqcl-cc's CC_COMPILER_ID (tools/hcqcl-cc/cc.h): both sides
+ * of the cache derive keys from it. */
+#define COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/1"
+
+/* hcqcl-cc's exit statuses. */
+enum { CC_OK = 0, CC_BUILD_FAILED = 1, CC_BAD_OPTIONS = 2 };
+
+static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *dup_printf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+/* Directory holding this library (build tree: the build directory;
+ * installed: the lib directory), or NULL. */
+static char *library_dir(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)&hcqcl_compile_source, &info) || !info.dli_fname)
+        return NULL;
+    char *real = realpath(info.dli_fname, NULL);
+    if (!real)
+        return NULL;
+    char *slash = strrchr(real, '/');
+    if (slash)
+        *slash = 0;
+    return real;
+}
+
+static bool is_exec(const char *p)
+{
+    struct stat st;
+    return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+/* HCQCL_CC; next to the library (build tree: tools/; installed: bin/);
+ * then PATH. malloc'ed, or NULL. */
+static char *find_compiler(void)
+{
+    const char *env = util_env()->cc;
+    if (env && *env)
+        return is_exec(env) ? strdup(env) : NULL;
+    char *dir = library_dir();
+    if (dir) {
+        const char *rel[] = { "tools/hcqcl-cc", "../bin/hcqcl-cc", "../../bin/hcqcl-cc" };
+        for (size_t i = 0; i < UTIL_ARRAY_SIZE(rel); i++) {
+            char *p = dup_printf("%s/%s", dir, rel[i]);
+            if (is_exec(p)) {
+                free(dir);
+                return p;
+            }
+            free(p);
+        }
+        free(dir);
+    }
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        if (n) {
+            char *p = dup_printf("%.*s/hcqcl-cc", (int)n, path);
+            if (is_exec(p))
+                return p;
+            free(p);
+        }
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+bool hcqcl_compiler_present(void)
+{
+    char *cc = find_compiler();
+    free(cc);
+    return cc != NULL;
+}
+
+/* The writable cache directory (not created here), or NULL. */
+static char *writable_cache_dir(void)
+{
+    const char *env = util_env()->cache_dir;
+    if (env && *env)
+        return strdup(env);
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    if (xdg && *xdg)
+        return dup_printf("%s/hcqcl", xdg);
+    const char *home = getenv("HOME");
+    if (home && *home)
+        return dup_printf("%s/.cache/hcqcl", home);
+    return NULL;
+}
+
+static int mkdir_p(const char *dir)
+{
+    char *p = strdup(dir);
+    if (!p)
+        return -ENOMEM;
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        if (mkdir(p, 0755) != 0 && errno != EEXIST) {
+            free(p);
+            return -errno;
+        }
+        *s = '/';
+    }
+    int rc = (mkdir(p, 0755) != 0 && errno != EEXIST) ? -errno : 0;
+    free(p);
+    return rc;
+}
+
+static int read_file(const char *path, void **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > INT_MAX) {
+        close(fd);
+        return -EINVAL;
+    }
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n + 1);
+    if (!buf) {
+        close(fd);
+        return -ENOMEM;
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    if (got != n) {
+        free(buf);
+        return -EIO;
+    }
+    buf[n] = 0;
+    *data = buf;
+    *size = n;
+    return 0;
+}
+
+static int write_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size) {
+        ssize_t w = write(fd, p, size);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -EIO;
+        p += w;
+        size -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Write dir/name atomically: a unique temporary file in dir, renamed.
+ * Readers see the old file, no file, or the whole new one. */
+static int write_atomic(const char *dir, const char *name, const void *data, size_t size)
+{
+    if (mkdir_p(dir) != 0)
+        return -errno;
+    char *tmp = dup_printf("%s/.%s.XXXXXX", dir, name);
+    char *dst = dup_printf("%s/%s", dir, name);
+    int rc = -ENOMEM;
+    if (tmp && dst) {
+        int fd = mkstemp(tmp);
+        if (fd < 0) {
+            rc = -errno;
+        } else {
+            rc = write_all(fd, data, size);
+            if (fchmod(fd, 0644) != 0 && !rc)
+                rc = -errno;
+            if (close(fd) != 0 && !rc)
+                rc = -EIO;
+            if (!rc && rename(tmp, dst) != 0)
+                rc = -errno;
+            if (rc)
+                unlink(tmp);
+        }
+    }
+    free(tmp);
+    free(dst);
+    return rc;
+}
+
+/* A cached container that parses, is for arch, and was built with these
+ * options (guards against a foreign or damaged file under the name). */
+static bool cache_entry_ok(const void *data, size_t size, uint32_t arch, const char *norm_opts)
+{
+    struct cubin_container *c;
+    if (cubin_container_parse(data, size, &c) != 0)
+        return false;
+    char *o = cubin_container_normalize_options(c->options);
+    bool ok = c->arch == arch && o && strcmp(o, norm_opts) == 0;
+    free(o);
+    cubin_container_free(c);
+    return ok;
+}
+
+static bool cache_lookup(const char *dir, const char *key, uint32_t arch, const char *norm_opts,
+                         void **container, size_t *size)
+{
+    char *path = dup_printf("%s/%s.bin", dir, key);
+    if (!path)
+        return false;
+    void *data;
+    size_t n;
+    bool hit = false;
+    if (read_file(path, &data, &n) == 0) {
+        hit = cache_entry_ok(data, n, arch, norm_opts);
+        if (hit) {
+            *container = data;
+            *size = n;
+        } else {
+            util_log(UTIL_LOG_ERR, "api: cache entry %s is not a usable program; ignored", path);
+            free(data);
+        }
+    }
+    UTIL_LOG(UTIL_LOG_API, "compiler: %s %s", hit ? "hit" : "miss", path);
+    free(path);
+    return hit;
+}
+
+/* Remove tmpdir's path from the log so messages read "program.cl:3:1". */
+static char *strip_prefix(char *log, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+    char *w = log;
+    for (const char *r = log; *r;) {
+        if (strncmp(r, prefix, pl) == 0) {
+            r += pl;
+            continue;
+        }
+        *w++ = *r++;
+    }
+    *w = 0;
+    return log;
+}
+
+/* Run hcqcl-cc on the source; fills *container or *log. Returns the
+ * tool's exit status, or -1 when it could not be run. */
+static int run_compiler(const char *cc, const char *src, size_t len, const char *options,
+                        uint32_t arch, void **container, size_t *size, char **log)
+{
+    char tmpl[] = "/tmp/hcqcl-build.XXXXXX";
+    const char *tmpenv = getenv("TMPDIR");
+    char *dir = tmpenv && *tmpenv ? dup_printf("%s/hcqcl-build.XXXXXX", tmpenv) : strdup(tmpl);
+    if (!dir || !mkdtemp(dir)) {
+        *log = dup_printf("cannot create a temporary directory: %s\n", strerror(errno));
+        free(dir);
+        return -1;
+    }
+    char *src_path = dup_printf("%s/program.cl", dir);
+    char *out_path = dup_printf("%s/program.bin", dir);
+    char *log_path = dup_printf("%s/build.log", dir);
+    char *arch_opt = dup_printf("--arch=sm_%x%x", arch >> 8, (arch >> 4) & 0xf);
+    char *opt_opt = dup_printf("--options=%s", options);
+    char *src_opt = src_path ? dup_printf("--source=%s", src_path) : NULL;
+    char *out_opt = out_path ? dup_printf("--output=%s", out_path) : NULL;
+    int status = -1;
+    if (!src_path || !out_path || !log_path || !arch_opt || !opt_opt || !src_opt || !out_opt)
+        goto out;
+
+    int fd = open(src_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0 || write_all(fd, src, len) != 0) {
+        if (fd >= 0)
+            close(fd);
+        *log = dup_printf("cannot write %s\n", src_path);
+        goto out;
+    }
+    close(fd);
+
+    char *argv[] = { (char *)cc, arch_opt, opt_opt, src_opt, out_opt, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int err = posix_spawn(&pid, cc, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err) {
+        *log = dup_printf("cannot run %s: %s\n", cc, strerror(err));
+        goto out;
+    }
+    int ws;
+    while (waitpid(pid, &ws, 0) < 0) {
+        if (errno != EINTR) {
+            *log = dup_printf("waiting for %s: %s\n", cc, strerror(errno));
+            goto out;
+        }
+    }
+    status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    void *text = NULL;
+    size_t tn;
+    if (read_file(log_path, &text, &tn) == 0) {
+        char *prefix = dup_printf("%s/", dir);
+        *log = prefix ? strip_prefix(text, prefix) : text;
+        free(prefix);
+    }
+    if (status == CC_OK && read_file(out_path, container, size) != 0)
+        status = -1;
+    if (status == -1 && !*log)
+        *log = dup_printf("%s did not finish\n", cc);
+out:
+    if (src_path)
+        unlink(src_path);
+    if (out_path)
+        unlink(out_path);
+    if (log_path)
+        unlink(log_path);
+    rmdir(dir);
+    free(dir);
+    free(src_path);
+    free(out_path);
+    free(log_path);
+    free(arch_opt);
+    free(opt_opt);
+    free(src_opt);
+    free(out_opt);
+    return status;
+}
+
+/* Leave the source where `hcqcl-cc --from-spool=DIR` finds it. */
+static void spool_miss(const char *dir, const char *key, const char *src, size_t len,
+                       const char *options, uint32_t arch)
+{
+    char *name = dup_printf("%s.cl", key);
+    char *desc = dup_printf("arch=sm_%x%x\noptions=%s\n", arch >> 8, (arch >> 4) & 0xf, options);
+    char *bname = dup_printf("%s.build", key);
+    if (name && desc && bname && write_atomic(dir, name, src, len) == 0)
+        write_atomic(dir, bname, desc, strlen(desc));
+    free(name);
+    free(desc);
+    free(bname);
+}
+
+cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, uint32_t arch,
+                            void **container, size_t *size, char **log)
+{
+    *container = NULL;
+    *size = 0;
+    *log = NULL;
+    const char *opts = options ? options : "";
+    char key[65];
+    cubin_container_cache_key(src, len, opts, arch, COMPILER_ID, key);
+    char *norm = cubin_container_normalize_options(opts);
+    char *wdir = writable_cache_dir();
+    char *libdir = library_dir();
+    char *cc = find_compiler();
+    cl_int err = CL_SUCCESS;
+    if (!norm) {
+        err = CL_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+
+    /* Headers are not part of the key: with a compiler at hand a program
+     * that includes files is always compiled, so edited headers count. */
+    bool includes = memmem(src, len, "#include", 8) || strstr(opts, "-I");
+    if (!(includes && cc)) {
+        if (wdir && cache_lookup(wdir, key, arch, norm, container, size))
+            goto out;
+        if (libdir) {
+            const char *rel[] = { "cache", "../share/hcqcl/cache", "../../share/hcqcl/cache" };
+            for (size_t i = 0; i < UTIL_ARRAY_SIZE(rel); i++) {
+                char *d = dup_printf("%s/%s", libdir, rel[i]);
+                bool hit = d && cache_lookup(d, key, arch, norm, container, size);
+                free(d);
+                if (hit)
+                    goto out;
+            }
+        }
+    }
+
+    if (!cc) {
+        if (wdir)
+            spool_miss(wdir, key, src, len, opts, arch);
+        *log = dup_printf(
+            "hcqcl: this program is not in the kernel cache (key %s) and no compiler is available "
+            "(hcqcl-cc: set HCQCL_CC, or install it with clang-16, libclc-16 and ptxas).\n"
+            "To precompile it on a machine that has them, either run\n"
+            "  hcqcl-cc --arch=sm_%x%x --options='%s' --cache-dir=CACHE program.cl\n"
+            "or copy %s/%s.cl and %s.build there, run `hcqcl-cc --from-spool=DIR` on that "
+            "directory, and copy DIR/%s.bin back into %s (or into HCQCL_CACHE_DIR).\n",
+            key, arch >> 8, (arch >> 4) & 0xf, opts, wdir ? wdir : "CACHE", key, key, key,
+            wdir ? wdir : "the cache directory");
+        err = CL_BUILD_PROGRAM_FAILURE;
+        goto out;
+    }
+
+    int status = run_compiler(cc, src, len, opts, arch, container, size, log);
+    if (status == CC_OK) {
+        if (!cache_entry_ok(*container, *size, arch, norm)) {
+            free(*container);
+            *container = NULL;
+            *size = 0;
+            free(*log);
+            *log = dup_printf("%s wrote an invalid program container\n", cc);
+            err = CL_BUILD_PROGRAM_FAILURE;
+        } else if (!includes && wdir) {
+            char *name = dup_printf("%s.bin", key);
+            int rc = name ? write_atomic(wdir, name, *container, *size) : -ENOMEM;
+            if (rc)
+                UTIL_LOG(UTIL_LOG_API, "compiler: cannot store %s in %s (%d)", key, wdir, rc);
+            free(name);
+        }
+    } else {
+        err = status == CC_BAD_OPTIONS ? CL_INVALID_BUILD_OPTIONS : CL_BUILD_PROGRAM_FAILURE;
+    }
+out:
+    if (!*log)
+        *log = strdup("");
+    free(norm);
+    free(wdir);
+    free(libdir);
+    free(cc);
+    return err;
+}
