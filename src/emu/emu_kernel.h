@@ -74,6 +74,11 @@ struct emu_kernel_registry {
 typedef int (*emu_register_kernels_fn)(struct emu_kernel_registry *reg);
 #define EMU_REGISTER_KERNELS_SYMBOL "hcqcl_emu_register_kernels"
 
+/* Register kernels from inside the process (tests, or a program linking
+ * its host kernels in) exactly as a library in HCQCL_EMU_KERNELS would.
+ * Any thread; returns what fn returns. */
+int emu_register_kernels(emu_register_kernels_fn fn);
+
 /* Helpers for host functions: read parameter bytes at an offset relative
  * to the parameter block. */
 static inline uint64_t emu_param_u64(const struct emu_block *b, uint32_t off)

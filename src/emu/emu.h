@@ -1,0 +1,319 @@
+/*
+ * emu.h — internals of the emulated device. Only src/emu includes this.
+ *
+ * The emulated device is one process-wide instance (struct emu) behind the
+ * nvdrv seam. It has two halves:
+ *
+ *  - the driver half (emu_seam.c, emu_rm.c, emu_ctrl.c, emu_uvm.c): virtual
+ *    fds, RM objects, controls, memory objects and their CPU mappings, UVM
+ *    ranges. Everything there runs on the caller's thread under emu.lock.
+ *
+ *  - the GPU model (emu_vm.c, emu_chan.c, emu_host.c, emu_ce.c,
+ *    emu_compute.c, emu_kreg.c): one worker thread per GPU serves that GPU's
+ *    channels round-robin, walking GPFIFO entries and pushbuffers and
+ *    executing methods. Host kernels of a launch run on the worker plus a
+ *    small pool (emu_kreg.c).
+ *
+ * Locks, in the order they may nest: emu.lock → gpu.lock → vm.lock.
+ * The worker never takes emu.lock. A channel being processed is marked
+ * busy (under gpu.lock); freeing a channel waits for busy to clear.
+ */
+#ifndef HCQCL_EMU_EMU_H
+#define HCQCL_EMU_EMU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu/emu_kernel.h"
+#include "util/util.h"
+
+#define EMU_MAX_GPUS 8
+/* Virtual fd numbers start here, far above anything the process opens. */
+#define EMU_FD_BASE 0x40000000
+#define EMU_MAX_FDS 4096
+
+#define EMU_LOG(...) UTIL_LOG(UTIL_LOG_EMU, __VA_ARGS__)
+
+struct emu_gpu;
+struct emu_chan;
+
+/* ------------------------------------------------------------------ */
+/* Memory objects and the per-GPU page table (emu_vm.c)                 */
+/* ------------------------------------------------------------------ */
+
+/* Backing store of one RM memory object. Reference counted: the RM
+ * object holds one reference, every page-table range and every channel
+ * using it (USERD, error notifier) one more. */
+struct emu_mem {
+    uint8_t *host;     /* backing store, or the user's own pages */
+    uint64_t size;
+    bool owned;        /* the emu mmap'ed host (shared anonymous) */
+    struct emu_gpu *vidmem; /* non-NULL: counts against that GPU's memory */
+    atomic_int refs;
+};
+
+/* size rounded up to pages, backed lazily (MAP_NORESERVE). NULL on ENOMEM. */
+struct emu_mem *emu_mem_create(uint64_t size);
+/* Wrap existing user pages (OS descriptor memory). */
+struct emu_mem *emu_mem_wrap(void *host, uint64_t size);
+struct emu_mem *emu_mem_ref(struct emu_mem *m);
+void emu_mem_unref(struct emu_mem *m);
+
+struct emu_range {
+    uint64_t va, len;
+    uint8_t *host;
+    struct emu_mem *mem; /* referenced */
+    int owner;           /* UVM fd that created the mapping */
+};
+
+/* GPU virtual address space of one GPU: sorted, non-overlapping ranges. */
+struct emu_vm {
+    pthread_rwlock_t lock;
+    struct emu_range *r;
+    size_t n, cap;
+    atomic_uint_fast64_t gen; /* bumped on every change; validates TLBs */
+};
+
+/* Last-hit cache. Each user (a channel, a kernel block) owns one, so no
+ * locking: a stale entry is detected through vm.gen. */
+struct emu_tlb {
+    uint64_t gen, va, len;
+    uint8_t *host;
+};
+
+void emu_vm_init(struct emu_vm *vm);
+void emu_vm_fini(struct emu_vm *vm);
+/* 0, or -EEXIST when [va, va+len) overlaps an existing range. Takes a
+ * reference on mem. host is the host address of va. */
+int emu_vm_map(struct emu_vm *vm, uint64_t va, uint64_t len, uint8_t *host, struct emu_mem *mem,
+               int owner);
+/* Remove every range inside [va, va+len). Returns the number removed. */
+int emu_vm_unmap(struct emu_vm *vm, uint64_t va, uint64_t len);
+/* Remove every range created through UVM fd owner. */
+void emu_vm_unmap_owner(struct emu_vm *vm, int owner);
+/* Host address of [va, va+len) when it lies inside one range; NULL
+ * otherwise. */
+void *emu_vm_translate(struct emu_vm *vm, struct emu_tlb *tlb, uint64_t va, uint64_t len);
+/* Largest n <= len such that [va, va+n) is in one range, and its host
+ * address; 0 when va is unmapped. For copies that may span ranges. */
+uint64_t emu_vm_span(struct emu_vm *vm, struct emu_tlb *tlb, uint64_t va, uint64_t len,
+                     uint8_t **host);
+/* Is [va, va+len) overlapping any mapped range? */
+bool emu_vm_overlaps(struct emu_vm *vm, uint64_t va, uint64_t len);
+
+/* ------------------------------------------------------------------ */
+/* GPUs                                                                 */
+/* ------------------------------------------------------------------ */
+
+#define EMU_USERMODE_SIZE 0x10000u
+
+struct emu_gpu {
+    unsigned index;
+    uint32_t gpu_id;   /* CARD_INFO gpu_id / GET_ID_INFO_V2 */
+    uint8_t uuid[16];
+    uint32_t pci_bus;
+    uint64_t mem_size;
+    atomic_uint_fast64_t mem_used;
+    uint64_t timer_offset; /* PTIMER = host CLOCK_MONOTONIC_RAW + offset */
+    struct emu_vm vm;
+    uint8_t *usermode; /* HOPPER_USERMODE_A page: PTIMER, doorbell */
+
+    pthread_mutex_t lock; /* channel list, worker state */
+    pthread_cond_t cond;  /* a channel's busy flag cleared */
+    pthread_cond_t wake;  /* the worker's idle sleep; signalled on stop */
+    struct emu_chan *chans;
+    unsigned list_gen;    /* bumped when chans changes */
+    unsigned users;       /* channels + usermode objects */
+    bool worker_running, worker_stop;
+    pthread_t worker;
+    uint32_t next_token;
+};
+
+uint64_t emu_gpu_time(const struct emu_gpu *gpu);
+/* Start (first user) / stop and join (last user) the GPU's worker.
+ * Called with emu.lock held, gpu.lock not held. */
+void emu_gpu_user_add(struct emu_gpu *gpu);
+void emu_gpu_user_drop(struct emu_gpu *gpu);
+
+/* ------------------------------------------------------------------ */
+/* Channels (emu_chan.c, methods in emu_host.c, emu_ce.c, emu_compute.c) */
+/* ------------------------------------------------------------------ */
+
+enum emu_mres {
+    EMU_M_OK = 0,
+    EMU_M_BLOCK, /* not satisfied yet: retry the same method later */
+    EMU_M_ERROR, /* channel error raised */
+};
+
+struct emu_chan;
+typedef enum emu_mres (*emu_mthd_fn)(struct emu_chan *c, unsigned subch, uint32_t mthd,
+                                      uint32_t data);
+
+/* One method of a class: offset, how many consecutive words (arrays),
+ * handler (NULL: the data is only stored, used by a later trigger). */
+struct emu_mthd {
+    uint16_t mthd;
+    uint16_t count;
+    emu_mthd_fn fn;
+};
+
+/* An engine class the model implements. */
+struct emu_class {
+    uint32_t cls;
+    const char *name;
+    const struct emu_mthd *mthds;
+    size_t n;
+    uint32_t error; /* ROBUST_CHANNEL_* reported for its faults */
+    uint16_t index[0x1000]; /* filled on first use: method/4 → 1 + idx */
+};
+
+extern struct emu_class emu_class_host;    /* emu_host.c: < 0x100, any class */
+extern struct emu_class emu_class_compute; /* emu_compute.c: HOPPER_COMPUTE_A */
+extern struct emu_class emu_class_copy;    /* emu_ce.c: HOPPER_DMA_COPY_A */
+const struct emu_class *emu_class_find(uint32_t cls);
+
+#define EMU_SUBCH 8
+#define EMU_MTHD_WORDS 0x1000
+
+struct emu_chan {
+    struct emu_gpu *gpu;
+    struct emu_chan *next;
+    uint32_t handle, cls, token;
+
+    uint64_t ring_va;
+    uint32_t entries;
+    struct emu_mem *userd_mem; /* referenced */
+    uint64_t userd_off;
+    struct emu_mem *err_mem;   /* referenced, may be NULL */
+
+    /* Walker state; the worker owns it while busy is set. */
+    uint32_t gp_get;
+    bool seg_active;
+    uint64_t seg_va;
+    uint32_t seg_len, seg_pos; /* dwords */
+    uint32_t mthd, count, subch, mode; /* current method header */
+    const struct emu_class *bound[EMU_SUBCH];
+    uint32_t *regs[EMU_SUBCH]; /* method data as written, per subchannel */
+    uint32_t host_regs[0x40];
+    struct emu_tlb tlb;
+
+    /* Compute-class inline-to-memory cursor. */
+    uint64_t i2m_va, i2m_total, i2m_pos;
+    uint32_t i2m_line, i2m_pitch;
+
+    bool busy;      /* worker is processing it (gpu.lock) */
+    bool pending;   /* doorbell seen, not caught up with GPPut (gpu.lock) */
+    atomic_bool error; /* channel error raised: stopped for good */
+    atomic_uint_fast64_t nonstall_intrs;
+};
+
+/* GP entry / header decoding helpers and the worker (emu_chan.c). */
+void emu_chan_error(struct emu_chan *c, uint32_t code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Translate for the channel: NULL raises an MMU fault channel error. */
+void *emu_chan_ptr(struct emu_chan *c, uint64_t va, uint64_t len, const char *what);
+/* Stored method word of subchannel subch (byte offset mthd). */
+static inline uint32_t emu_reg(const struct emu_chan *c, unsigned subch, uint32_t mthd)
+{
+    return c->regs[subch] ? c->regs[subch][(mthd >> 2) & (EMU_MTHD_WORDS - 1)] : 0;
+}
+static inline uint64_t emu_reg64(const struct emu_chan *c, unsigned subch, uint32_t hi,
+                                 uint32_t lo)
+{
+    return ((uint64_t)emu_reg(c, subch, hi) << 32) | emu_reg(c, subch, lo);
+}
+
+/* Register the channel with its GPU (worker starts serving it) / stop
+ * serving it and wait until the worker let go. gpu.lock not held. */
+void emu_chan_attach(struct emu_chan *c);
+void emu_chan_detach(struct emu_chan *c);
+
+/* Semaphore helpers shared by host, copy and compute (emu_host.c).
+ * Writes value (4 or 8 bytes) and, when ts, the PTIMER at +8. */
+bool emu_sem_release(struct emu_chan *c, uint64_t va, uint64_t value, bool is64, bool ts);
+
+/* ------------------------------------------------------------------ */
+/* Kernels (emu_kreg.c)                                                 */
+/* ------------------------------------------------------------------ */
+
+struct emu_launch {
+    struct emu_chan *chan;
+    uint64_t program_va;
+    uint32_t grid[3], block[3];
+    uint8_t *cbuf0;      /* copy of bank 0 as launched */
+    uint32_t cbuf0_size;
+    uint32_t shared_size;
+};
+
+/* Run every block of a launch (loads built-ins and HCQCL_EMU_KERNELS on
+ * first use). false: channel error raised (no kernel matches, MMU fault). */
+bool emu_kreg_run(struct emu_launch *l);
+/* A GPU worker stopped: when none is left, the block pool stops too. */
+void emu_kreg_worker_count(int delta);
+
+/* ------------------------------------------------------------------ */
+/* The driver (emu_seam.c, emu_rm.c, emu_ctrl.c, emu_uvm.c)             */
+/* ------------------------------------------------------------------ */
+
+struct emu_obj;
+struct emu_client;
+
+enum emu_fd_kind { EMU_FD_FREE = 0, EMU_FD_CTL, EMU_FD_DEV, EMU_FD_UVM };
+
+struct emu_fd {
+    enum emu_fd_kind kind;
+    unsigned gpu;           /* EMU_FD_DEV: minor */
+    int ctl;                /* EMU_FD_DEV: registered ctl fd, or -1 */
+    bool uvm_init, uvm_mm;  /* EMU_FD_UVM */
+    /* One mmap context per fd, as the real driver keeps it. */
+    struct emu_mem *map_mem; /* referenced */
+    uint64_t map_off, map_len;
+    /* EMU_FD_UVM: external ranges created on it, registered GPUs. */
+    struct { uint64_t base, len; } *xr;
+    size_t nxr, cap_xr;
+    unsigned gpu_mask;
+};
+
+struct emu {
+    pthread_mutex_t lock;
+    unsigned ngpus;
+    struct emu_gpu gpus[EMU_MAX_GPUS];
+    struct emu_fd fds[EMU_MAX_FDS];
+    struct emu_client *clients;
+    uint32_t next_client;
+};
+
+extern struct emu emu;
+
+/* Escape and UVM handlers; emu.lock held. Return 0 or -errno. */
+int emu_rm_ioctl(int fd, unsigned nr, unsigned size, void *arg);
+int emu_uvm_ioctl(int fd, unsigned long cmd, void *arg);
+/* Free every client allocated on ctl fd. */
+void emu_rm_close_fd(int fd);
+void emu_uvm_close_fd(int fd);
+/* RM objects (emu_rm.c). */
+struct emu_obj {
+    uint32_t handle, cls;
+    struct emu_client *client;
+    struct emu_obj *parent, *children, *sibling;
+    struct emu_gpu *gpu;     /* device and everything below it */
+    struct emu_mem *mem;     /* memory classes, usermode (referenced) */
+    struct emu_chan *chan;   /* channel classes */
+    uint64_t next_va;        /* NV01_MEMORY_VIRTUAL: non-fixed DMA maps */
+};
+/* Object handle of client hclient, as seen through ctl fd. NULL when the
+ * client or object does not exist. hobject == hclient is the client. */
+struct emu_obj *emu_rm_find(int ctl_fd, uint32_t hclient, uint32_t hobject);
+/* Controls (emu_ctrl.c): returns an NV_STATUS. */
+uint32_t emu_ctrl(struct emu_obj *obj, uint32_t cmd, void *params, uint32_t size);
+struct emu_fd *emu_fd_get(int fd);
+struct emu_gpu *emu_gpu_by_uuid(const uint8_t uuid[16]);
+
+/* The class list the emulated H200 reports. */
+extern const uint32_t emu_classlist[];
+extern const unsigned emu_classlist_len;
+
+#endif
