@@ -148,6 +148,13 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
                 goto fail;
             m->cpu_map_size = m->map_size;
             m->pub.cpu = m->cpu_map;
+        } else if (!vid) {
+            /* Error notifiers: a CPU view lets waits notice channel
+             * errors; without one they still time out. */
+            if (cpu_map(dev, NVDRV_MINOR_CTL, m->h_memory, 0, m->map_size, &m->cpu_map) == 0) {
+                m->cpu_map_size = m->map_size;
+                m->pub.cpu = m->cpu_map;
+            }
         }
     } else {
         /* Pinned host memory: shared anonymous pages pinned by an OS

@@ -100,10 +100,17 @@ struct hcq_device {
     uint32_t local_per_thread; /* bytes per thread it was sized for */
     uint64_t local_per_tpc;
     uint32_t local_gen; /* bumped whenever local_mem is replaced */
+
+    /* Queues of the device (error notifiers to watch), under lock. */
+    struct hcq_queue *queues;
 };
 
 /* Mark the device lost (channel error, hang); logs why once. */
 void hcq_device_set_lost(struct hcq_device *dev, const char *why);
+/* Read the error notifiers of the device's queues; marks the device lost
+ * when a channel reported an error. Returns hcq_device_lost(dev). Cheap
+ * enough to call every millisecond from a waiting thread. */
+bool hcq_device_check_lost(struct hcq_device *dev);
 
 /* The driver connection (device.c), for memory.c/queue.c. */
 static inline struct nvdrv *hcq_drv(const struct hcq_device *dev) { return dev->drv; }
@@ -177,9 +184,10 @@ struct hcq_queue {
     /* RM objects: every queue has its own channel group (TSG) and
      * context share, because a TSG schedule only enables the channels
      * that exist when it is issued. */
-    uint32_t h_chgrp, h_ctxshare, h_notifier, h_channel, h_engine;
-    uint64_t notifier_va, notifier_size;
+    uint32_t h_chgrp, h_ctxshare, h_channel, h_engine;
     uint32_t token; /* doorbell work-submit token */
+    struct hcq_mem *notifier; /* error notifier; cpu may be NULL */
+    struct hcq_queue *next;   /* dev->queues */
     bool uvm_channel;
 
     /* GPFIFO ring + USERD in one CPU-mapped vidmem allocation. */

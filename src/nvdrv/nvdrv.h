@@ -697,6 +697,8 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 /* Classes and control commands                                          */
 /* ==================================================================== */
 
+/* Engine classes are spelled exactly as in src/nv/nv.h so both headers
+ * can be included together. */
 #define NV01_ROOT_CLIENT 0x0041
 #define NV01_MEMORY_SYSTEM 0x003E
 #define NV01_MEMORY_LOCAL_USER 0x0040
@@ -707,22 +709,22 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define FERMI_CONTEXT_SHARE_A 0x9067
 #define FERMI_VASPACE_A 0x90F1
 #define KEPLER_CHANNEL_GROUP_A 0xA06C
-#define TURING_USERMODE_A 0xC461
-#define AMPERE_USERMODE_A 0xC561
-#define HOPPER_USERMODE_A 0xC661
-#define AMPERE_CHANNEL_GPFIFO_A 0xC56F
-#define HOPPER_CHANNEL_GPFIFO_A 0xC86F
-#define BLACKWELL_CHANNEL_GPFIFO_A 0xC96F
-#define AMPERE_DMA_COPY_A 0xC6B5
-#define AMPERE_DMA_COPY_B 0xC7B5
-#define HOPPER_DMA_COPY_A 0xC8B5
-#define BLACKWELL_DMA_COPY_A 0xC9B5
-#define AMPERE_COMPUTE_A 0xC6C0
-#define AMPERE_COMPUTE_B 0xC7C0
-#define ADA_COMPUTE_A 0xC9C0
-#define HOPPER_COMPUTE_A 0xCBC0
-#define BLACKWELL_COMPUTE_A 0xCDC0
-#define BLACKWELL_COMPUTE_B 0xCEC0
+#define TURING_USERMODE_A 0xC461u
+#define AMPERE_USERMODE_A 0xC561u
+#define HOPPER_USERMODE_A 0xC661u
+#define AMPERE_CHANNEL_GPFIFO_A 0xC56Fu
+#define HOPPER_CHANNEL_GPFIFO_A 0xC86Fu
+#define BLACKWELL_CHANNEL_GPFIFO_A 0xC96Fu
+#define AMPERE_DMA_COPY_A 0xC6B5u
+#define AMPERE_DMA_COPY_B 0xC7B5u
+#define HOPPER_DMA_COPY_A 0xC8B5u
+#define BLACKWELL_DMA_COPY_A 0xC9B5u
+#define AMPERE_COMPUTE_A 0xC6C0u
+#define AMPERE_COMPUTE_B 0xC7C0u
+#define ADA_COMPUTE_A 0xC9C0u
+#define HOPPER_COMPUTE_A 0xCBC0u
+#define BLACKWELL_COMPUTE_A 0xCDC0u
+#define BLACKWELL_COMPUTE_B 0xCEC0u
 
 /* X(name, class id, alloc params struct) — every class hcqcl allocates
  * with NV_ESC_RM_ALLOC. OS-descriptor memory (0x71) is not here: it goes

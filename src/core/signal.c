@@ -1,0 +1,173 @@
+/* Signals: 16-byte slots (value, GPU timestamp) carved from pages of
+ * pinned host memory, and the CPU side of waiting on them. */
+#include "core/priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SIG_PAGE_BYTES 0x4000u /* 1024 slots per page */
+#define SIG_SLOT 16u
+#define SIG_SLOTS (SIG_PAGE_BYTES / SIG_SLOT)
+
+struct hcq_signal_page {
+    struct hcq_signal_page *next;
+    struct hcq_mem *mem;
+    unsigned used;
+    uint64_t bitmap[SIG_SLOTS / 64]; /* 1 = slot in use */
+    struct hcq_signal sigs[SIG_SLOTS];
+};
+
+static struct hcq_signal_page *page_new(struct hcq_device *dev)
+{
+    struct hcq_signal_page *pg = calloc(1, sizeof(*pg));
+    if (!pg)
+        return NULL;
+    if (hcq_mem_alloc_ex(dev, SIG_PAGE_BYTES, HCQ_MEM_HOST, HCQ_MEMF_LOW, &pg->mem)) {
+        free(pg);
+        return NULL;
+    }
+    for (unsigned i = 0; i < SIG_SLOTS; i++) {
+        pg->sigs[i].dev = dev;
+        pg->sigs[i].va = pg->mem->va + i * SIG_SLOT;
+        pg->sigs[i].cpu = (volatile uint64_t *)((uint8_t *)pg->mem->cpu + i * SIG_SLOT);
+    }
+    return pg;
+}
+
+int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out)
+{
+    *out = NULL;
+    pthread_mutex_lock(&dev->sig_lock);
+    struct hcq_signal_page *pg = dev->sig_pages;
+    while (pg && pg->used == SIG_SLOTS)
+        pg = pg->next;
+    if (!pg) {
+        pg = page_new(dev);
+        if (!pg) {
+            pthread_mutex_unlock(&dev->sig_lock);
+            return -ENOMEM;
+        }
+        pg->next = dev->sig_pages;
+        dev->sig_pages = pg;
+    }
+    for (unsigned w = 0; w < SIG_SLOTS / 64; w++) {
+        if (pg->bitmap[w] == ~0ull)
+            continue;
+        unsigned b = (unsigned)__builtin_ctzll(~pg->bitmap[w]);
+        pg->bitmap[w] |= 1ull << b;
+        pg->used++;
+        struct hcq_signal *s = &pg->sigs[w * 64 + b];
+        /* A fresh signal reads 0 with no timestamp. */
+        __atomic_store_n(&s->cpu[0], 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&s->cpu[1], 0, __ATOMIC_RELEASE);
+        *out = s;
+        break;
+    }
+    pthread_mutex_unlock(&dev->sig_lock);
+    return *out ? 0 : -ENOMEM;
+}
+
+void hcq_signal_free(struct hcq_signal *sig)
+{
+    if (!sig)
+        return;
+    struct hcq_device *dev = sig->dev;
+    pthread_mutex_lock(&dev->sig_lock);
+    for (struct hcq_signal_page *pg = dev->sig_pages; pg; pg = pg->next) {
+        if (sig < pg->sigs || sig >= pg->sigs + SIG_SLOTS)
+            continue;
+        unsigned i = (unsigned)(sig - pg->sigs);
+        if (pg->bitmap[i / 64] & (1ull << (i % 64))) {
+            pg->bitmap[i / 64] &= ~(1ull << (i % 64));
+            pg->used--;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&dev->sig_lock);
+}
+
+void hcq_signal_pool_fini(struct hcq_device *dev)
+{
+    pthread_mutex_lock(&dev->sig_lock);
+    struct hcq_signal_page *pg = dev->sig_pages;
+    dev->sig_pages = NULL;
+    pthread_mutex_unlock(&dev->sig_lock);
+    while (pg) {
+        struct hcq_signal_page *next = pg->next;
+        if (pg->used)
+            CORE_LOG("signal pool: %u signals still allocated at device close", pg->used);
+        hcq_mem_free(pg->mem);
+        free(pg);
+        pg = next;
+    }
+}
+
+void hcq_signal_set(struct hcq_signal *s, uint64_t value)
+{
+    __atomic_store_n(&s->cpu[0], value, __ATOMIC_RELEASE);
+}
+
+enum wait_policy { WAIT_AUTO, WAIT_SPIN, WAIT_BLOCK };
+
+static enum wait_policy wait_policy(void)
+{
+    const char *w = util_env()->wait;
+    if (!strcmp(w, "spin"))
+        return WAIT_SPIN;
+    if (!strcmp(w, "block"))
+        return WAIT_BLOCK;
+    return WAIT_AUTO;
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Spin this long before sleeping: most GPU round trips are shorter. */
+#define WAIT_SPIN_NS 20000ull
+#define WAIT_SLEEP_MIN_NS 2000ull
+#define WAIT_SLEEP_MAX_NS 200000ull
+#define WAIT_LOST_CHECK_NS 1000000ull
+
+int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns)
+{
+    struct hcq_device *dev = s->dev;
+    uint64_t v = hcq_signal_value(s);
+    if (v >= target)
+        return 0;
+    enum wait_policy pol = wait_policy();
+    uint64_t start = util_now_ns(), moved = start, last_check = start;
+    uint64_t sleep_ns = WAIT_SLEEP_MIN_NS;
+    for (;;) {
+        uint64_t nv = hcq_signal_value(s);
+        if (nv >= target)
+            return 0;
+        uint64_t now = util_now_ns();
+        if (nv != v) {
+            /* Progress: the timeout counts from here. */
+            v = nv;
+            moved = now;
+            sleep_ns = WAIT_SLEEP_MIN_NS;
+        }
+        if (now - last_check >= WAIT_LOST_CHECK_NS) {
+            last_check = now;
+            if (hcq_device_check_lost(dev))
+                return hcq_signal_value(s) >= target ? 0 : -EIO;
+        }
+        if (timeout_ns != UINT64_MAX && now - moved >= timeout_ns)
+            return -ETIMEDOUT;
+        if (pol == WAIT_SPIN || (pol == WAIT_AUTO && now - start < WAIT_SPIN_NS)) {
+            cpu_relax();
+            continue;
+        }
+        struct timespec ts = {0, (long)sleep_ns};
+        nanosleep(&ts, NULL);
+        if (sleep_ns < WAIT_SLEEP_MAX_NS)
+            sleep_ns *= 2;
+    }
+}
