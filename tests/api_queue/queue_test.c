@@ -1,0 +1,435 @@
+/*
+ * queue_test.c — command queues, markers, barriers, user events, callbacks
+ * and profiling through the ICD loader, on whatever device hcqcl finds
+ * (the emulated one in CI). Needs no kernels: markers and barriers are
+ * real commands (GPU waits and semaphore releases on the compute channel).
+ */
+#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_TARGET_OPENCL_VERSION 300
+#include "../api_platform/cltest.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+static cl_device_id dev;
+static cl_context ctx, ctx2;
+
+static cl_int status_of(cl_event e)
+{
+    cl_int s = 1234;
+    EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL));
+    return s;
+}
+
+static void settle(void)
+{
+    /* Time for anything that (wrongly) would run to show. */
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static uint64_t host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void test_create_errors(void)
+{
+    cl_int err;
+    cl_queue_properties on_dev[] = {CL_QUEUE_PROPERTIES,
+                                    CL_QUEUE_ON_DEVICE | CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    EXPECT(!clCreateCommandQueueWithProperties(ctx, dev, on_dev, &err), "on-device queue");
+    EXPECT(err == CL_INVALID_QUEUE_PROPERTIES, "on-device: %d", err);
+    cl_queue_properties size_only[] = {CL_QUEUE_SIZE, 4096, 0};
+    EXPECT(!clCreateCommandQueueWithProperties(ctx, dev, size_only, &err), "size");
+    EXPECT(err == CL_INVALID_VALUE, "CL_QUEUE_SIZE on a host queue: %d", err);
+    cl_queue_properties bogus[] = {0x7777, 1, 0};
+    EXPECT(!clCreateCommandQueueWithProperties(ctx, dev, bogus, &err), "bogus");
+    EXPECT(err == CL_INVALID_VALUE, "unknown property: %d", err);
+    cl_queue_properties badbits[] = {CL_QUEUE_PROPERTIES, 1 << 20, 0};
+    EXPECT(!clCreateCommandQueueWithProperties(ctx, dev, badbits, &err), "bad bits");
+    EXPECT(err == CL_INVALID_VALUE, "unknown property bits: %d", err);
+    cl_queue_properties dflt_only[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE_DEFAULT, 0};
+    EXPECT(!clCreateCommandQueueWithProperties(ctx, dev, dflt_only, &err), "default only");
+    EXPECT(err == CL_INVALID_VALUE, "ON_DEVICE_DEFAULT alone: %d", err);
+    /* A handle of the wrong type where a device belongs. */
+    EXPECT(!clCreateCommandQueueWithProperties(ctx, (cl_device_id)ctx, NULL, &err), "bad dev");
+    EXPECT(err == CL_INVALID_DEVICE, "context as device: %d", err);
+    EXPECT(!clCreateCommandQueue(ctx, (cl_device_id)ctx, 0, &err), "1.x bad dev");
+    EXPECT(err == CL_INVALID_DEVICE, "1.x context as device: %d", err);
+    EXPECT(!clCreateCommandQueue((cl_context)dev, dev, 0, &err), "1.x bad context");
+    EXPECT(err == CL_INVALID_CONTEXT, "1.x device as context: %d", err);
+}
+
+static void test_info(void)
+{
+    cl_int err;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+    REQUIRE(q && err == CL_SUCCESS, "queue: %d", err);
+    cl_context c;
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof(c), &c, NULL));
+    EXPECT(c == ctx, "context");
+    cl_device_id d;
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(d), &d, NULL));
+    EXPECT(d == dev, "device");
+    cl_uint refs;
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
+    EXPECT(refs == 1, "refs %u", refs);
+    EXPECT_OK(clRetainCommandQueue(q));
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
+    EXPECT(refs == 2, "refs after retain %u", refs);
+    EXPECT_OK(clReleaseCommandQueue(q));
+    cl_command_queue_properties p;
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(p), &p, NULL));
+    EXPECT(p == CL_QUEUE_PROFILING_ENABLE, "properties 0x%llx", (unsigned long long)p);
+    cl_queue_properties arr[8];
+    size_t sz = 0;
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES_ARRAY, sizeof(arr), arr, &sz));
+    EXPECT(sz == 3 * sizeof(cl_queue_properties) && arr[0] == CL_QUEUE_PROPERTIES &&
+               arr[1] == CL_QUEUE_PROFILING_ENABLE && arr[2] == 0,
+           "properties array (%zu bytes)", sz);
+    cl_command_queue dq = (cl_command_queue)1;
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE_DEFAULT, sizeof(dq), &dq, NULL));
+    EXPECT(dq == NULL, "no default device queue");
+    cl_uint qsize;
+    EXPECT_ERR(clGetCommandQueueInfo(q, CL_QUEUE_SIZE, sizeof(qsize), &qsize, NULL),
+               CL_INVALID_COMMAND_QUEUE);
+    EXPECT_ERR(clGetCommandQueueInfo(q, 0x1234, sizeof(p), &p, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, 1, &p, NULL), CL_INVALID_VALUE);
+
+    /* Deprecated property switch: profiling may change, the mode not. */
+    cl_command_queue_properties old = 0;
+    EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_PROFILING_ENABLE, CL_FALSE, &old));
+    EXPECT(old == CL_QUEUE_PROFILING_ENABLE, "old properties");
+    EXPECT_ERR(clSetCommandQueueProperty(q, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_TRUE,
+                                         NULL),
+               CL_INVALID_QUEUE_PROPERTIES);
+    EXPECT_ERR(clSetCommandQueueProperty(q, 1 << 20, CL_TRUE, NULL), CL_INVALID_VALUE);
+    EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_PROFILING_ENABLE, CL_TRUE, NULL));
+    EXPECT_OK(clReleaseCommandQueue(q));
+
+    cl_command_queue q1 = clCreateCommandQueue(ctx, dev, 0, &err);
+    REQUIRE(q1 && err == CL_SUCCESS, "1.x queue: %d", err);
+    EXPECT_OK(clGetCommandQueueInfo(q1, CL_QUEUE_PROPERTIES_ARRAY, 0, NULL, &sz));
+    EXPECT(sz == 0, "1.x queue has no properties array (%zu)", sz);
+    EXPECT_OK(clFlush(q1));
+    EXPECT_OK(clFinish(q1));
+    EXPECT_OK(clReleaseCommandQueue(q1));
+}
+
+struct cb_count {
+    atomic_int n[3];     /* COMPLETE, RUNNING, SUBMITTED */
+    atomic_int status[3];
+};
+
+static void CL_CALLBACK count_cb(cl_event e, cl_int status, void *data)
+{
+    struct cb_count *c = data;
+    cl_int idx = status < 0 ? 0 : status;
+    if (idx > 2)
+        return;
+    atomic_fetch_add(&c->n[idx], 1);
+    atomic_store(&c->status[idx], status);
+}
+
+static void CL_CALLBACK count_complete_cb(cl_event e, cl_int status, void *data)
+{
+    struct cb_count *c = data;
+    atomic_fetch_add(&c->n[0], 1);
+    atomic_store(&c->status[0], status);
+}
+
+/* Callbacks are asynchronous: wait up to 2 s for a counter. */
+static void await_count(atomic_int *n, int want)
+{
+    for (int i = 0; i < 2000 && atomic_load(n) < want; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static void test_user_events_and_markers(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_event u = clCreateUserEvent(ctx, &err);
+    REQUIRE(u && err == CL_SUCCESS, "user event: %d", err);
+    EXPECT(status_of(u) == CL_SUBMITTED, "user event starts submitted");
+    cl_command_queue uq = (cl_command_queue)1;
+    EXPECT_OK(clGetEventInfo(u, CL_EVENT_COMMAND_QUEUE, sizeof(uq), &uq, NULL));
+    EXPECT(uq == NULL, "user event has no queue");
+    cl_command_type t;
+    EXPECT_OK(clGetEventInfo(u, CL_EVENT_COMMAND_TYPE, sizeof(t), &t, NULL));
+    EXPECT(t == CL_COMMAND_USER, "type");
+
+    cl_event m1, m2, m3;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &u, &m1));
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 0, NULL, &m2));
+    EXPECT_OK(clEnqueueBarrierWithWaitList(q, 0, NULL, &m3));
+    struct cb_count cc = {0};
+    EXPECT_OK(clSetEventCallback(m2, CL_COMPLETE, count_cb, &cc));
+    EXPECT_OK(clSetEventCallback(m2, CL_RUNNING, count_cb, &cc));
+    EXPECT_OK(clSetEventCallback(m2, CL_SUBMITTED, count_cb, &cc));
+    EXPECT_ERR(clSetEventCallback(m2, CL_QUEUED, count_cb, &cc), CL_INVALID_VALUE);
+    EXPECT_ERR(clSetEventCallback(m2, CL_COMPLETE, NULL, &cc), CL_INVALID_VALUE);
+    settle();
+    EXPECT(status_of(m1) > CL_COMPLETE, "m1 ran before its user event");
+    EXPECT(status_of(m2) > CL_COMPLETE, "m2 ran before m1 (in order)");
+    EXPECT(status_of(m3) > CL_COMPLETE, "barrier ran early");
+    EXPECT(atomic_load(&cc.n[0]) == 0, "COMPLETE callback before completion");
+    cl_command_type mt;
+    EXPECT_OK(clGetEventInfo(m1, CL_EVENT_COMMAND_TYPE, sizeof(mt), &mt, NULL));
+    EXPECT(mt == CL_COMMAND_MARKER, "marker type");
+    EXPECT_OK(clGetEventInfo(m3, CL_EVENT_COMMAND_TYPE, sizeof(mt), &mt, NULL));
+    EXPECT(mt == CL_COMMAND_BARRIER, "barrier type");
+    cl_command_queue eq;
+    EXPECT_OK(clGetEventInfo(m1, CL_EVENT_COMMAND_QUEUE, sizeof(eq), &eq, NULL));
+    EXPECT(eq == q, "event queue");
+
+    EXPECT_ERR(clSetUserEventStatus(u, 1), CL_INVALID_VALUE);
+    EXPECT_ERR(clSetUserEventStatus(m1, CL_COMPLETE), CL_INVALID_EVENT);
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_ERR(clSetUserEventStatus(u, CL_COMPLETE), CL_INVALID_OPERATION);
+    cl_event all[] = {m1, m2, m3};
+    EXPECT_OK(clWaitForEvents(3, all));
+    EXPECT(status_of(m1) == CL_COMPLETE && status_of(m2) == CL_COMPLETE &&
+               status_of(m3) == CL_COMPLETE,
+           "markers complete");
+    await_count(&cc.n[0], 1);
+    await_count(&cc.n[1], 1);
+    await_count(&cc.n[2], 1);
+    settle();
+    for (int i = 0; i < 3; i++)
+        EXPECT(atomic_load(&cc.n[i]) == 1 && atomic_load(&cc.status[i]) == i,
+               "callback for status %d fired %d times", i, atomic_load(&cc.n[i]));
+    /* Registered after completion: fires once, with CL_COMPLETE. */
+    struct cb_count late = {0};
+    EXPECT_OK(clSetEventCallback(m1, CL_COMPLETE, count_complete_cb, &late));
+    await_count(&late.n[0], 1);
+    settle();
+    EXPECT(atomic_load(&late.n[0]) == 1 && atomic_load(&late.status[0]) == CL_COMPLETE,
+           "late callback fired %d times", atomic_load(&late.n[0]));
+
+    cl_uint refs;
+    EXPECT_OK(clRetainEvent(m1));
+    EXPECT_OK(clGetEventInfo(m1, CL_EVENT_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
+    EXPECT(refs == 2, "event refs %u", refs);
+    EXPECT_OK(clReleaseEvent(m1));
+
+    /* Wait-list validation. */
+    cl_event x;
+    EXPECT_ERR(clEnqueueMarkerWithWaitList(q, 1, NULL, &x), CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT_ERR(clEnqueueMarkerWithWaitList(q, 0, &m1, &x), CL_INVALID_EVENT_WAIT_LIST);
+    cl_event bad = (cl_event)q;
+    EXPECT_ERR(clEnqueueBarrierWithWaitList(q, 1, &bad, &x), CL_INVALID_EVENT_WAIT_LIST);
+    cl_event other = clCreateUserEvent(ctx2, &err);
+    REQUIRE(other, "user event in the second context");
+    EXPECT_ERR(clEnqueueMarkerWithWaitList(q, 1, &other, &x), CL_INVALID_CONTEXT);
+    cl_event mixed[] = {m1, other};
+    EXPECT_ERR(clWaitForEvents(2, mixed), CL_INVALID_CONTEXT);
+    EXPECT_ERR(clWaitForEvents(0, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clEnqueueMarker(q, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clEnqueueWaitForEvents(q, 0, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clEnqueueWaitForEvents(q, 1, &other), CL_INVALID_CONTEXT);
+    EXPECT_ERR(clEnqueueNativeKernel(q, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL),
+               CL_INVALID_OPERATION);
+    EXPECT_OK(clSetUserEventStatus(other, CL_COMPLETE));
+    EXPECT_OK(clReleaseEvent(other));
+
+    /* 1.x forms. */
+    cl_event mk;
+    EXPECT_OK(clEnqueueMarker(q, &mk));
+    EXPECT_OK(clEnqueueBarrier(q));
+    EXPECT_OK(clEnqueueWaitForEvents(q, 1, &mk));
+    EXPECT_OK(clFinish(q));
+    EXPECT(status_of(mk) == CL_COMPLETE, "1.x marker complete after clFinish");
+    EXPECT_OK(clReleaseEvent(mk));
+
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(clReleaseEvent(all[i]));
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
+static void test_failed_user_event(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q && q2, "queues: %d", err);
+    cl_event u = clCreateUserEvent(ctx, &err);
+    cl_event a, b, c;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &u, &a));
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 0, NULL, &b)); /* in order after a */
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q2, 1, &a, &c));  /* other queue, on a */
+    struct cb_count cc = {0};
+    EXPECT_OK(clSetEventCallback(a, CL_COMPLETE, count_complete_cb, &cc));
+    settle();
+    EXPECT(status_of(c) > CL_COMPLETE, "dependent ran early");
+    EXPECT_OK(clSetUserEventStatus(u, -42));
+    EXPECT(status_of(u) == -42, "user event keeps its status");
+    EXPECT_ERR(clWaitForEvents(1, &a), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT_ERR(clWaitForEvents(1, &c), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT_ERR(clWaitForEvents(1, &b), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT(status_of(a) < 0 && status_of(b) < 0 && status_of(c) < 0,
+           "dependents of a failed user event fail (%d %d %d)", status_of(a), status_of(b),
+           status_of(c));
+    await_count(&cc.n[0], 1);
+    EXPECT(atomic_load(&cc.n[0]) == 1 && atomic_load(&cc.status[0]) < 0,
+           "COMPLETE callback of a failed command: %d calls, status %d",
+           atomic_load(&cc.n[0]), atomic_load(&cc.status[0]));
+    /* Enqueued on an already failed event: fails too, the queue goes on. */
+    cl_event d, e;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q2, 1, &u, &d));
+    EXPECT_OK(clFinish(q2));
+    EXPECT(status_of(d) < 0, "marker on a failed event");
+    cl_event fresh = clCreateUserEvent(ctx, &err);
+    EXPECT_OK(clSetUserEventStatus(fresh, CL_COMPLETE));
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &fresh, &e));
+    EXPECT_OK(clWaitForEvents(1, &e));
+    EXPECT(status_of(e) == CL_COMPLETE, "a later command on a clean wait list completes");
+    cl_event evs[] = {u, a, b, c, d, e, fresh};
+    for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+        EXPECT_OK(clReleaseEvent(evs[i]));
+    EXPECT_OK(clReleaseCommandQueue(q));
+    EXPECT_OK(clReleaseCommandQueue(q2));
+}
+
+static void test_out_of_order(void)
+{
+    cl_int err;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                                   0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+    REQUIRE(q, "out-of-order queue: %d", err);
+    cl_event u = clCreateUserEvent(ctx, &err), done = clCreateUserEvent(ctx, &err);
+    EXPECT_OK(clSetUserEventStatus(done, CL_COMPLETE));
+    cl_event held, free_run, all_prev, barrier, after;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &u, &held));
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &done, &free_run));
+    EXPECT_OK(clWaitForEvents(1, &free_run));
+    EXPECT(status_of(held) > CL_COMPLETE, "held marker ran before its user event");
+    /* No wait list: covers every command before, so it waits too. */
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 0, NULL, &all_prev));
+    EXPECT_OK(clEnqueueBarrierWithWaitList(q, 0, NULL, &barrier));
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &done, &after));
+    settle();
+    EXPECT(status_of(all_prev) > CL_COMPLETE, "marker without wait list ran early");
+    EXPECT(status_of(after) > CL_COMPLETE, "command after a barrier ran early");
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clFinish(q));
+    cl_event evs[] = {held, free_run, all_prev, barrier, after};
+    for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+        EXPECT(status_of(evs[i]) == CL_COMPLETE, "event %zu complete after clFinish", i);
+        EXPECT_OK(clReleaseEvent(evs[i]));
+    }
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseEvent(done));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
+static void test_profiling(void)
+{
+    cl_int err;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+    cl_command_queue plain = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q && plain, "queues: %d", err);
+    uint64_t t0 = host_ns();
+    cl_event m[4];
+    for (int i = 0; i < 4; i++)
+        EXPECT_OK(clEnqueueMarkerWithWaitList(q, 0, NULL, &m[i]));
+    EXPECT_OK(clWaitForEvents(4, m));
+    uint64_t t1 = host_ns();
+    cl_ulong prev_end = 0;
+    for (int i = 0; i < 4; i++) {
+        cl_ulong v[5];
+        for (int k = 0; k < 5; k++)
+            EXPECT_OK(clGetEventProfilingInfo(m[i], CL_PROFILING_COMMAND_QUEUED + k,
+                                              sizeof(v[k]), &v[k], NULL));
+        EXPECT(t0 <= v[0] && v[0] <= v[1] && v[1] <= v[2] && v[2] <= v[3] && v[3] <= v[4] &&
+                   v[4] <= t1,
+               "marker %d: %llu <= Q %llu <= S %llu <= ST %llu <= E %llu <= C %llu <= %llu", i,
+               (unsigned long long)t0, (unsigned long long)v[0], (unsigned long long)v[1],
+               (unsigned long long)v[2], (unsigned long long)v[3], (unsigned long long)v[4],
+               (unsigned long long)t1);
+        EXPECT(v[2] >= prev_end, "in-order markers do not overlap");
+        prev_end = v[3];
+    }
+    cl_ulong v;
+    EXPECT_ERR(clGetEventProfilingInfo(m[0], 0x1234, sizeof(v), &v, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clGetEventProfilingInfo(m[0], CL_PROFILING_COMMAND_START, 4, &v, NULL),
+               CL_INVALID_VALUE);
+    cl_event u = clCreateUserEvent(ctx, &err);
+    EXPECT_ERR(clGetEventProfilingInfo(u, CL_PROFILING_COMMAND_QUEUED, sizeof(v), &v, NULL),
+               CL_PROFILING_INFO_NOT_AVAILABLE);
+    cl_event pm;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(plain, 0, NULL, &pm));
+    EXPECT_OK(clWaitForEvents(1, &pm));
+    EXPECT_ERR(clGetEventProfilingInfo(pm, CL_PROFILING_COMMAND_END, sizeof(v), &v, NULL),
+               CL_PROFILING_INFO_NOT_AVAILABLE);
+    /* Not complete yet: no profiling information. */
+    cl_event gated;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &u, &gated));
+    EXPECT_ERR(clGetEventProfilingInfo(gated, CL_PROFILING_COMMAND_END, sizeof(v), &v, NULL),
+               CL_PROFILING_INFO_NOT_AVAILABLE);
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clWaitForEvents(1, &gated));
+    EXPECT_OK(clGetEventProfilingInfo(gated, CL_PROFILING_COMMAND_END, sizeof(v), &v, NULL));
+    for (int i = 0; i < 4; i++)
+        EXPECT_OK(clReleaseEvent(m[i]));
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseEvent(pm));
+    EXPECT_OK(clReleaseEvent(gated));
+    EXPECT_OK(clReleaseCommandQueue(q));
+    EXPECT_OK(clReleaseCommandQueue(plain));
+}
+
+/* Many commands, no events kept, then release: the pools and the
+ * tracker must neither leak nor hang (ASan checks the former). */
+static void test_churn(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    for (int i = 0; i < 2000; i++)
+        EXPECT_OK(clEnqueueMarkerWithWaitList(q, 0, NULL, NULL));
+    cl_event last;
+    EXPECT_OK(clEnqueueBarrierWithWaitList(q, 0, NULL, &last));
+    EXPECT_OK(clReleaseCommandQueue(q)); /* waits for everything */
+    EXPECT(status_of(last) == CL_COMPLETE, "released queue finished its work");
+    EXPECT_OK(clReleaseEvent(last));
+}
+
+int main(void)
+{
+    cl_platform_id p = cltest_platform();
+    REQUIRE(p, "hcqcl platform not found");
+    cl_uint n = 0;
+    REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0,
+            "no device");
+    cl_int err;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ctx, "context: %d", err);
+    ctx2 = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ctx2, "second context: %d", err);
+
+    test_create_errors();
+    test_info();
+    test_user_events_and_markers();
+    test_failed_user_event();
+    test_out_of_order();
+    test_profiling();
+    test_churn();
+
+    EXPECT_OK(clReleaseContext(ctx2));
+    EXPECT_OK(clReleaseContext(ctx));
+    return cltest_result("api_queue");
+}
