@@ -1,0 +1,363 @@
+/*
+ * cc_test.c — hcqcl-cc end to end: builtin shim (work_dim and global
+ * offsets read from constant bank 0 at 0x40..0x58 in the SASS), argument
+ * metadata, reqd_work_group_size in the container and as EIATTR_REQNTID,
+ * option errors, the CTS offline-compiler interface, and every .cl file
+ * given on the command line (the samples' kernels).
+ *
+ * usage: compiler_cc HCQCL-CC KERNEL_DIR WORK_DIR [FILE.cl ...]
+ * Exit 77 (skipped) when the tool chain (clang, libclc, ptxas) is absent.
+ */
+#include "cubin/container.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+static int failures;
+static const char *cc, *kdir, *wdir;
+#define EXPECT(cond)                                                                      \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
+
+static char *slurp(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (b) {
+        b[n] = 0;
+        *size = (size_t)n;
+    }
+    return b;
+}
+
+/* Run hcqcl-cc with args; its stderr lands in *log (caller frees). */
+static int run_cc(char **log, const char *const *args)
+{
+    char logpath[4096];
+    snprintf(logpath, sizeof(logpath), "%s/cc.log", wdir);
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = cc;
+    for (; *args && n < 63; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 2, logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid;
+    int rc = posix_spawn(&pid, cc, &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc)
+        return -1;
+    int st;
+    waitpid(pid, &st, 0);
+    size_t sz;
+    char *l = slurp(logpath, &sz);
+    if (log)
+        *log = l ? l : strdup("");
+    else
+        free(l);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static struct cubin_container *build(const char *file, const char *options, char **blob_out)
+{
+    char src[4096], out[4096], opt[4096];
+    snprintf(src, sizeof(src), "%s/%s", kdir, file);
+    snprintf(out, sizeof(out), "%s/%s.hcqclbin", wdir, file);
+    snprintf(opt, sizeof(opt), "--options=%s", options);
+    char *log = NULL;
+    const char *args[] = { opt, "-o", out, src, NULL };
+    int rc = run_cc(&log, args);
+    if (rc != 0) {
+        fprintf(stderr, "hcqcl-cc %s failed (%d):\n%s", file, rc, log);
+        free(log);
+        failures++;
+        return NULL;
+    }
+    free(log);
+    size_t size;
+    char *blob = slurp(out, &size);
+    struct cubin_container *c = NULL;
+    EXPECT(blob && cubin_container_parse(blob, size, &c) == 0);
+    if (blob_out)
+        *blob_out = blob;
+    else
+        free(blob);
+    return c;
+}
+
+/* A section of the cubin by name, or NULL. */
+static const uint8_t *section(const struct cubin_container *c, const char *name, size_t *size)
+{
+    const uint8_t *b = c->cubin;
+    if (c->cubin_size < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG) != 0)
+        return NULL;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+    if (eh->e_shoff > c->cubin_size || eh->e_shstrndx >= eh->e_shnum ||
+        (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > c->cubin_size - eh->e_shoff)
+        return NULL;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+    const char *names = (const char *)b + sh[eh->e_shstrndx].sh_offset;
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (strcmp(names + sh[i].sh_name, name) == 0 && sh[i].sh_offset <= c->cubin_size &&
+            sh[i].sh_size <= c->cubin_size - sh[i].sh_offset) {
+            *size = sh[i].sh_size;
+            return b + sh[i].sh_offset;
+        }
+    }
+    return NULL;
+}
+
+/* Constant-bank-0 byte offsets that SASS loads (LDC / ULDC) read in a
+ * kernel: sm_90 encodes c[bank][offset] in the low 64 bits of an
+ * instruction, offset/4 at bits 40..53 and the bank at bits 54..58. */
+static unsigned cbuf0_reads(const struct cubin_container *c, const char *kernel, uint32_t lo,
+                            uint32_t hi, uint32_t *seen_mask)
+{
+    char name[256];
+    size_t size = 0;
+    snprintf(name, sizeof(name), ".text.%s", kernel);
+    const uint8_t *t = section(c, name, &size);
+    unsigned n = 0;
+    *seen_mask = 0;
+    for (size_t i = 0; t && i + 16 <= size; i += 16) {
+        uint64_t w;
+        memcpy(&w, t + i, 8);
+        uint32_t op = (uint32_t)(w & 0xfff);
+        if (op != 0xb82 && op != 0xab9) /* LDC, ULDC */
+            continue;
+        uint32_t off = (uint32_t)((w >> 40) & 0x3fff) * 4, bank = (uint32_t)((w >> 54) & 0x1f);
+        if (bank == 0 && off >= lo && off < hi) {
+            n++;
+            *seen_mask |= 1u << ((off - lo) / 4);
+        }
+    }
+    return n;
+}
+
+/* EIATTR_REQNTID (0x10) of a kernel: 1 and the three values when present. */
+static int reqntid(const struct cubin_container *c, const char *kernel, uint32_t v[3])
+{
+    char name[256];
+    size_t size = 0;
+    snprintf(name, sizeof(name), ".nv.info.%s", kernel);
+    const uint8_t *p = section(c, name, &size);
+    for (size_t i = 0; p && i + 4 <= size;) {
+        uint8_t fmt = p[i], attr = p[i + 1];
+        uint16_t len;
+        memcpy(&len, p + i + 2, 2);
+        if (fmt == 0x04) {
+            if (attr == 0x10 && len == 12 && i + 16 <= size) {
+                memcpy(v, p + i + 4, 12);
+                return 1;
+            }
+            i += 4 + (size_t)len;
+        } else {
+            i += 4;
+        }
+    }
+    return 0;
+}
+
+static void test_shim(void)
+{
+    struct cubin_container *c = build("shim.cl", "", NULL);
+    if (!c)
+        return;
+    uint32_t mask;
+    /* work_dim = %envreg6 = c[0x0][0x58] */
+    EXPECT(cbuf0_reads(c, "work_dim", 0x58, 0x5c, &mask) >= 1);
+    /* offsets of dimensions 0..2 = %envreg0..5 = c[0x0][0x40..0x54] */
+    cbuf0_reads(c, "offsets", 0x40, 0x58, &mask);
+    EXPECT(mask == 0x3f);
+    EXPECT(cubin_container_kernel(c, "natives") != NULL);
+    cubin_container_free(c);
+}
+
+static void test_args(void)
+{
+    struct cubin_container *c = build("args.cl", "-cl-kernel-arg-info -DUNUSED=1", NULL);
+    if (!c)
+        return;
+    EXPECT(c->arch == 0x900 && strcmp(c->options, "-cl-kernel-arg-info -DUNUSED=1") == 0);
+    EXPECT(c->num_kernels == 3);
+    const struct cubin_container_kernel *k = cubin_container_kernel(c, "qualifiers");
+    EXPECT(k && k->num_args == 7);
+    if (k && k->num_args == 7) {
+        const struct cubin_container_arg *a = k->args;
+        EXPECT(a[0].addr == CUBIN_CONTAINER_ADDR_GLOBAL && !strcmp(a[0].type_name, "float*") &&
+               a[0].type_qual == (CUBIN_CONTAINER_TYPE_CONST | CUBIN_CONTAINER_TYPE_RESTRICT) &&
+               a[0].name && !strcmp(a[0].name, "in"));
+        EXPECT(a[1].addr == CUBIN_CONTAINER_ADDR_LOCAL && !strcmp(a[1].name, "scratch"));
+        EXPECT(a[2].addr == CUBIN_CONTAINER_ADDR_CONSTANT && !strcmp(a[2].type_name, "float4*"));
+        EXPECT(a[3].access == CUBIN_CONTAINER_ACCESS_READ_ONLY && !strcmp(a[3].type_name, "image2d_t"));
+        EXPECT(a[4].addr == CUBIN_CONTAINER_ADDR_PRIVATE && !strcmp(a[4].type_name, "uint") &&
+               !strcmp(a[4].name, "n"));
+        EXPECT(a[5].type_qual == CUBIN_CONTAINER_TYPE_VOLATILE && !strcmp(a[5].type_name, "int*"));
+        EXPECT(!strcmp(a[6].type_name, "pair_t") && !strcmp(a[6].name, "p"));
+    }
+    EXPECT(k && k->reqd_work_group_size[0] == 64 && k->reqd_work_group_size[1] == 2 &&
+           k->reqd_work_group_size[2] == 1);
+    EXPECT(k && !strcmp(k->attributes, "reqd_work_group_size(64,2,1)"));
+    uint32_t v[3] = { 0 };
+    EXPECT(reqntid(c, "qualifiers", v) && v[0] == 64 && v[1] == 2 && v[2] == 1);
+    const struct cubin_container_kernel *h = cubin_container_kernel(c, "hinted");
+    EXPECT(h && h->work_group_size_hint[0] == 16 && h->work_group_size_hint[1] == 4 &&
+           h->reqd_work_group_size[0] == 0);
+    EXPECT(h && !strcmp(h->attributes, "work_group_size_hint(16,4,1) vec_type_hint(uint4)"));
+    EXPECT(!reqntid(c, "hinted", v));
+    const struct cubin_container_kernel *z = cubin_container_kernel(c, "no_args");
+    EXPECT(z && z->num_args == 0);
+    cubin_container_free(c);
+
+    /* Without -cl-kernel-arg-info: qualifiers yes, names no. */
+    c = build("args.cl", "", NULL);
+    k = c ? cubin_container_kernel(c, "qualifiers") : NULL;
+    EXPECT(k && k->num_args == 7 && k->args[0].name == NULL && k->args[1].addr == CUBIN_CONTAINER_ADDR_LOCAL);
+    cubin_container_free(c);
+}
+
+static void test_errors(void)
+{
+    char src[4096], out[4096], bad[4096];
+    snprintf(src, sizeof(src), "%s/args.cl", kdir);
+    snprintf(out, sizeof(out), "%s/x.hcqclbin", wdir);
+    char *log = NULL;
+    const char *a1[] = { "--options=-cl-no-such-option", "-o", out, src, NULL };
+    EXPECT(run_cc(&log, a1) == 2 && strstr(log, "-cl-no-such-option"));
+    free(log);
+    const char *a2[] = { "--options=-cl-std=CL9.9", "-o", out, src, NULL };
+    EXPECT(run_cc(&log, a2) == 2);
+    free(log);
+    const char *a3[] = { "--options=-D", "-o", out, src, NULL };
+    EXPECT(run_cc(&log, a3) == 2);
+    free(log);
+    snprintf(bad, sizeof(bad), "%s/bad.cl", wdir);
+    FILE *f = fopen(bad, "w");
+    fputs("kernel void k(global int *a) { a[0] = not_declared; }\n", f);
+    fclose(f);
+    const char *a4[] = { "-o", out, bad, NULL };
+    EXPECT(run_cc(&log, a4) == 1 && strstr(log, "not_declared") && strstr(log, "error"));
+    free(log);
+    /* -D on the command line reaches the preprocessor. */
+    f = fopen(bad, "w");
+    fputs("#ifndef NEEDED\n#error NEEDED not defined\n#endif\nkernel void k(global int *a) { a[0] = NEEDED; }\n", f);
+    fclose(f);
+    const char *a5[] = { "-o", out, bad, NULL };
+    EXPECT(run_cc(&log, a5) == 1 && strstr(log, "NEEDED not defined"));
+    free(log);
+    const char *a6[] = { "-o", out, "-D", "NEEDED=3", bad, NULL };
+    EXPECT(run_cc(&log, a6) == 0);
+    free(log);
+}
+
+static void test_cts_interface(void)
+{
+    char src[4096], out[4096], info[4096], srcarg[4200], outarg[4200], infoarg[4200];
+    /* OpenCL C 3.0 on this target has no images: shim.cl, not args.cl. */
+    snprintf(src, sizeof(src), "%s/shim.cl", kdir);
+    snprintf(out, sizeof(out), "%s/cts.bin", wdir);
+    snprintf(info, sizeof(info), "%s/clDeviceInfo.txt", wdir);
+    FILE *f = fopen(info, "w");
+    fputs("# OpenCL device info affecting binary offline compilation:\nCL_DEVICE_ADDRESS_BITS=64\n"
+          "CL_DEVICE_EXTENSIONS=\"cl_khr_icd\"\nCL_DEVICE_VERSION=\"OpenCL 3.0 hcqcl\"\n"
+          "CL_DEVICE_IMAGE_SUPPORT=0\nCL_DEVICE_NAME=\"NVIDIA H200\"\n", f);
+    fclose(f);
+    snprintf(srcarg, sizeof(srcarg), "--source=%s", src);
+    snprintf(outarg, sizeof(outarg), "--output=%s", out);
+    snprintf(infoarg, sizeof(infoarg), "--cl-device-info=%s", info);
+    unlink(out);
+    const char *a[] = { "--mode=binary", srcarg, outarg, infoarg, "--", "-cl-std=CL3.0", "-DX=1", NULL };
+    char *log = NULL;
+    EXPECT(run_cc(&log, a) == 0);
+    free(log);
+    size_t size = 0;
+    char *blob = slurp(out, &size);
+    struct cubin_container *c = NULL;
+    EXPECT(blob && cubin_container_parse(blob, size, &c) == 0);
+    EXPECT(c && !strcmp(c->options, "-cl-std=CL3.0 -DX=1"));
+    cubin_container_free(c);
+    free(blob);
+    /* Without options, and the space-separated spelling. */
+    const char *b[] = { "--mode", "binary", "--source", src, "--output", out, "--cl-device-info", info, NULL };
+    EXPECT(run_cc(&log, b) == 0);
+    free(log);
+    const char *s[] = { "--mode=spir-v", srcarg, outarg, infoarg, NULL };
+    EXPECT(run_cc(&log, s) != 0);
+    free(log);
+}
+
+static void test_files(int n, char **files)
+{
+    for (int i = 0; i < n; i++) {
+        char out[4096];
+        snprintf(out, sizeof(out), "%s/file%d.cubin", wdir, i);
+        const char *a[] = { "--emit=cubin", "-o", out, files[i], NULL };
+        char *log = NULL;
+        int rc = run_cc(&log, a);
+        if (rc != 0)
+            fprintf(stderr, "%s:\n%s", files[i], log);
+        EXPECT(rc == 0);
+        free(log);
+        size_t size = 0;
+        char *b = slurp(out, &size);
+        EXPECT(b && size > 64 && !memcmp(b, ELFMAG, SELFMAG));
+        free(b);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s HCQCL-CC KERNEL_DIR WORK_DIR [FILE.cl ...]\n", argv[0]);
+        return 2;
+    }
+    cc = argv[1];
+    kdir = argv[2];
+    wdir = argv[3];
+    mkdir(wdir, 0755);
+    char *log = NULL;
+    char probe[4096];
+    snprintf(probe, sizeof(probe), "%s/shim.cl", kdir);
+    const char *pa[] = { "--emit=llvm", "-o", "/dev/null", probe, NULL };
+    if (run_cc(&log, pa) == 3) {
+        printf("skipped: tool chain missing:\n%s", log);
+        free(log);
+        return 77;
+    }
+    free(log);
+    test_shim();
+    test_args();
+    test_errors();
+    test_cts_interface();
+    test_files(argc - 4, argv + 4);
+    if (failures) {
+        fprintf(stderr, "compiler_cc: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("compiler_cc: ok\n");
+    return 0;
+}
