@@ -661,6 +661,18 @@ cl_program hcqcl_program_new(cl_context ctx, cl_uint num_devices, const cl_devic
 cl_int hcqcl_program_dev_set_binary(struct hcqcl_program_dev *pd, const void *data, size_t size);
 void hcqcl_program_dev_reset(struct hcqcl_program_dev *pd);
 void hcqcl_program_kdescs_free(cl_program p);
+/* program_binary.c, for program_build.c: append a line to / clear a
+ * device's build log; compile source for a device and keep the container
+ * (CL_SUCCESS, CL_COMPILER_NOT_AVAILABLE, CL_INVALID_BUILD_OPTIONS,
+ * CL_OUT_OF_HOST_MEMORY or `failure`); load the parsed cubin onto the
+ * device; rebuild p->kdescs from the built devices (p->lock held). */
+void hcqcl_program_dev_log(struct hcqcl_program_dev *pd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void hcqcl_program_dev_log_clear(struct hcqcl_program_dev *pd);
+cl_int hcqcl_program_dev_compile(struct hcqcl_program_dev *pd, const char *src, size_t len,
+                                 const char *options, cl_int failure);
+cl_int hcqcl_program_dev_load(struct hcqcl_program_dev *pd);
+cl_int hcqcl_program_make_kdescs(cl_program p);
 
 /* For clEnqueueNDRangeKernel (kernel objects are not thread-safe against
  * clSetKernelArg on the same kernel, per the spec; nothing here locks).

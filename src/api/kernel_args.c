@@ -1,0 +1,129 @@
+/*
+ * kernel_args.c — clSetKernelArg and the SVM argument entry points.
+ *
+ * What an argument is comes from the program's binary (struct
+ * hcqcl_arg_desc): buffers and __local pointers from the container's
+ * address qualifiers or the cubin's KPARAM space; in nvcc cubins every
+ * pointer is an 8-byte value of unknown space, so the call itself decides:
+ * NULL value with a size is __local, a live cl_mem of the kernel's context
+ * is a buffer, anything else is taken as raw bytes.
+ */
+#include <string.h>
+
+#include "api/obj.h"
+
+/* A buffer argument: arg_value points at a cl_mem, or is NULL (NULL
+ * buffer). *out = the buffer or NULL. */
+static cl_int arg_buffer(cl_kernel k, cl_uint i, size_t arg_size, const void *arg_value,
+                         cl_mem *out)
+{
+    /* CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size != sizeof(cl_mem) */
+    HCQCL_CHECK(arg_size == sizeof(cl_mem), CL_INVALID_ARG_SIZE, "arg %u: size %zu for a buffer",
+                i, arg_size);
+    cl_mem m = NULL;
+    if (arg_value)
+        memcpy(&m, arg_value, sizeof(m));
+    if (m) {
+        /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when arg_value is not a valid memory object */
+        HCQCL_CHECK(hcqcl_mem_valid(m) && m->ctx == k->prog->ctx, CL_INVALID_MEM_OBJECT,
+                    "arg %u: %p is not a buffer of the kernel's context", i, (void *)m);
+        /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when arg_value is not a valid memory object */
+        HCQCL_CHECK(m->type == CL_MEM_OBJECT_BUFFER, CL_INVALID_MEM_OBJECT,
+                    "arg %u: memory object is not a buffer", i);
+    }
+    *out = m;
+    return CL_SUCCESS;
+}
+
+/* A __local argument: only a size. */
+static cl_int arg_local(cl_uint i, size_t arg_size, const void *arg_value)
+{
+    /* CL_INVALID_ARG_VALUE if the argument is declared with the local qualifier and arg_value is not NULL */
+    HCQCL_CHECK(!arg_value, CL_INVALID_ARG_VALUE, "arg %u: __local argument with a value", i);
+    /* CL_INVALID_ARG_SIZE if arg_size is zero and the argument is declared with the local qualifier */
+    HCQCL_CHECK(arg_size > 0, CL_INVALID_ARG_SIZE, "arg %u: __local size 0", i);
+    /* CL_MAX_SIZE_RESTRICTION_EXCEEDED if arg_size (local qualifier) exceeds a maximum size restriction */
+    HCQCL_CHECK(arg_size <= UINT32_MAX, CL_MAX_SIZE_RESTRICTION_EXCEEDED,
+                "arg %u: __local size %zu", i, arg_size);
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size,
+                            const void *arg_value)
+{
+    /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
+    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
+    const struct hcqcl_kernel_desc *desc = kernel->desc;
+    /* CL_INVALID_ARG_INDEX if arg_index is not a valid argument index */
+    HCQCL_CHECK(arg_index < desc->num_args, CL_INVALID_ARG_INDEX, "arg %u of %u", arg_index,
+                desc->num_args);
+    const struct hcqcl_arg_desc *ad = &desc->args[arg_index];
+    struct hcqcl_arg_value nv = {.set = true};
+    cl_int err = CL_SUCCESS;
+
+    switch (ad->kind) {
+    case HCQCL_ARG_GLOBAL:
+        err = arg_buffer(kernel, arg_index, arg_size, arg_value, &nv.mem);
+        break;
+    case HCQCL_ARG_LOCAL:
+        err = arg_local(arg_index, arg_size, arg_value);
+        nv.is_local = true;
+        nv.local_size = (uint32_t)arg_size;
+        break;
+    case HCQCL_ARG_POINTER:
+        if (!arg_value && arg_size > 0 && arg_size != sizeof(cl_mem)) {
+            err = arg_local(arg_index, arg_size, arg_value);
+            nv.is_local = true;
+            nv.local_size = (uint32_t)arg_size;
+            break;
+        }
+        if (!arg_value && arg_size == sizeof(cl_mem)) {
+            /* Ambiguous in a cubin without address spaces: a NULL buffer
+             * and an 8-byte __local array look alike; a buffer is far the
+             * commoner use. */
+            break;
+        }
+        /* CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type */
+        HCQCL_CHECK(arg_size == ad->size, CL_INVALID_ARG_SIZE, "arg %u: size %zu, expected %u",
+                    arg_index, arg_size, ad->size);
+        {
+            cl_mem m = NULL;
+            memcpy(&m, arg_value, sizeof(m));
+            if (m && hcqcl_mem_valid(m) && m->ctx == kernel->prog->ctx) {
+                nv.mem = m;
+                break;
+            }
+        }
+        memcpy(kernel->values + ad->offset, arg_value, ad->size);
+        break;
+    case HCQCL_ARG_VALUE:
+        /* CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an argument that is not a memory object */
+        HCQCL_CHECK(arg_size == ad->size, CL_INVALID_ARG_SIZE, "arg %u: size %zu, expected %u",
+                    arg_index, arg_size, ad->size);
+        /* CL_INVALID_ARG_VALUE if arg_value specified is not a valid value */
+        HCQCL_CHECK(arg_value, CL_INVALID_ARG_VALUE, "arg %u: NULL value", arg_index);
+        memcpy(kernel->values + ad->offset, arg_value, arg_size);
+        break;
+    }
+    if (err != CL_SUCCESS)
+        return err;
+    kernel->args[arg_index] = nv;
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
+{
+    /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
+    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
+    /* CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM */
+    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no device supports SVM");
+}
+
+cl_int hcqcl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
+                                 size_t param_value_size, const void *param_value)
+{
+    /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
+    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
+    /* CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM */
+    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no device supports SVM");
+}

@@ -1,0 +1,635 @@
+/*
+ * program_build.c — clBuildProgram, clCompileProgram and clLinkProgram:
+ * option rules, device selection, build state, embedded headers, and
+ * linking by compiling the inputs' sources as one unit.
+ *
+ * A build runs on the calling thread with the program marked "building"
+ * (no lock held while compiling or loading), so clGetProgramBuildInfo can
+ * report CL_BUILD_IN_PROGRESS and a second build is refused.
+ */
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/obj.h"
+
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+/* ------------------------------------------------------------------ */
+
+enum opt_use { OPT_COMPILE = 1, OPT_LINK = 2 };
+
+/* OpenCL 3.0 "Compiler Options" and "Linker Options", plus the NVIDIA
+ * options applications written for NVIDIA's OpenCL pass. */
+static const struct {
+    const char *name;
+    unsigned use;
+    bool prefix;  /* matches name followed by anything (-cl-std=, ...) */
+    bool arg;     /* may take the next token as its argument */
+} known_opts[] = {
+    {"-D", OPT_COMPILE, true, true},
+    {"-I", OPT_COMPILE, true, true},
+    {"-cl-single-precision-constant", OPT_COMPILE, false, false},
+    {"-cl-denorms-are-zero", OPT_COMPILE | OPT_LINK, false, false},
+    {"-cl-fp32-correctly-rounded-divide-sqrt", OPT_COMPILE, false, false},
+    {"-cl-opt-disable", OPT_COMPILE, false, false},
+    {"-cl-strict-aliasing", OPT_COMPILE, false, false},
+    {"-cl-uniform-work-group-size", OPT_COMPILE, false, false},
+    {"-cl-no-subgroup-ifp", OPT_COMPILE | OPT_LINK, false, false},
+    {"-cl-mad-enable", OPT_COMPILE, false, false},
+    {"-cl-no-signed-zeros", OPT_COMPILE | OPT_LINK, false, false},
+    {"-cl-unsafe-math-optimizations", OPT_COMPILE | OPT_LINK, false, false},
+    {"-cl-finite-math-only", OPT_COMPILE | OPT_LINK, false, false},
+    {"-cl-fast-relaxed-math", OPT_COMPILE | OPT_LINK, false, false},
+    {"-w", OPT_COMPILE, false, false},
+    {"-Werror", OPT_COMPILE, false, false},
+    {"-cl-std=CL1.0", OPT_COMPILE, false, false},
+    {"-cl-std=CL1.1", OPT_COMPILE, false, false},
+    {"-cl-std=CL1.2", OPT_COMPILE, false, false},
+    {"-cl-std=CL3.0", OPT_COMPILE, false, false},
+    {"-cl-kernel-arg-info", OPT_COMPILE, false, false},
+    {"-g", OPT_COMPILE, false, false},
+    {"-create-library", OPT_LINK, false, false},
+    {"-enable-link-options", OPT_LINK, false, false},
+    {"-cl-nv-verbose", OPT_COMPILE, false, false},
+    {"-cl-nv-maxrregcount=", OPT_COMPILE, true, false},
+    {"-cl-nv-opt-level=", OPT_COMPILE, true, false},
+    {"-cl-nv-arch", OPT_COMPILE, true, true},
+    {"-nv-line-info", OPT_COMPILE, false, false},
+};
+
+/* Check every option of a build (use = COMPILE|LINK), compile (COMPILE)
+ * or link (LINK). */
+static bool options_valid(const char *options, unsigned use, char *why, size_t why_size)
+{
+    const char *s = options ? options : "";
+    bool want_arg = false;
+    while (*s) {
+        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+            s++;
+        if (!*s)
+            break;
+        const char *end = s;
+        char quote = 0;
+        while (*end && (quote || (*end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))) {
+            if ((*end == '"' || *end == '\'') && (!quote || quote == *end))
+                quote = quote ? 0 : *end;
+            end++;
+        }
+        size_t len = (size_t)(end - s);
+        if (want_arg) {
+            want_arg = false;
+            s = end;
+            continue;
+        }
+        bool ok = false;
+        for (size_t i = 0; i < UTIL_ARRAY_SIZE(known_opts) && !ok; i++) {
+            size_t n = strlen(known_opts[i].name);
+            if (!(known_opts[i].use & use))
+                continue;
+            if (known_opts[i].prefix ? len >= n && strncmp(s, known_opts[i].name, n) == 0
+                                     : len == n && strncmp(s, known_opts[i].name, n) == 0) {
+                ok = true;
+                want_arg = known_opts[i].arg && len == n;
+            }
+        }
+        if (!ok) {
+            snprintf(why, why_size, "unknown or misplaced option '%.*s'", (int)UTIL_MIN(len, 200u),
+                     s);
+            return false;
+        }
+        s = end;
+    }
+    if (want_arg) {
+        snprintf(why, why_size, "option without its argument at the end");
+        return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared validation of the build entry points                         */
+/* ------------------------------------------------------------------ */
+
+/* Validate (num_devices, device_list) against the program's devices and
+ * fill targets[i] = true for every program device to build. */
+static cl_int pick_devices(cl_program p, cl_uint num_devices, const cl_device_id *device_list,
+                           bool *targets)
+{
+    /* CL_INVALID_VALUE if device_list is NULL and num_devices is greater than zero, or if device_list is not NULL and num_devices is zero */
+    HCQCL_CHECK(!device_list == !num_devices, CL_INVALID_VALUE, "device_list %p, num_devices %u",
+                (void *)device_list, num_devices);
+    for (cl_uint i = 0; i < p->num_devices; i++)
+        targets[i] = !device_list;
+    for (cl_uint d = 0; d < num_devices; d++) {
+        bool found = false;
+        for (cl_uint i = 0; i < p->num_devices; i++)
+            if (p->devs[i].dev == device_list[d])
+                found = targets[i] = true;
+        /* CL_INVALID_DEVICE if any device in device_list is not in the list of devices associated with program */
+        HCQCL_CHECK(found, CL_INVALID_DEVICE, "device_list[%u] %p", d, (void *)device_list[d]);
+    }
+    return CL_SUCCESS;
+}
+
+/* Mark the targets in progress; refuses concurrent builds and builds of
+ * programs with kernels. */
+static cl_int begin_build(cl_program p, const bool *targets)
+{
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&p->lock);
+    if (p->building) {
+        /* CL_INVALID_OPERATION if the build of a program executable by a previous call has not completed */
+        err = CL_INVALID_OPERATION;
+        util_log_check(__func__, "!building", hcqcl_error_name(err), "program %p", (void *)p);
+    } else if (atomic_load(&p->kernels) > 0) {
+        /* CL_INVALID_OPERATION if there are kernel objects attached to program */
+        err = CL_INVALID_OPERATION;
+        util_log_check(__func__, "kernels == 0", hcqcl_error_name(err), "program %p", (void *)p);
+    } else {
+        p->building = true;
+        for (cl_uint i = 0; i < p->num_devices; i++)
+            if (targets[i])
+                p->devs[i].status = CL_BUILD_IN_PROGRESS;
+    }
+    pthread_mutex_unlock(&p->lock);
+    return err;
+}
+
+static cl_int end_build(cl_program p)
+{
+    pthread_mutex_lock(&p->lock);
+    cl_int err = hcqcl_program_make_kdescs(p);
+    p->building = false;
+    pthread_mutex_unlock(&p->lock);
+    return err;
+}
+
+static void set_options(struct hcqcl_program_dev *pd, const char *options)
+{
+    free(pd->options);
+    pd->options = strdup(options ? options : "");
+}
+
+/* ------------------------------------------------------------------ */
+/* clBuildProgram                                                       */
+/* ------------------------------------------------------------------ */
+
+cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_device_id *device_list,
+                            const char *options,
+                            void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data)
+{
+    char why[256];
+    cl_int err, result = CL_SUCCESS;
+
+    /* CL_INVALID_PROGRAM if program is not a valid program object */
+    HCQCL_CHECK(hcqcl_program_valid(program), CL_INVALID_PROGRAM, "program %p", (void *)program);
+    bool targets[program->num_devices];
+    err = pick_devices(program, num_devices, device_list, targets);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
+    HCQCL_CHECK(pfn_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
+    /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid */
+    HCQCL_CHECK(options_valid(options, OPT_COMPILE | OPT_LINK, why, sizeof(why)) &&
+                    !strstr(options ? options : "", "-create-library"),
+                CL_INVALID_BUILD_OPTIONS, "%s", why);
+    for (cl_uint i = 0; i < program->num_devices; i++)
+        /* CL_INVALID_BINARY if program is created with clCreateProgramWithBinary and devices listed in device_list do not have a valid program binary loaded */
+        HCQCL_CHECK(!targets[i] || program->source || program->devs[i].cubin, CL_INVALID_BINARY,
+                    "device %u has no binary", i);
+    err = begin_build(program, targets);
+    if (err != CL_SUCCESS)
+        return err;
+
+    for (cl_uint i = 0; i < program->num_devices; i++) {
+        struct hcqcl_program_dev *pd = &program->devs[i];
+        if (!targets[i])
+            continue;
+        set_options(pd, options);
+        if (program->source) {
+            hcqcl_program_dev_log_clear(pd);
+            err = hcqcl_program_dev_compile(pd, program->source, program->source_len, options,
+                             CL_BUILD_PROGRAM_FAILURE);
+        } else {
+            hcqcl_program_dev_log_clear(pd);
+            err = CL_SUCCESS;
+        }
+        if (err == CL_SUCCESS)
+            err = hcqcl_program_dev_load(pd);
+        pthread_mutex_lock(&program->lock);
+        pd->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+        if (err == CL_SUCCESS)
+            pd->bin_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+        pthread_mutex_unlock(&program->lock);
+        if (err != CL_SUCCESS && result == CL_SUCCESS)
+            result = err;
+    }
+    err = end_build(program);
+    if (result == CL_SUCCESS)
+        result = err;
+    if (pfn_notify)
+        pfn_notify(program, user_data);
+    /* CL_BUILD_PROGRAM_FAILURE if there is a failure to build the program executable */
+    HCQCL_CHECK(result == CL_SUCCESS, result, "program %p: see the build log", (void *)program);
+    return CL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* clCompileProgram                                                     */
+/* ------------------------------------------------------------------ */
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    return remove(path);
+}
+
+/* Write the embedded headers under a fresh directory; *dir is malloc'ed. */
+static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir)
+{
+    const char *tmp = getenv("TMPDIR");
+    char templ[4096];
+    snprintf(templ, sizeof(templ), "%s/hcqcl-headers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(templ))
+        return CL_OUT_OF_RESOURCES;
+    for (cl_uint i = 0; i < n; i++) {
+        char path[8192];
+        snprintf(path, sizeof(path), "%s/%s", templ, names[i]);
+        for (char *s = path + strlen(templ) + 1; (s = strchr(s, '/')); s++) {
+            *s = '\0';
+            mkdir(path, 0700);
+            *s = '/';
+        }
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(srcs[i], f) < 0) {
+            if (f)
+                fclose(f);
+            nftw(templ, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+            return CL_OUT_OF_RESOURCES;
+        }
+        fclose(f);
+    }
+    *dir = strdup(templ);
+    return *dir ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
+}
+
+/* Compile src with p's (or the given) headers visible to #include. */
+static cl_int compile_with_headers(struct hcqcl_program_dev *pd, const char *src, size_t len,
+                                   const char *options, cl_uint nh, char **names, char **srcs,
+                                   cl_int failure)
+{
+    char *dir = NULL;
+    if (nh == 0)
+        return hcqcl_program_dev_compile(pd, src, len, options, failure);
+    cl_int err = write_headers(nh, names, srcs, &dir);
+    if (err != CL_SUCCESS)
+        return err;
+    size_t olen = strlen(options ? options : "") + strlen(dir) + 8;
+    char *opts = malloc(olen);
+    if (!opts) {
+        err = CL_OUT_OF_HOST_MEMORY;
+    } else {
+        snprintf(opts, olen, "%s -I %s", options ? options : "", dir);
+        err = hcqcl_program_dev_compile(pd, src, len, opts, failure);
+    }
+    free(opts);
+    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    free(dir);
+    return err;
+}
+
+static cl_int keep_headers(cl_program p, cl_uint n, const cl_program *headers, const char **names)
+{
+    p->header_names = calloc(n, sizeof(char *));
+    p->header_srcs = calloc(n, sizeof(char *));
+    if (!p->header_names || !p->header_srcs)
+        return CL_OUT_OF_HOST_MEMORY;
+    p->num_headers = n;
+    for (cl_uint i = 0; i < n; i++) {
+        p->header_names[i] = strdup(names[i]);
+        p->header_srcs[i] = strdup(headers[i]->source ? headers[i]->source : "");
+        if (!p->header_names[i] || !p->header_srcs[i])
+            return CL_OUT_OF_HOST_MEMORY;
+    }
+    return CL_SUCCESS;
+}
+
+cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
+                              const cl_device_id *device_list, const char *options,
+                              cl_uint num_input_headers, const cl_program *input_headers,
+                              const char **header_include_names,
+                              void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data)
+{
+    char why[256];
+    cl_int err, result = CL_SUCCESS;
+
+    /* CL_INVALID_PROGRAM if program is not a valid program object */
+    HCQCL_CHECK(hcqcl_program_valid(program), CL_INVALID_PROGRAM, "program %p", (void *)program);
+    bool targets[program->num_devices];
+    err = pick_devices(program, num_devices, device_list, targets);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
+    HCQCL_CHECK(pfn_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
+    /* CL_INVALID_VALUE if num_input_headers is zero and header_include_names or input_headers are not NULL */
+    HCQCL_CHECK(num_input_headers || (!header_include_names && !input_headers), CL_INVALID_VALUE,
+                "headers given with num_input_headers 0");
+    /* CL_INVALID_VALUE if num_input_headers is not zero and header_include_names or input_headers are NULL */
+    HCQCL_CHECK(!num_input_headers || (header_include_names && input_headers), CL_INVALID_VALUE,
+                "num_input_headers %u without headers", num_input_headers);
+    for (cl_uint i = 0; i < num_input_headers; i++) {
+        /* CL_INVALID_PROGRAM if input_headers contains an invalid program object */
+        HCQCL_CHECK(hcqcl_program_valid(input_headers[i]) && input_headers[i]->source,
+                    CL_INVALID_PROGRAM, "input_headers[%u]", i);
+        /* CL_INVALID_VALUE if header_include_names contains NULL */
+        HCQCL_CHECK(header_include_names[i] && *header_include_names[i] &&
+                        header_include_names[i][0] != '/' &&
+                        !strstr(header_include_names[i], ".."),
+                    CL_INVALID_VALUE, "header_include_names[%u]", i);
+    }
+    /* CL_INVALID_COMPILER_OPTIONS if the compiler options specified by options are invalid */
+    HCQCL_CHECK(options_valid(options, OPT_COMPILE, why, sizeof(why)), CL_INVALID_COMPILER_OPTIONS,
+                "%s", why);
+    /* CL_INVALID_OPERATION if program has no source or IL available */
+    HCQCL_CHECK(program->source, CL_INVALID_OPERATION, "program %p has no source",
+                (void *)program);
+    err = begin_build(program, targets);
+    if (err != CL_SUCCESS)
+        return err;
+
+    pthread_mutex_lock(&program->lock);
+    for (cl_uint i = 0; i < program->num_headers; i++) {
+        free(program->header_names[i]);
+        free(program->header_srcs[i]);
+    }
+    free(program->header_names);
+    free(program->header_srcs);
+    program->header_names = program->header_srcs = NULL;
+    program->num_headers = 0;
+    result = keep_headers(program, num_input_headers, input_headers, header_include_names);
+    pthread_mutex_unlock(&program->lock);
+
+    for (cl_uint i = 0; i < program->num_devices && result == CL_SUCCESS; i++) {
+        struct hcqcl_program_dev *pd = &program->devs[i];
+        if (!targets[i])
+            continue;
+        set_options(pd, options);
+        hcqcl_program_dev_log_clear(pd);
+        err = compile_with_headers(pd, program->source, program->source_len, options,
+                                   program->num_headers, program->header_names,
+                                   program->header_srcs, CL_COMPILE_PROGRAM_FAILURE);
+        if (err == CL_INVALID_BUILD_OPTIONS)
+            err = CL_INVALID_COMPILER_OPTIONS;
+        pthread_mutex_lock(&program->lock);
+        pd->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+        pd->bin_type = err == CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
+                                         : CL_PROGRAM_BINARY_TYPE_NONE;
+        pthread_mutex_unlock(&program->lock);
+        if (err != CL_SUCCESS && result == CL_SUCCESS)
+            result = err;
+    }
+    for (cl_uint i = 0; i < program->num_devices; i++)
+        if (targets[i] && program->devs[i].status == CL_BUILD_IN_PROGRESS)
+            program->devs[i].status = CL_BUILD_ERROR;
+    err = end_build(program);
+    if (result == CL_SUCCESS)
+        result = err;
+    if (pfn_notify)
+        pfn_notify(program, user_data);
+    /* CL_COMPILE_PROGRAM_FAILURE if there is a failure to compile the program source */
+    HCQCL_CHECK(result == CL_SUCCESS, result, "program %p: see the build log", (void *)program);
+    return CL_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ */
+/* clLinkProgram                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Without a cubin linker, linking compiles the inputs' sources as one
+ * translation unit: each input's -D macros are defined around its own
+ * source only, its headers stay visible, and the first input's other
+ * options apply to all. */
+
+struct strbuf {
+    char *s;
+    size_t len, cap;
+    bool failed;
+};
+
+static void sb_add(struct strbuf *b, const char *s, size_t n)
+{
+    if (b->failed)
+        return;
+    if (b->cap - b->len <= n) {
+        size_t cap = (b->cap + n) * 2 + 64;
+        char *p = realloc(b->s, cap);
+        if (!p) {
+            b->failed = true;
+            return;
+        }
+        b->s = p;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->len, s, n);
+    b->len += n;
+    b->s[b->len] = '\0';
+}
+static void sb_str(struct strbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+/* Next white-space separated token of *s; false at the end. */
+static bool next_token(const char **s, const char **tok, size_t *len)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    if (!*p)
+        return false;
+    const char *e = p;
+    while (*e && *e != ' ' && *e != '\t' && *e != '\n' && *e != '\r')
+        e++;
+    *tok = p;
+    *len = (size_t)(e - p);
+    *s = e;
+    return true;
+}
+
+/* Emit "#define"/"#undef" lines for the -D options, or copy the other
+ * options (defines == NULL) into rest. */
+static void split_defines(const char *options, struct strbuf *defines, bool undef,
+                          struct strbuf *rest)
+{
+    const char *s = options ? options : "", *tok;
+    size_t len;
+    while (next_token(&s, &tok, &len)) {
+        bool is_d = len >= 2 && strncmp(tok, "-D", 2) == 0;
+        if (is_d && len == 2 && !next_token(&s, &tok, &len))
+            break;
+        else if (is_d && len > 2) {
+            tok += 2;
+            len -= 2;
+        }
+        if (!is_d) {
+            bool is_link = (len == 15 && strncmp(tok, "-create-library", 15) == 0) ||
+                           (len == 20 && strncmp(tok, "-enable-link-options", 20) == 0);
+            if (rest && !is_link) {
+                sb_add(rest, tok, len);
+                sb_str(rest, " ");
+            }
+            continue;
+        }
+        if (!defines)
+            continue;
+        const char *eq = memchr(tok, '=', len);
+        size_t nlen = eq ? (size_t)(eq - tok) : len;
+        sb_str(defines, undef ? "#undef " : "#define ");
+        sb_add(defines, tok, nlen);
+        if (!undef) {
+            sb_str(defines, " ");
+            if (eq)
+                sb_add(defines, eq + 1, len - nlen - 1);
+            else
+                sb_str(defines, "1");
+        }
+        sb_str(defines, "\n");
+    }
+}
+
+static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const char *options,
+                          struct strbuf *src, struct strbuf *opts)
+{
+    for (cl_uint k = 0; k < n; k++) {
+        const struct hcqcl_program_dev *pd = NULL;
+        for (cl_uint i = 0; i < in[k]->num_devices && !pd; i++)
+            for (cl_uint j = 0; j < out->num_devices; j++)
+                if (in[k]->devs[i].dev == out->devs[j].dev)
+                    pd = &in[k]->devs[i];
+        const char *o = pd && pd->options ? pd->options : "";
+        split_defines(o, src, false, k == 0 ? opts : NULL);
+        sb_str(src, "#line 1\n");
+        sb_add(src, in[k]->source, in[k]->source_len);
+        sb_str(src, "\n");
+        split_defines(o, src, true, NULL);
+        for (cl_uint h = 0; h < in[k]->num_headers; h++) {
+            char **names = realloc(out->header_names, (out->num_headers + 1) * sizeof(char *));
+            if (names)
+                out->header_names = names;
+            char **srcs = realloc(out->header_srcs, (out->num_headers + 1) * sizeof(char *));
+            if (srcs)
+                out->header_srcs = srcs;
+            if (!names || !srcs)
+                return CL_OUT_OF_HOST_MEMORY;
+            out->header_names[out->num_headers] = strdup(in[k]->header_names[h]);
+            out->header_srcs[out->num_headers] = strdup(in[k]->header_srcs[h]);
+            out->num_headers++;
+            if (!out->header_names[out->num_headers - 1] || !out->header_srcs[out->num_headers - 1])
+                return CL_OUT_OF_HOST_MEMORY;
+        }
+    }
+    split_defines(options, NULL, false, opts);
+    return src->failed || opts->failed ? CL_OUT_OF_HOST_MEMORY : CL_SUCCESS;
+}
+
+cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
+                               const cl_device_id *device_list, const char *options,
+                               cl_uint num_input_programs, const cl_program *input_programs,
+                               void(CL_CALLBACK *pfn_notify)(cl_program, void *), void *user_data,
+                               cl_int *errcode_ret)
+{
+    char why[256];
+    cl_int err = CL_SUCCESS, result = CL_SUCCESS;
+    cl_program p = NULL;
+    struct strbuf src = {0}, opts = {0};
+
+    /* CL_INVALID_CONTEXT if context is not a valid context */
+    HCQCL_CHECK_GOTO(hcqcl_context_valid(context), err, CL_INVALID_CONTEXT, "context %p",
+                     (void *)context);
+    /* CL_INVALID_VALUE if device_list is NULL and num_devices is greater than zero, or if device_list is not NULL and num_devices is zero */
+    HCQCL_CHECK_GOTO(!device_list == !num_devices, err, CL_INVALID_VALUE,
+                     "device_list %p, num_devices %u", (void *)device_list, num_devices);
+    for (cl_uint d = 0; d < num_devices; d++)
+        /* CL_INVALID_DEVICE if any device in device_list is not in the list of devices associated with context */
+        HCQCL_CHECK_GOTO(hcqcl_device_valid(device_list[d]) &&
+                             hcqcl_context_has_device(context, device_list[d]),
+                         err, CL_INVALID_DEVICE, "device_list[%u]", d);
+    /* CL_INVALID_VALUE if num_input_programs is zero or input_programs is NULL */
+    HCQCL_CHECK_GOTO(num_input_programs && input_programs, err, CL_INVALID_VALUE,
+                     "num_input_programs %u, input_programs %p", num_input_programs,
+                     (void *)input_programs);
+    for (cl_uint k = 0; k < num_input_programs; k++)
+        /* CL_INVALID_PROGRAM if programs specified in input_programs are not valid program objects */
+        HCQCL_CHECK_GOTO(hcqcl_program_valid(input_programs[k]) &&
+                             input_programs[k]->ctx == context,
+                         err, CL_INVALID_PROGRAM, "input_programs[%u]", k);
+    /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
+    HCQCL_CHECK_GOTO(pfn_notify || !user_data, err, CL_INVALID_VALUE,
+                     "user_data without pfn_notify");
+    /* CL_INVALID_LINKER_OPTIONS if the linker options specified by options are invalid */
+    HCQCL_CHECK_GOTO(options_valid(options, OPT_LINK, why, sizeof(why)), err,
+                     CL_INVALID_LINKER_OPTIONS, "%s", why);
+
+    p = hcqcl_program_new(context, num_devices ? num_devices : context->num_devices,
+                          num_devices ? device_list : context->devices);
+    HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
+    for (cl_uint i = 0; i < p->num_devices; i++) {
+        for (cl_uint k = 0; k < num_input_programs; k++) {
+            const struct hcqcl_program_dev *in = NULL;
+            for (cl_uint j = 0; j < input_programs[k]->num_devices; j++)
+                if (input_programs[k]->devs[j].dev == p->devs[i].dev)
+                    in = &input_programs[k]->devs[j];
+            /* CL_INVALID_OPERATION if the input programs do not hold a compiled binary or library for every device */
+            HCQCL_CHECK_GOTO(in && input_programs[k]->source &&
+                                 (in->bin_type == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT ||
+                                  in->bin_type == CL_PROGRAM_BINARY_TYPE_LIBRARY),
+                             err, CL_INVALID_OPERATION, "input %u has no compiled object", k);
+        }
+    }
+    err = link_inputs(p, num_input_programs, input_programs, options, &src, &opts);
+    HCQCL_CHECK_GOTO(err == CL_SUCCESS, err, err, "combining the inputs");
+    p->source = src.s;
+    p->source_len = src.len;
+    src.s = NULL;
+
+    bool library = options && strstr(options, "-create-library");
+    p->building = true;
+    for (cl_uint i = 0; i < p->num_devices; i++) {
+        struct hcqcl_program_dev *pd = &p->devs[i];
+        set_options(pd, options);
+        cl_int e = compile_with_headers(pd, p->source, p->source_len, opts.s, p->num_headers,
+                                        p->header_names, p->header_srcs, CL_LINK_PROGRAM_FAILURE);
+        if (e == CL_COMPILER_NOT_AVAILABLE)
+            e = CL_LINKER_NOT_AVAILABLE;
+        else if (e == CL_INVALID_BUILD_OPTIONS)
+            e = CL_INVALID_LINKER_OPTIONS;
+        if (e == CL_SUCCESS && !library)
+            e = hcqcl_program_dev_load(pd) == CL_SUCCESS ? CL_SUCCESS : CL_LINK_PROGRAM_FAILURE;
+        pd->status = e == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
+        pd->bin_type = e != CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_NONE
+                       : library       ? CL_PROGRAM_BINARY_TYPE_LIBRARY
+                                       : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+        if (e != CL_SUCCESS && result == CL_SUCCESS)
+            result = e;
+    }
+    err = end_build(p);
+    if (result == CL_SUCCESS)
+        result = err;
+    free(opts.s);
+    if (pfn_notify)
+        pfn_notify(p, user_data);
+    if (result != CL_SUCCESS)
+        /* CL_LINK_PROGRAM_FAILURE if there is a failure to link: the program still carries the log */
+        util_log_check(__func__, "linked", hcqcl_error_name(result), "program %p", (void *)p);
+    if (errcode_ret)
+        *errcode_ret = result;
+    return p;
+fail:
+    free(src.s);
+    free(opts.s);
+    if (p)
+        hcqcl_clReleaseProgram(p);
+    if (errcode_ret)
+        *errcode_ret = err;
+    return NULL;
+}
