@@ -23,7 +23,12 @@ static cl_map_flags map_effective(cl_map_flags flags)
 {
     return flags ? flags : CL_MAP_READ | CL_MAP_WRITE;
 }
-static bool map_reads(cl_map_flags flags) { return map_effective(flags) & CL_MAP_READ; }
+/* The mapped copy must hold the latest bits: for MAP_READ and MAP_WRITE
+ * alike; only WRITE_INVALIDATE_REGION lets the host start from garbage. */
+static bool map_reads(cl_map_flags flags)
+{
+    return !(flags & CL_MAP_WRITE_INVALIDATE_REGION);
+}
 static bool map_writes(cl_map_flags flags)
 {
     return map_effective(flags) & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);

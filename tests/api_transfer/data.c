@@ -1,0 +1,413 @@
+/*
+ * data.c — buffer transfers move the right bytes: read/write round trips
+ * (blocking, non-blocking, gated on user events, staged and pipelined
+ * sizes), sub-buffer aliasing, copies, every fill pattern size with
+ * offsets, rect transfers with pitches, map/unmap coherence for each kind
+ * of memory, and migration.
+ */
+#include "xfer_test.h"
+
+static struct xt t;
+
+/* Sizes that take each path: a few bytes, one staging chunk, just over
+ * one (pipelined when blocking), several chunks with a ragged tail. */
+static const size_t sizes[] = {1, 3, 4096, 65537, 4u << 20, (4u << 20) + 1, (13u << 20) + 7};
+
+static void test_round_trips(void)
+{
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        size_t n = sizes[i];
+        uint8_t *in = malloc(n), *out = malloc(n);
+        REQUIRE(in && out);
+        xt_random(in, n, n);
+        cl_mem m = xt_buffer(&t, 0, n + 512, NULL);
+        /* blocking write, blocking read at an unaligned offset */
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, m, CL_TRUE, 5, n, in, 0, NULL, NULL));
+        memset(out, 0xAA, n);
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 5, n, out, 0, NULL, NULL));
+        long d = xt_diff(in, out, n);
+        if (d >= 0)
+            fprintf(stderr, "blocking round trip of %zu bytes differs at %ld\n", n, d);
+        EXPECT(d < 0);
+
+        /* non-blocking both ways, ordered by the in-order queue */
+        xt_random(in, n, n + 1);
+        memset(out, 0x55, n);
+        cl_event wev = NULL, rev = NULL;
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, m, CL_FALSE, 500, n, in, 0, NULL, &wev));
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_FALSE, 500, n, out, 1, &wev, &rev));
+        EXPECT_OK(clWaitForEvents(1, &rev));
+        cl_int st = 1;
+        EXPECT_OK(clGetEventInfo(rev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
+        EXPECT(st == CL_COMPLETE);
+        d = xt_diff(in, out, n);
+        if (d >= 0)
+            fprintf(stderr, "non-blocking round trip of %zu bytes differs at %ld\n", n, d);
+        EXPECT(d < 0);
+        cl_command_type type = 0;
+        EXPECT_OK(clGetEventInfo(wev, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL));
+        EXPECT(type == CL_COMMAND_WRITE_BUFFER);
+        EXPECT_OK(clGetEventInfo(rev, CL_EVENT_COMMAND_TYPE, sizeof(type), &type, NULL));
+        EXPECT(type == CL_COMMAND_READ_BUFFER);
+        clReleaseEvent(wev);
+        clReleaseEvent(rev);
+        clReleaseMemObject(m);
+        free(in);
+        free(out);
+    }
+}
+
+/* A non-blocking read behind a user event leaves the user's memory alone
+ * until the event is set, and has the data there when its event completes. */
+static void test_gated_read(void)
+{
+    const size_t sz[] = {4096, (9u << 20) + 3};
+    for (size_t i = 0; i < 2; i++) {
+        size_t n = sz[i];
+        uint8_t *in = malloc(n), *out = malloc(n), *zero = calloc(1, n);
+        REQUIRE(in && out && zero);
+        xt_random(in, n, 77 + i);
+        cl_mem m = xt_buffer(&t, 0, n, NULL);
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, m, CL_TRUE, 0, n, in, 0, NULL, NULL));
+        cl_int err;
+        cl_event gate = clCreateUserEvent(t.ctx, &err), rev = NULL;
+        REQUIRE(err == CL_SUCCESS);
+        memset(out, 0, n);
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_FALSE, 0, n, out, 1, &gate, &rev));
+        /* Nothing may land before the gate opens. */
+        struct timespec ms = {0, 20 * 1000 * 1000};
+        nanosleep(&ms, NULL);
+        cl_int st = 0;
+        EXPECT_OK(clGetEventInfo(rev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
+        EXPECT(st > CL_COMPLETE);
+        EXPECT(memcmp(out, zero, n) == 0);
+        EXPECT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+        EXPECT_OK(clWaitForEvents(1, &rev));
+        EXPECT(xt_diff(in, out, n) < 0);
+        clReleaseEvent(rev);
+        clReleaseEvent(gate);
+        clReleaseMemObject(m);
+        free(in);
+        free(out);
+        free(zero);
+    }
+}
+
+static void test_sub_buffers(void)
+{
+    const size_t n = 1 << 20;
+    uint8_t *model = malloc(n), *out = malloc(n), *data = malloc(n);
+    REQUIRE(model && out && data);
+    xt_random(model, n, 5);
+    cl_mem parent = xt_buffer(&t, 0, n, NULL);
+    EXPECT_OK(clEnqueueWriteBuffer(t.q, parent, CL_TRUE, 0, n, model, 0, NULL, NULL));
+    cl_buffer_region reg = {256 * 7, 300000};
+    cl_int err;
+    cl_mem sub = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
+    REQUIRE(err == CL_SUCCESS);
+    /* write through the sub-buffer, read through the parent */
+    xt_random(data, 1000, 6);
+    EXPECT_OK(clEnqueueWriteBuffer(t.q, sub, CL_TRUE, 123, 1000, data, 0, NULL, NULL));
+    memcpy(model + reg.origin + 123, data, 1000);
+    EXPECT_OK(clEnqueueReadBuffer(t.q, parent, CL_TRUE, 0, n, out, 0, NULL, NULL));
+    EXPECT(xt_diff(model, out, n) < 0);
+    /* write through the parent, read through the sub-buffer */
+    xt_random(data, 5000, 7);
+    EXPECT_OK(clEnqueueWriteBuffer(t.q, parent, CL_TRUE, reg.origin + 2000, 5000, data, 0, NULL,
+                                   NULL));
+    memcpy(model + reg.origin + 2000, data, 5000);
+    EXPECT_OK(clEnqueueReadBuffer(t.q, sub, CL_TRUE, 0, reg.size, out, 0, NULL, NULL));
+    EXPECT(xt_diff(model + reg.origin, out, reg.size) < 0);
+    /* copy from the sub-buffer into another part of the parent */
+    EXPECT_OK(clEnqueueCopyBuffer(t.q, sub, parent, 0, 600000, 4096, 0, NULL, NULL));
+    memcpy(model + 600000, model + reg.origin, 4096);
+    /* fill inside the sub-buffer */
+    cl_ushort pat = 0xBEEF;
+    EXPECT_OK(clEnqueueFillBuffer(t.q, sub, &pat, 2, 10, 64, 0, NULL, NULL));
+    for (size_t i = 0; i < 64; i += 2)
+        memcpy(model + reg.origin + 10 + i, &pat, 2);
+    EXPECT_OK(clEnqueueReadBuffer(t.q, parent, CL_TRUE, 0, n, out, 0, NULL, NULL));
+    EXPECT(xt_diff(model, out, n) < 0);
+    clReleaseMemObject(sub);
+    clReleaseMemObject(parent);
+    free(model);
+    free(out);
+    free(data);
+}
+
+static void test_copies(void)
+{
+    const size_t n = (6u << 20) + 100;
+    uint8_t *a = malloc(n), *out = malloc(n), *model = malloc(n);
+    REQUIRE(a && out && model);
+    xt_random(a, n, 9);
+    cl_mem src = xt_buffer(&t, 0, n, NULL), dst = xt_buffer(&t, 0, n, NULL);
+    EXPECT_OK(clEnqueueWriteBuffer(t.q, src, CL_FALSE, 0, n, a, 0, NULL, NULL));
+    cl_uint zero = 0;
+    EXPECT_OK(clEnqueueFillBuffer(t.q, dst, &zero, 4, 0, n - n % 4, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueFillBuffer(t.q, dst, &zero, 1, n - n % 4, n % 4, 0, NULL, NULL));
+    memset(model, 0, n);
+    const size_t cases[][3] = {{0, 0, n}, {1, 7, 1000}, {4096, 0, 3 << 20}, {17, 5000000, 1}};
+    for (size_t i = 0; i < 4; i++) {
+        EXPECT_OK(clEnqueueCopyBuffer(t.q, src, dst, cases[i][0], cases[i][1], cases[i][2], 0,
+                                      NULL, NULL));
+        memcpy(model + cases[i][1], a + cases[i][0], cases[i][2]);
+    }
+    /* within one buffer, non-overlapping */
+    EXPECT_OK(clEnqueueCopyBuffer(t.q, dst, dst, 0, n - 4096, 4096, 0, NULL, NULL));
+    memcpy(model + n - 4096, model, 4096);
+    cl_event ev = NULL;
+    EXPECT_OK(clEnqueueCopyBuffer(t.q, src, dst, 0, 0, 0, 0, NULL, &ev)); /* empty: still an event */
+    EXPECT(ev != NULL);
+    EXPECT_OK(clEnqueueReadBuffer(t.q, dst, CL_TRUE, 0, n, out, 1, &ev, NULL));
+    clReleaseEvent(ev);
+    EXPECT(xt_diff(model, out, n) < 0);
+    clReleaseMemObject(src);
+    clReleaseMemObject(dst);
+    free(a);
+    free(out);
+    free(model);
+}
+
+static void test_fills(void)
+{
+    const size_t n = 3u << 20; /* below and above one staging chunk */
+    uint8_t *model = malloc(n), *out = malloc(n);
+    REQUIRE(model && out);
+    cl_mem m = xt_buffer(&t, 0, n, NULL);
+    for (size_t ps = 1; ps <= 128; ps <<= 1) {
+        for (int variant = 0; variant < 2; variant++) {
+            uint8_t pat[128];
+            xt_random(pat, sizeof(pat), ps * 2 + variant);
+            if (variant == 1 && ps > 8) /* a pattern an 8-byte unit repeats */
+                for (size_t i = 8; i < ps; i++)
+                    pat[i] = pat[i % 8];
+            xt_random(model, n, ps + 100 * variant);
+            EXPECT_OK(clEnqueueWriteBuffer(t.q, m, CL_FALSE, 0, n, model, 0, NULL, NULL));
+            const size_t regions[][2] = {{0, ps}, {ps * 3, ps * 5}, {ps * 64, n / 2},
+                                         {n - ps * 40, ps * 40}};
+            for (size_t r = 0; r < 4; r++) {
+                size_t off = regions[r][0], size = regions[r][1] - regions[r][1] % ps;
+                EXPECT_OK(clEnqueueFillBuffer(t.q, m, pat, ps, off, size, 0, NULL, NULL));
+                for (size_t i = 0; i < size; i += ps)
+                    memcpy(model + off + i, pat, ps);
+            }
+            EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 0, NULL, NULL));
+            long d = xt_diff(model, out, n);
+            if (d >= 0)
+                fprintf(stderr, "fill with a %zu-byte pattern (variant %d) differs at %ld\n", ps,
+                        variant, d);
+            EXPECT(d < 0);
+        }
+    }
+    clReleaseMemObject(m);
+    free(model);
+    free(out);
+}
+
+/* Reference rectangle copy between two byte arrays. */
+static void rect_model(uint8_t *dst, const size_t dorg[3], size_t drp, size_t dsp,
+                       const uint8_t *src, const size_t sorg[3], size_t srp, size_t ssp,
+                       const size_t region[3])
+{
+    if (!drp)
+        drp = region[0];
+    if (!dsp)
+        dsp = region[1] * drp;
+    if (!srp)
+        srp = region[0];
+    if (!ssp)
+        ssp = region[1] * srp;
+    for (size_t z = 0; z < region[2]; z++)
+        for (size_t y = 0; y < region[1]; y++)
+            memcpy(dst + (dorg[2] + z) * dsp + (dorg[1] + y) * drp + dorg[0],
+                   src + (sorg[2] + z) * ssp + (sorg[1] + y) * srp + sorg[0], region[0]);
+}
+
+static void test_rects(void)
+{
+    const size_t n = 1 << 20;
+    uint8_t *model = malloc(n), *out = malloc(n), *host = malloc(n), *hmodel = malloc(n);
+    REQUIRE(model && out && host && hmodel);
+    cl_mem m = xt_buffer(&t, 0, n, NULL), m2 = xt_buffer(&t, 0, n, NULL);
+    struct {
+        size_t borg[3], horg[3], region[3], brp, bsp, hrp, hsp;
+    } cases[] = {
+        {{0, 0, 0}, {0, 0, 0}, {64, 1, 1}, 0, 0, 0, 0},
+        {{3, 2, 1}, {5, 1, 0}, {17, 9, 3}, 40, 400, 30, 300},
+        {{100, 7, 0}, {0, 0, 2}, {200, 50, 1}, 512, 0, 256, 0},
+        {{1, 1, 1}, {2, 3, 4}, {31, 7, 5}, 0, 0, 64, 64 * 11},
+        {{0, 0, 0}, {0, 0, 0}, {1000, 100, 4}, 1024, 0, 1000, 0},
+    };
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        xt_random(model, n, 31 + c);
+        xt_random(host, n, 41 + c);
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, m, CL_TRUE, 0, n, model, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueWriteBufferRect(t.q, m, c & 1, cases[c].borg, cases[c].horg,
+                                           cases[c].region, cases[c].brp, cases[c].bsp,
+                                           cases[c].hrp, cases[c].hsp, host, 0, NULL, NULL));
+        rect_model(model, cases[c].borg, cases[c].brp, cases[c].bsp, host, cases[c].horg,
+                   cases[c].hrp, cases[c].hsp, cases[c].region);
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 0, NULL, NULL));
+        long d = xt_diff(model, out, n);
+        if (d >= 0)
+            fprintf(stderr, "write rect case %zu differs at %ld\n", c, d);
+        EXPECT(d < 0);
+
+        /* read the rectangle back into a fresh host image */
+        xt_random(host, n, 51 + c);
+        memcpy(hmodel, host, n);
+        cl_event ev = NULL;
+        EXPECT_OK(clEnqueueReadBufferRect(t.q, m, CL_FALSE, cases[c].borg, cases[c].horg,
+                                          cases[c].region, cases[c].brp, cases[c].bsp,
+                                          cases[c].hrp, cases[c].hsp, host, 0, NULL, &ev));
+        EXPECT_OK(clWaitForEvents(1, &ev));
+        clReleaseEvent(ev);
+        rect_model(hmodel, cases[c].horg, cases[c].hrp, cases[c].hsp, model, cases[c].borg,
+                   cases[c].brp, cases[c].bsp, cases[c].region);
+        d = xt_diff(hmodel, host, n);
+        if (d >= 0)
+            fprintf(stderr, "read rect case %zu differs at %ld\n", c, d);
+        EXPECT(d < 0);
+
+        /* buffer to buffer with the buffer and host geometries */
+        xt_random(hmodel, n, 61 + c);
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, m2, CL_TRUE, 0, n, hmodel, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueCopyBufferRect(t.q, m, m2, cases[c].borg, cases[c].horg,
+                                          cases[c].region, cases[c].brp, cases[c].bsp,
+                                          cases[c].hrp, cases[c].hsp, 0, NULL, NULL));
+        rect_model(hmodel, cases[c].horg, cases[c].hrp, cases[c].hsp, model, cases[c].borg,
+                   cases[c].brp, cases[c].bsp, cases[c].region);
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m2, CL_TRUE, 0, n, out, 0, NULL, NULL));
+        d = xt_diff(hmodel, out, n);
+        if (d >= 0)
+            fprintf(stderr, "copy rect case %zu differs at %ld\n", c, d);
+        EXPECT(d < 0);
+    }
+    /* within one buffer: columns side by side */
+    size_t so[3] = {0, 0, 0}, dO[3] = {32, 0, 0}, reg[3] = {32, 100, 2};
+    EXPECT_OK(clEnqueueCopyBufferRect(t.q, m, m, so, dO, reg, 64, 0, 64, 0, 0, NULL, NULL));
+    rect_model(model, dO, 64, 0, model, so, 64, 0, reg);
+    EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 0, NULL, NULL));
+    EXPECT(xt_diff(model, out, n) < 0);
+    clReleaseMemObject(m);
+    clReleaseMemObject(m2);
+    free(model);
+    free(out);
+    free(host);
+    free(hmodel);
+}
+
+/* Map/unmap for each kind of buffer store. */
+static void test_maps(void)
+{
+    const size_t n = (5u << 20) + 256;
+    const cl_mem_flags kinds[] = {0, CL_MEM_ALLOC_HOST_PTR, CL_MEM_USE_HOST_PTR,
+                                  CL_MEM_COPY_HOST_PTR, CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR};
+    const char *names[] = {"device", "alloc_host_ptr", "use_host_ptr", "copy_host_ptr",
+                           "alloc+copy_host_ptr"};
+    uint8_t *model = malloc(n), *out = malloc(n);
+    REQUIRE(model && out);
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        uint8_t *hp = NULL;
+        xt_random(model, n, 200 + k);
+        if (kinds[k] & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
+            hp = aligned_alloc(4096, n);
+            REQUIRE(hp);
+            memcpy(hp, model, n);
+        }
+        cl_mem m = xt_buffer(&t, kinds[k], n, hp);
+        if (!hp)
+            EXPECT_OK(clEnqueueWriteBuffer(t.q, m, CL_TRUE, 0, n, model, 0, NULL, NULL));
+
+        /* map for reading: the latest bits */
+        cl_int err;
+        const size_t off = 4096 + 8, len = (4u << 20) + 100;
+        uint8_t *p = clEnqueueMapBuffer(t.q, m, CL_TRUE, CL_MAP_READ, off, len, 0, NULL, NULL, &err);
+        EXPECT(p && err == CL_SUCCESS);
+        if (!p)
+            goto next;
+        if (kinds[k] & CL_MEM_USE_HOST_PTR)
+            EXPECT(p == hp + off);
+        if (xt_diff(model + off, p, len) >= 0) {
+            fprintf(stderr, "map read on %s buffer: wrong bytes\n", names[k]);
+            xt_failures++;
+        }
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
+
+        /* map for writing: the host's changes land at unmap */
+        p = clEnqueueMapBuffer(t.q, m, CL_TRUE, CL_MAP_WRITE, off, len, 0, NULL, NULL, &err);
+        EXPECT(p && err == CL_SUCCESS);
+        if (!p)
+            goto next;
+        EXPECT(xt_diff(model + off, p, len) < 0); /* MAP_WRITE also holds the latest bits */
+        for (size_t i = 0; i < len; i += 4093) {
+            p[i] ^= 0x5A;
+            model[off + i] ^= 0x5A;
+        }
+        cl_event uev = NULL;
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, &uev));
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 1, &uev, NULL));
+        clReleaseEvent(uev);
+        if (xt_diff(model, out, n) >= 0) {
+            fprintf(stderr, "map write on %s buffer: changes lost\n", names[k]);
+            xt_failures++;
+        }
+
+        /* write-invalidate: the whole region is the host's */
+        p = clEnqueueMapBuffer(t.q, m, CL_FALSE, CL_MAP_WRITE_INVALIDATE_REGION, 0, 8192, 0, NULL,
+                               &uev, &err);
+        EXPECT(p && err == CL_SUCCESS && uev);
+        if (!p)
+            goto next;
+        EXPECT_OK(clWaitForEvents(1, &uev));
+        clReleaseEvent(uev);
+        xt_random(p, 8192, 300 + k);
+        memcpy(model, p, 8192);
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
+        /* a non-blocking read map after a GPU-side change */
+        cl_uint pat = 0x01020304;
+        EXPECT_OK(clEnqueueFillBuffer(t.q, m, &pat, 4, 8192, 4096, 0, NULL, NULL));
+        for (size_t i = 0; i < 4096; i += 4)
+            memcpy(model + 8192 + i, &pat, 4);
+        p = clEnqueueMapBuffer(t.q, m, CL_FALSE, CL_MAP_READ, 0, 16384, 0, NULL, &uev, &err);
+        EXPECT(p && err == CL_SUCCESS);
+        if (!p)
+            goto next;
+        EXPECT_OK(clWaitForEvents(1, &uev));
+        clReleaseEvent(uev);
+        if (xt_diff(model, p, 16384) >= 0) {
+            fprintf(stderr, "map read after fill on %s buffer: wrong bytes\n", names[k]);
+            xt_failures++;
+        }
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
+        /* the whole buffer */
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 0, NULL, NULL));
+        EXPECT(xt_diff(model, out, n) < 0);
+        /* migration keeps contents */
+        EXPECT_OK(clEnqueueMigrateMemObjects(t.q, 1, &m, CL_MIGRATE_MEM_OBJECT_HOST, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueMigrateMemObjects(t.q, 1, &m, 0, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 0, NULL, NULL));
+        EXPECT(xt_diff(model, out, n) < 0);
+    next:
+        EXPECT_OK(clFinish(t.q));
+        clReleaseMemObject(m);
+        free(hp);
+    }
+    free(model);
+    free(out);
+}
+
+int main(void)
+{
+    xt_init(&t);
+    test_round_trips();
+    test_gated_read();
+    test_sub_buffers();
+    test_copies();
+    test_fills();
+    test_rects();
+    test_maps();
+    xt_fini(&t);
+    return xt_done("api_transfer_data");
+}
