@@ -49,6 +49,72 @@ static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags fla
     return conflict;
 }
 
+/* ---- Mapped regions usable as pinned memory -------------------------- */
+
+struct pinned_region {
+    const uint8_t *cpu; /* the mapped pointer */
+    size_t size;
+    cl_mem m;           /* retained while listed */
+    size_t offset;      /* of the region in m */
+    struct pinned_region *next;
+};
+
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pinned_region *pinned_list;
+
+static void pinned_add(cl_mem m, const struct hcqcl_mapping *map)
+{
+    struct pinned_region *r = malloc(sizeof(*r));
+    if (!r)
+        return; /* only an optimisation is lost */
+    *r = (struct pinned_region){map->ptr, map->size, m, map->offset, NULL};
+    hcqcl_clRetainMemObject(m);
+    pthread_mutex_lock(&pinned_lock);
+    r->next = pinned_list;
+    pinned_list = r;
+    pthread_mutex_unlock(&pinned_lock);
+}
+
+static void pinned_remove(cl_mem m, const void *cpu)
+{
+    struct pinned_region *gone = NULL;
+    pthread_mutex_lock(&pinned_lock);
+    for (struct pinned_region **pp = &pinned_list; *pp; pp = &(*pp)->next) {
+        if ((*pp)->m == m && (*pp)->cpu == cpu) {
+            gone = *pp;
+            *pp = gone->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pinned_lock);
+    if (gone) {
+        /* Outside the lock: the last release runs destructor callbacks. */
+        hcqcl_clReleaseMemObject(gone->m);
+        free(gone);
+    }
+}
+
+bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void *ptr,
+                       size_t size, uint64_t *va)
+{
+    const uint8_t *p = ptr;
+    bool found = false;
+    pthread_mutex_lock(&pinned_lock);
+    for (struct pinned_region *r = pinned_list; r && !found; r = r->next) {
+        if (p < r->cpu || (size_t)(p - r->cpu) > r->size || size > r->size - (size_t)(p - r->cpu))
+            continue;
+        uint64_t base = hcqcl_mem_va(r->m, dev);
+        if (!base)
+            continue; /* a buffer of a context without dev */
+        *va = base + r->offset + (size_t)(p - r->cpu);
+        /* The app may unmap and release it while the copy is in flight. */
+        hcqcl_cmd_retain_mem(cmd, r->m);
+        found = true;
+    }
+    pthread_mutex_unlock(&pinned_lock);
+    return found;
+}
+
 static void map_pull_cb(void *arg, cl_int status)
 {
     if (status >= 0)
@@ -64,6 +130,8 @@ static void map_free_cb(void *arg) { hcqcl_mapping_free(arg); }
 /* Put a mapping taken off m back (an unmap that could not be enqueued). */
 static void map_relink(cl_mem m, struct hcqcl_mapping *map)
 {
+    if (map->kind == HCQCL_MAP_DIRECT)
+        pinned_add(m, map);
     pthread_mutex_lock(&m->lock);
     map->next = m->maps;
     m->maps = map;
@@ -142,11 +210,14 @@ void *hcqcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl
         goto fail_unmap;
     }
     ptr = map->ptr;
+    if (map->kind == HCQCL_MAP_DIRECT)
+        pinned_add(buffer, map);
     err = hcqcl_cmd_end(&cmd, blocking_map, event);
     if (err != CL_SUCCESS) {
         /* The command ran (or failed) on the GPU; the mapping goes, its
          * staging is kept since a late copy may still land there. */
         struct hcqcl_mapping *gone;
+        pinned_remove(buffer, map->ptr);
         hcqcl_mem_map_remove(buffer, map->ptr, &gone);
         ptr = NULL;
     }
@@ -189,6 +260,8 @@ cl_int hcqcl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memo
     err = hcqcl_mem_map_remove(memobj, mapped_ptr, &map);
     if (err != CL_SUCCESS)
         return err;
+    if (map->kind == HCQCL_MAP_DIRECT)
+        pinned_remove(memobj, map->ptr);
 
     struct hcqcl_cmd cmd;
     err = hcqcl_xfer_begin(q, CL_COMMAND_UNMAP_MEM_OBJECT, HCQCL_XFER_H2D,

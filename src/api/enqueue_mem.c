@@ -191,6 +191,12 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
 {
     if (size == 0)
         return CL_SUCCESS;
+    uint64_t pinned;
+    if (hcqcl_xfer_pinned(cmd, dev, host, size, &pinned)) {
+        struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
+        int rc = to_gpu ? hcq_q_copy(hq, va, pinned, size) : hcq_q_copy(hq, pinned, va, size);
+        return rc < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+    }
     struct xfer_job *job = calloc(1, sizeof(*job));
     if (!job)
         return CL_OUT_OF_HOST_MEMORY;

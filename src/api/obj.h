@@ -997,6 +997,15 @@ cl_int hcqcl_xfer_begin(cl_command_queue q, cl_command_type type, enum hcqcl_xfe
  * error the caller aborts the command. */
 cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va, void *host,
                        size_t size, bool to_gpu, bool blocking);
+/* Host pointers the GPU can already reach (enqueue_map.c): regions mapped
+ * with no copy (HCQCL_MAP_DIRECT: pinned host memory, registered user
+ * pages, BAR1-mapped vidmem) are remembered from map to unmap. When
+ * [ptr, ptr + size) lies inside one that dev can address, *va is its GPU
+ * address there, the buffer is retained for cmd and true is returned:
+ * hcqcl_xfer_host then copies with one engine copy and no staging (the
+ * usual way to get pinned bandwidth in OpenCL). Any thread. */
+bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void *ptr,
+                       size_t size, uint64_t *va);
 
 /* A rectangle of a buffer or host region after the pitch defaults were
  * applied: byte `offset` of the first element, `span` bytes from it to one

@@ -398,6 +398,46 @@ static void test_maps(void)
     free(out);
 }
 
+/* A mapped ALLOC_HOST_PTR buffer as the host side of reads and writes
+ * (the usual way to reach pinned bandwidth), including after it is
+ * unmapped again (then it is plain pageable memory to the transfers). */
+static void test_pinned(void)
+{
+    const size_t n = (9u << 20) + 12;
+    uint8_t *model = malloc(n), *out = malloc(n);
+    REQUIRE(model && out);
+    cl_mem pin = xt_buffer(&t, CL_MEM_ALLOC_HOST_PTR, n, NULL), dev = xt_buffer(&t, 0, n, NULL);
+    cl_int err;
+    uint8_t *p = clEnqueueMapBuffer(t.q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, NULL,
+                                    NULL, &err);
+    REQUIRE(p && err == CL_SUCCESS);
+    xt_random(p, n, 99);
+    memcpy(model, p, n);
+    EXPECT_OK(clEnqueueWriteBuffer(t.q, dev, CL_TRUE, 0, n, p, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueReadBuffer(t.q, dev, CL_TRUE, 0, n, out, 0, NULL, NULL));
+    EXPECT(xt_diff(model, out, n) < 0);
+    /* part of the mapping, non-blocking both ways */
+    memset(p + 100, 0, 4096);
+    cl_event ev = NULL;
+    EXPECT_OK(clEnqueueReadBuffer(t.q, dev, CL_FALSE, 100, 4096, p + 100, 0, NULL, &ev));
+    EXPECT_OK(clWaitForEvents(1, &ev));
+    clReleaseEvent(ev);
+    EXPECT(xt_diff(model + 100, p + 100, 4096) < 0);
+    xt_random(p + 7, n - 7, 98);
+    memcpy(model + 7, p + 7, n - 7);
+    EXPECT_OK(clEnqueueWriteBuffer(t.q, dev, CL_FALSE, 7, n - 7, p + 7, 0, NULL, &ev));
+    EXPECT_OK(clWaitForEvents(1, &ev));
+    clReleaseEvent(ev);
+    EXPECT_OK(clEnqueueReadBuffer(t.q, dev, CL_TRUE, 0, n, out, 0, NULL, NULL));
+    EXPECT(xt_diff(model, out, n) < 0);
+    EXPECT_OK(clEnqueueUnmapMemObject(t.q, pin, p, 0, NULL, NULL));
+    EXPECT_OK(clFinish(t.q));
+    clReleaseMemObject(pin);
+    clReleaseMemObject(dev);
+    free(model);
+    free(out);
+}
+
 int main(void)
 {
     xt_init(&t);
@@ -408,6 +448,7 @@ int main(void)
     test_fills();
     test_rects();
     test_maps();
+    test_pinned();
     xt_fini(&t);
     return xt_done("api_transfer_data");
 }
