@@ -35,6 +35,39 @@
 #define EMU_FD_BASE 0x40000000
 #define EMU_MAX_FDS 4096
 
+/* RM status codes the emulated driver answers beyond those nvdrv.h names
+ * (nvstatuscodes.h); include nvdrv.h first. */
+#ifndef NV_ERR_GPU_UUID_NOT_FOUND
+#define NV_ERR_GPU_UUID_NOT_FOUND 0x12
+#endif
+#ifndef NV_ERR_ILLEGAL_ACTION
+#define NV_ERR_ILLEGAL_ACTION 0x16
+#endif
+#ifndef NV_ERR_INSERT_DUPLICATE_NAME
+#define NV_ERR_INSERT_DUPLICATE_NAME 0x19
+#endif
+#ifndef NV_ERR_INVALID_ADDRESS
+#define NV_ERR_INVALID_ADDRESS 0x1E
+#endif
+#ifndef NV_ERR_INVALID_CLIENT
+#define NV_ERR_INVALID_CLIENT 0x23
+#endif
+#ifndef NV_ERR_INVALID_DEVICE
+#define NV_ERR_INVALID_DEVICE 0x26
+#endif
+#ifndef NV_ERR_INVALID_LIMIT
+#define NV_ERR_INVALID_LIMIT 0x2E
+#endif
+#ifndef NV_ERR_INVALID_OBJECT_NEW
+#define NV_ERR_INVALID_OBJECT_NEW 0x34
+#endif
+#ifndef NV_ERR_INVALID_OBJECT_PARENT
+#define NV_ERR_INVALID_OBJECT_PARENT 0x36
+#endif
+#ifndef NV_ERR_INVALID_OFFSET
+#define NV_ERR_INVALID_OFFSET 0x37
+#endif
+
 #define EMU_LOG(...) UTIL_LOG(UTIL_LOG_EMU, __VA_ARGS__)
 
 struct emu_gpu;
