@@ -199,26 +199,30 @@ void *hcqcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl
         }
     }
     if (err != CL_SUCCESS) {
+        /* A copy into the staging may have been recorded: the mapping goes
+         * with the aborted command, once the GPU is past it. */
+        struct hcqcl_mapping *gone;
+        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS &&
+            hcqcl_cmd_on_release(&cmd, map_free_cb, gone) != CL_SUCCESS)
+            util_log(UTIL_LOG_ERR, "api: map of %zu bytes failed; its staging is kept", size);
         hcqcl_cmd_abort(&cmd);
-        /* A copy into the staging may have been recorded: keep it. */
-        if (map->kind == HCQCL_MAP_GPU_COPY) {
-            struct hcqcl_mapping *gone;
-            if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS)
-                util_log(UTIL_LOG_ERR, "api: map of %zu bytes failed; staging kept", size);
-            goto fail;
-        }
-        goto fail_unmap;
+        goto fail;
     }
     ptr = map->ptr;
     if (map->kind == HCQCL_MAP_DIRECT)
         pinned_add(buffer, map);
     err = hcqcl_cmd_end(&cmd, blocking_map, event);
     if (err != CL_SUCCESS) {
-        /* The command ran (or failed) on the GPU; the mapping goes, its
-         * staging is kept since a late copy may still land there. */
         struct hcqcl_mapping *gone;
-        pinned_remove(buffer, map->ptr);
-        hcqcl_mem_map_remove(buffer, map->ptr, &gone);
+        if (map->kind == HCQCL_MAP_DIRECT)
+            pinned_remove(buffer, map->ptr);
+        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS) {
+            /* A failed dependency: the blocking wait saw the command final,
+             * the GPU is past it. Otherwise a late copy may still land in
+             * the staging, which is then kept. */
+            if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+                hcqcl_mapping_free(gone);
+        }
         ptr = NULL;
     }
     goto out;
