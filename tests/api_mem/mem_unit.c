@@ -1,0 +1,166 @@
+/*
+ * mem_unit.c — white-box: buffer create/release cycles give every byte of
+ * GPU memory back (hcq_mem_in_use returns to its baseline), buffers are
+ * backed by the memory kind their flags ask for, and the helpers enqueue
+ * code uses (VA, CPU view, map bookkeeping) agree with the store.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/obj.h"
+
+static int failures;
+#define EXPECT(cond, ...)                                                                 \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            failures++;                                                                   \
+            fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond);             \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+            fputc('\n', stderr);                                                          \
+        }                                                                                 \
+    } while (0)
+
+static void check_kinds(cl_context ctx, struct hcq_device *hw)
+{
+    uint8_t *host = aligned_alloc(4096, 1 << 16);
+    memset(host, 0x5a, 1 << 16);
+    struct {
+        cl_mem_flags flags;
+        bool cpu; /* host-visible store expected */
+    } cases[] = {
+        {0, false},
+        {CL_MEM_ALLOC_HOST_PTR, true},
+        {CL_MEM_COPY_HOST_PTR, true},
+        {CL_MEM_USE_HOST_PTR, true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cl_int err;
+        cl_mem m = hcqcl_clCreateBuffer(ctx, cases[i].flags, 1 << 16,
+                                        cases[i].flags & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)
+                                            ? host
+                                            : NULL,
+                                        &err);
+        EXPECT(m && err == CL_SUCCESS, "flags 0x%llx: %d", (unsigned long long)cases[i].flags, err);
+        if (!m)
+            continue;
+        const struct hcq_mem *st = hcqcl_mem_store(m, hw);
+        EXPECT(st && st->size >= (1 << 16), "store");
+        EXPECT(hcqcl_mem_va(m, hw) == st->va, "VA of byte 0");
+        EXPECT(hcqcl_mem_is_host_visible(m) == cases[i].cpu, "flags 0x%llx: host visible %d",
+               (unsigned long long)cases[i].flags, hcqcl_mem_is_host_visible(m));
+        if (cases[i].flags & CL_MEM_USE_HOST_PTR && !m->shadow)
+            EXPECT(hcqcl_mem_cpu(m) == host && st->kind == HCQ_MEM_USER, "zero copy");
+        if (cases[i].flags & CL_MEM_ALLOC_HOST_PTR)
+            EXPECT(st->kind == HCQ_MEM_HOST, "ALLOC_HOST_PTR kind %d", st->kind);
+        if (cases[i].flags & CL_MEM_COPY_HOST_PTR)
+            EXPECT(((uint8_t *)hcqcl_mem_cpu(m))[100] == 0x5a, "initial contents");
+
+        /* Sub-buffer VA and CPU view are offset from the parent's. */
+        cl_buffer_region r = {4096, 8192};
+        cl_mem s = hcqcl_clCreateSubBuffer(m, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+        EXPECT(s && err == CL_SUCCESS, "sub: %d", err);
+        if (s) {
+            EXPECT(hcqcl_mem_va(s, hw) == st->va + 4096, "sub VA");
+            if (cases[i].cpu)
+                EXPECT(hcqcl_mem_cpu(s) == (uint8_t *)hcqcl_mem_cpu(m) + 4096, "sub CPU view");
+            /* Map bookkeeping: the pointer the spec demands, the count. */
+            struct hcqcl_mapping *a = NULL, *b = NULL, *got = NULL;
+            EXPECT(hcqcl_mem_map_add(s, hw, 16, 256, CL_MAP_READ, &a) == CL_SUCCESS, "map a");
+            EXPECT(hcqcl_mem_map_add(s, hw, 0, 64, CL_MAP_WRITE, &b) == CL_SUCCESS, "map b");
+            if (a && b) {
+                if (cases[i].flags & CL_MEM_USE_HOST_PTR)
+                    EXPECT(a->ptr == host + 4096 + 16, "USE_HOST_PTR map pointer");
+                EXPECT(a->kind == (cases[i].cpu ? (m->shadow ? HCQCL_MAP_CPU_COPY : HCQCL_MAP_DIRECT)
+                                                : HCQCL_MAP_GPU_COPY),
+                       "map kind %d", a->kind);
+                EXPECT(s->map_count == 2, "map count %u", s->map_count);
+                EXPECT(hcqcl_mem_map_remove(s, (uint8_t *)a->ptr + 1, &got) == CL_INVALID_VALUE,
+                       "unmapped pointer accepted");
+                EXPECT(hcqcl_mem_map_remove(s, a->ptr, &got) == CL_SUCCESS && got == a, "unmap a");
+                hcqcl_mapping_free(got);
+                EXPECT(hcqcl_mem_map_remove(s, b->ptr, &got) == CL_SUCCESS && got == b, "unmap b");
+                hcqcl_mapping_free(got);
+                EXPECT(s->map_count == 0, "map count %u", s->map_count);
+            }
+            hcqcl_clReleaseMemObject(s);
+        }
+        hcqcl_clReleaseMemObject(m);
+    }
+    free(host);
+}
+
+static void check_cycles(cl_context ctx, struct hcq_device *hw)
+{
+    uint8_t *host = aligned_alloc(4096, 1 << 20);
+    memset(host, 3, 1 << 20);
+    uint64_t base = hcq_mem_in_use(hw);
+    for (int i = 0; i < 10000; i++) {
+        static const cl_mem_flags kinds[] = {0, CL_MEM_ALLOC_HOST_PTR, CL_MEM_COPY_HOST_PTR,
+                                             CL_MEM_USE_HOST_PTR};
+        cl_mem_flags f = kinds[i % 4];
+        size_t size = (size_t)4096 << (i % 9);
+        cl_int err;
+        cl_mem m = hcqcl_clCreateBuffer(ctx, f, size,
+                                        f & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) ? host
+                                                                                         : NULL,
+                                        &err);
+        if (!m) {
+            EXPECT(false, "cycle %d: %d", i, err);
+            break;
+        }
+        if (f == 0)
+            EXPECT(hcq_mem_in_use(hw) >= base + size, "cycle %d: %llu in use, base %llu + %zu", i,
+                   (unsigned long long)hcq_mem_in_use(hw), (unsigned long long)base, size);
+        hcqcl_clReleaseMemObject(m);
+        if (hcq_mem_in_use(hw) != base) {
+            EXPECT(false, "cycle %d: %llu bytes in use, baseline %llu", i,
+                   (unsigned long long)hcq_mem_in_use(hw), (unsigned long long)base);
+            break;
+        }
+    }
+    free(host);
+}
+
+int main(void)
+{
+    cl_device_id *devs = NULL;
+    cl_uint n = 0;
+    cl_int err;
+    hcqcl_platform_get();
+    hcqcl_device_list(&devs, &n);
+    if (n == 0) {
+        fprintf(stderr, "api_mem_unit: no device (%s)\n", hcq_enumerate_error());
+        return 1;
+    }
+    cl_context ctx = hcqcl_clCreateContext(NULL, 1, &devs[0], NULL, NULL, &err);
+    if (!ctx) {
+        fprintf(stderr, "api_mem_unit: context: %d\n", err);
+        return 1;
+    }
+    check_kinds(ctx, devs[0]->hw);
+    check_cycles(ctx, devs[0]->hw);
+    hcqcl_clReleaseContext(ctx);
+
+    if (n > 1) {
+        /* Two devices: one copy of the contents, visible to both. */
+        cl_context c2 = hcqcl_clCreateContext(NULL, 2, devs, NULL, NULL, &err);
+        EXPECT(c2 && err == CL_SUCCESS, "2-device context: %d", err);
+        if (c2) {
+            cl_mem m = hcqcl_clCreateBuffer(c2, 0, 1 << 16, NULL, &err);
+            EXPECT(m && err == CL_SUCCESS, "2-device buffer: %d", err);
+            if (m) {
+                EXPECT(hcqcl_mem_va(m, devs[0]->hw) && hcqcl_mem_va(m, devs[1]->hw), "VA on both");
+                EXPECT(hcqcl_mem_is_host_visible(m), "shared pages");
+                hcqcl_clReleaseMemObject(m);
+            }
+            hcqcl_clReleaseContext(c2);
+        }
+    }
+    if (failures)
+        fprintf(stderr, "api_mem_unit: %d check(s) failed\n", failures);
+    else
+        printf("api_mem_unit: all checks passed\n");
+    return failures ? 1 : 0;
+}
