@@ -100,6 +100,11 @@ struct hcq_device {
     uint32_t local_per_thread; /* bytes per thread it was sized for */
     uint64_t local_per_tpc;
     uint32_t local_gen; /* bumped whenever local_mem is replaced */
+    /* Buffers replaced by a bigger one: kernels recorded earlier on other
+     * queues may still use them, so they live until device close
+     * (hcq_device_local_fini). */
+    struct hcq_mem *local_retired[16];
+    unsigned nlocal_retired;
 
     /* Queues of the device (error notifiers to watch), under lock. */
     struct hcq_queue *queues;
@@ -186,6 +191,7 @@ struct hcq_queue {
      * that exist when it is issued. */
     uint32_t h_chgrp, h_ctxshare, h_channel, h_engine;
     uint32_t token; /* doorbell work-submit token */
+    uint64_t uvm_range; /* VA range given to UVM_REGISTER_CHANNEL */
     struct hcq_mem *notifier; /* error notifier; cpu may be NULL */
     struct hcq_queue *next;   /* dev->queues */
     bool uvm_channel;
@@ -199,7 +205,8 @@ struct hcq_queue {
 
     /* Pushbuffer arena (dwords) and per-submission scratch arena. */
     struct hcq_arena pb, scratch;
-    uint64_t open_start; /* pb.head where the open GP chunk begins */
+    uint64_t open_start;   /* pb.head where the open GP chunk begins */
+    uint64_t scratch_open; /* scratch.head at the last submission */
     uint64_t pending_gp[HCQ_PENDING_GP];
     unsigned npending;
 
@@ -220,7 +227,7 @@ struct hcq_queue {
 };
 
 /* Create with explicit sizes (tests use tiny rings to force wrap-around).
- * ring_entries a power of two ≥ 4; pb_bytes and scratch_bytes multiples of
+ * ring_entries a power of two ≥ 64; pb_bytes and scratch_bytes multiples of
  * 4 KiB. hcq_queue_create() uses the defaults below. */
 #define HCQ_RING_ENTRIES 1024
 #define HCQ_PB_BYTES (2u << 20)
@@ -256,5 +263,39 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
  * buffer holds bytes_per_thread per thread and that q's compute object
  * points at it (emits SET_SHADER_LOCAL_MEMORY* on q). */
 int hcq_device_ensure_local(struct hcq_device *dev, struct hcq_queue *q, uint32_t bytes_per_thread);
+/* Free the local-memory buffers (current and retired) at the last device
+ * close, once no queue exists. */
+void hcq_device_local_fini(struct hcq_device *dev);
+
+/* ------------------------------------------------------------------ */
+/* Programs and kernels (program.c builds, launch.c reads)              */
+/* ------------------------------------------------------------------ */
+
+/* A loaded kernel: everything a launch needs, immutable after load. */
+struct hcq_kernel {
+    struct hcq_program *prog;
+    char *name;
+    uint32_t param_base;       /* parameter block offset in bank 0 */
+    uint32_t param_size;
+    uint32_t cbuf0_size;       /* bank 0 bytes (param_base + param_size at least) */
+    uint32_t regs;
+    uint32_t shared_section;   /* .nv.shared.<k> bytes (reserved part included on sm_90) */
+    uint32_t shared_reserved;  /* 0x400 on sm_90, else 0 */
+    uint32_t stack;            /* MIN_STACK_SIZE / FRAME_SIZE bytes */
+    uint32_t local_per_thread; /* QMD local size; 0 = no local memory */
+    uint32_t max_threads;
+    uint32_t reqntid[3];
+    uint64_t program_va;
+    uint32_t qmd_version;      /* enum nv_qmd_version */
+    uint32_t qmd_size;         /* bytes */
+    uint32_t qmd[96];          /* template: everything but grid, block, shared, bank 0 */
+};
+
+struct hcq_program {
+    struct hcq_device *dev;
+    struct hcq_mem *mem;       /* the image, CPU-visible vidmem below 2^40 */
+    uint32_t num_kernels;
+    struct hcq_kernel *kernels;
+};
 
 #endif

@@ -1,0 +1,586 @@
+/* Queues: one GPFIFO channel each (its own channel group and context
+ * share), a ring + USERD in CPU-mapped vidmem, pushbuffer and scratch
+ * arenas recycled by timeline value, and the verbs of hcq.h except exec.
+ *
+ * Recycling: every submission ends with a release of ++last on the
+ * queue's timeline (added by hcq_q_submit when the caller's work does not
+ * already end with one), so each submission's pushbuffer and scratch
+ * bytes become reusable exactly when the timeline reaches the value
+ * recorded for it. Nothing is overwritten that the GPU may still read. */
+#include "core/priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nv/nv.h"
+
+/* Dwords always left after a verb's reservation, so that hcq_q_submit
+ * can append its timeline release without waiting. */
+#define RELEASE_SLACK_DW 16u
+/* Waiting for the GPU to free ring/arena space longer than this (with no
+ * progress) fails the verb with -ENOMEM. */
+#define SPACE_TIMEOUT_NS 30000000000ull
+#define UVM_CHANNEL_RANGE (64ull << 20)
+
+static int wait_value(struct hcq_queue *q, uint64_t value)
+{
+    int r = hcq_signal_wait(q->timeline, value, SPACE_TIMEOUT_NS);
+    if (r == -ETIMEDOUT) {
+        CORE_ERR("core: queue 0x%x: GPU made no progress for %llu s (timeline %llu < %llu)",
+                 q->h_channel, SPACE_TIMEOUT_NS / 1000000000ull,
+                 (unsigned long long)hcq_signal_value(q->timeline), (unsigned long long)value);
+        return -ENOMEM;
+    }
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Arenas                                                               */
+/* ------------------------------------------------------------------ */
+
+static int arena_init(struct hcq_queue *q, struct hcq_arena *a, uint32_t bytes)
+{
+    memset(a, 0, sizeof(*a));
+    int r = hcq_mem_alloc_ex(q->dev, bytes, HCQ_MEM_DEVICE_MAPPED, HCQ_MEMF_LOW, &a->mem);
+    if (r)
+        return r;
+    a->cpu = a->mem->cpu;
+    a->va = a->mem->va;
+    a->size = bytes;
+    return 0;
+}
+
+static bool arena_has_marks(const struct hcq_arena *a) { return a->mtail != a->mhead; }
+
+/* Free the oldest submitted region of a, waiting for the GPU if needed. */
+static int arena_pop(struct hcq_queue *q, struct hcq_arena *a)
+{
+    unsigned i = a->mtail % HCQ_ARENA_MARKS;
+    uint64_t retire = q->retire[a->marks[i].seq % HCQ_SUBMIT_HISTORY];
+    int r = wait_value(q, retire);
+    if (r)
+        return r;
+    a->tail = a->marks[i].end;
+    a->mtail++;
+    return 0;
+}
+
+static void arena_mark(struct hcq_queue *q, struct hcq_arena *a)
+{
+    if (a->mhead - a->mtail == HCQ_ARENA_MARKS)
+        arena_pop(q, a); /* every mark is submitted: this only waits */
+    a->marks[a->mhead % HCQ_ARENA_MARKS].end = a->head;
+    a->marks[a->mhead % HCQ_ARENA_MARKS].seq = q->seq;
+    a->mhead++;
+}
+
+static int submit(struct hcq_queue *q);
+
+/* Make need bytes at offset aligned to align free in a, starting a new lap
+ * when they would cross the end. Waits for the GPU; may submit the open
+ * work early when allow_submit and it alone fills the arena. On success
+ * a->head is where the bytes start (pad skipped). */
+static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, uint64_t align,
+                      bool allow_submit, bool is_pb)
+{
+    if (need > a->size)
+        return -ENOMEM;
+    for (;;) {
+        uint64_t off = a->head % a->size;
+        uint64_t pad = util_align_up(off, align) - off;
+        if (off + pad + need > a->size)
+            pad = a->size - off; /* next lap starts at offset 0 */
+        if (a->head + pad + need - a->tail <= a->size) {
+            if (pad && is_pb) {
+                /* The open GP chunk ends here; the next one starts at 0. */
+                if (a->head != q->open_start) {
+                    if (q->npending == HCQ_PENDING_GP)
+                        return -ENOMEM;
+                    uint64_t start = q->open_start % a->size;
+                    q->pending_gp[q->npending++] = nv_gp_entry(
+                        a->va + start, (uint32_t)((a->head - q->open_start) / 4));
+                }
+                /* A release that ended the chunk still ends the work. */
+                if (q->rel_pb_head == a->head)
+                    q->rel_pb_head = a->head + pad;
+                q->open_start = a->head + pad;
+            }
+            a->head += pad;
+            return 0;
+        }
+        if (hcq_device_lost(q->dev))
+            return -EIO;
+        int r;
+        if (arena_has_marks(a))
+            r = arena_pop(q, a);
+        else if (allow_submit && (q->pb.head != q->open_start || q->npending))
+            r = submit(q);
+        else
+            r = -ENOMEM;
+        if (r)
+            return r;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Pushbuffer                                                           */
+/* ------------------------------------------------------------------ */
+
+static int push_reserve(struct hcq_queue *q, uint32_t ndw, bool allow_submit)
+{
+    /* An early submit must not separate scratch blocks from the methods
+     * that use them: only allowed while no scratch is pending. */
+    if (q->scratch.head != q->scratch_open)
+        allow_submit = false;
+    return arena_room(q, &q->pb, (uint64_t)(ndw + RELEASE_SLACK_DW) * 4, 4, allow_submit, true);
+}
+
+int hcq_push_reserve(struct hcq_queue *q, uint32_t ndw) { return push_reserve(q, ndw, true); }
+
+void hcq_push_incr(struct hcq_queue *q, uint32_t subc, uint32_t method, const uint32_t *data,
+                   uint32_t n)
+{
+    volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + q->pb.head % q->pb.size);
+    p[0] = nv_mthd_incr(subc, method, n);
+    for (uint32_t i = 0; i < n; i++)
+        p[1 + i] = data[i];
+    q->pb.head += 4ull * (1 + n);
+}
+
+int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu, uint64_t *va)
+{
+    if (!size || !util_is_pow2(align) || align > 4096)
+        return -EINVAL;
+    /* Room for the launch's methods first, so that pushing them never has
+     * to submit between this block and its use. */
+    int r = push_reserve(q, 256, true);
+    if (r)
+        return r;
+    r = arena_room(q, &q->scratch, size, align, q->scratch.head == q->scratch_open, false);
+    if (r)
+        return r;
+    uint64_t off = q->scratch.head % q->scratch.size;
+    *cpu = q->scratch.cpu + off;
+    *va = q->scratch.va + off;
+    q->scratch.head += size;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Semaphores                                                           */
+/* ------------------------------------------------------------------ */
+
+static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, uint32_t exec)
+{
+    uint32_t d[5] = {(uint32_t)va, (uint32_t)(va >> 32), (uint32_t)payload,
+                     (uint32_t)(payload >> 32), exec};
+    hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, d, 5);
+}
+
+/* Release value at va after all previous work (7 or 8 dwords). */
+static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
+{
+    if (q->engine == HCQ_ENGINE_COPY) {
+        /* The CE's own semaphore is ordered after its copies; bit 27 +
+         * PAYLOAD_UPPER make it 64-bit on Hopper [H200]. */
+        uint32_t d[4] = {(uint32_t)(va >> 32), (uint32_t)va, (uint32_t)value,
+                         (uint32_t)(value >> 32)};
+        hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_SEMAPHORE_A, d, 4);
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA, NV_LAUNCH_DMA_SEMAPHORE_64_TS);
+    } else {
+        push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
+        hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
+    }
+}
+
+int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value)
+{
+    int r = push_reserve(q, 8, true);
+    if (r)
+        return r;
+    uint64_t v = ++q->last;
+    push_release(q, q->timeline->va, v);
+    q->rel_value = v;
+    q->rel_pb_head = q->pb.head;
+    if (value)
+        *value = v;
+    return 0;
+}
+
+int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value)
+{
+    return hcq_q_release_timeline(q, value);
+}
+
+int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value)
+{
+    if (!sig)
+        return -EINVAL;
+    int r = push_reserve(q, 6, true);
+    if (r)
+        return r;
+    /* Each queue is its own TSG: yield the runlist while blocked. */
+    push_host_sem(q, sig->va, value,
+                  NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
+                      NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG, 1));
+    return 0;
+}
+
+int hcq_q_signal(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value)
+{
+    if (!sig)
+        return -EINVAL;
+    if (sig == q->timeline) {
+        /* Values on the timeline come from hcq_q_signal_next only. */
+        return -EINVAL;
+    }
+    int r = push_reserve(q, 8, true);
+    if (r)
+        return r;
+    push_release(q, sig->va, value);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Copy engine verbs                                                    */
+/* ------------------------------------------------------------------ */
+
+static void push_offsets(struct hcq_queue *q, uint64_t dst, uint64_t src)
+{
+    uint32_t d[4] = {(uint32_t)(src >> 32), (uint32_t)src, (uint32_t)(dst >> 32), (uint32_t)dst};
+    hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_OFFSET_IN_UPPER, d, 4);
+}
+
+int hcq_q_copy(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_t size)
+{
+    if (q->engine != HCQ_ENGINE_COPY)
+        return -ENOTSUP;
+    while (size) {
+        uint64_t n = UTIL_MIN(size, NV_COPY_LINE_MAX);
+        int r = push_reserve(q, 9, true);
+        if (r)
+            return r;
+        push_offsets(q, dst, src);
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LINE_LENGTH_IN, (uint32_t)n);
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA, NV_LAUNCH_DMA_COPY);
+        dst += n;
+        src += n;
+        size -= n;
+    }
+    return 0;
+}
+
+int hcq_q_copy_2d(struct hcq_queue *q, uint64_t dst, uint64_t dst_pitch, uint64_t src,
+                  uint64_t src_pitch, uint64_t width, uint64_t height)
+{
+    if (q->engine != HCQ_ENGINE_COPY)
+        return -ENOTSUP;
+    if (!width || !height)
+        return 0;
+    /* PITCH_*, LINE_LENGTH_IN and LINE_COUNT are 32-bit: otherwise row by row. */
+    if (dst_pitch > UINT32_MAX || src_pitch > UINT32_MAX || width > UINT32_MAX) {
+        for (uint64_t y = 0; y < height; y++) {
+            int r = hcq_q_copy(q, dst + y * dst_pitch, src + y * src_pitch, width);
+            if (r)
+                return r;
+        }
+        return 0;
+    }
+    while (height) {
+        uint32_t rows = (uint32_t)UTIL_MIN(height, UINT32_MAX);
+        int r = push_reserve(q, 12, true);
+        if (r)
+            return r;
+        push_offsets(q, dst, src);
+        uint32_t d[4] = {(uint32_t)src_pitch, (uint32_t)dst_pitch, (uint32_t)width, rows};
+        hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_PITCH_IN, d, 4);
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA,
+                   NV_LAUNCH_DMA_COPY | NV_FIELD_NUM(NVC8B5_LAUNCH_DMA_MULTI_LINE_ENABLE, 1));
+        dst += rows * dst_pitch;
+        src += rows * src_pitch;
+        height -= rows;
+    }
+    return 0;
+}
+
+int hcq_q_fill(struct hcq_queue *q, uint64_t dst, uint64_t size, const void *pattern,
+               unsigned pattern_size)
+{
+    if (q->engine != HCQ_ENGINE_COPY)
+        return -ENOTSUP;
+    uint32_t components;
+    if (!pattern || nv_remap_fill_components(pattern_size, &components) || size % pattern_size ||
+        dst % pattern_size)
+        return -EINVAL;
+    uint64_t pat = 0;
+    memcpy(&pat, pattern, pattern_size);
+    /* One element per pattern; CONST_B carries patterns up to 4 bytes,
+     * CONST_A/CONST_B the low/high halves of an 8-byte one. */
+    uint32_t ca = pattern_size == 8 ? (uint32_t)pat : 0;
+    uint32_t cb = pattern_size == 8 ? (uint32_t)(pat >> 32) : (uint32_t)pat;
+    uint64_t elems = size / pattern_size;
+    while (elems) {
+        uint64_t n = UTIL_MIN(elems, (uint64_t)UINT32_MAX);
+        int r = push_reserve(q, 13, true);
+        if (r)
+            return r;
+        uint32_t d[3] = {ca, cb, components};
+        hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_REMAP_CONST_A, d, 3);
+        uint32_t o[2] = {(uint32_t)(dst >> 32), (uint32_t)dst};
+        hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_OFFSET_OUT_UPPER, o, 2);
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LINE_LENGTH_IN, (uint32_t)n);
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA, NV_LAUNCH_DMA_FILL);
+        dst += n * pattern_size;
+        elems -= n;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Submission                                                           */
+/* ------------------------------------------------------------------ */
+
+static uint32_t gp_get(struct hcq_queue *q)
+{
+    return __atomic_load_n(&q->userd[NV_USERD_GP_GET / 4], __ATOMIC_ACQUIRE);
+}
+
+/* Wait until the ring has a free slot: at most entries-1 outstanding. */
+static int ring_room(struct hcq_queue *q)
+{
+    uint64_t t0 = util_now_ns();
+    uint32_t last_get = gp_get(q);
+    for (;;) {
+        uint32_t get = gp_get(q);
+        uint32_t outstanding = (uint32_t)((q->put - get) % q->ring_entries);
+        if (outstanding < q->ring_entries - 1)
+            return 0;
+        if (get != last_get) {
+            last_get = get;
+            t0 = util_now_ns();
+        }
+        if (hcq_device_check_lost(q->dev))
+            return -EIO;
+        if (util_now_ns() - t0 > SPACE_TIMEOUT_NS)
+            return -ENOMEM;
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+    }
+}
+
+static int submit(struct hcq_queue *q)
+{
+    if (q->pb.head == q->open_start && !q->npending)
+        return 0;
+    if (hcq_device_lost(q->dev))
+        return -EIO;
+    if (q->pb.head != q->rel_pb_head) {
+        /* Fits without waiting: every reservation kept the slack. */
+        int r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
+        if (r)
+            return r;
+        uint64_t v = ++q->last;
+        push_release(q, q->timeline->va, v);
+        q->rel_value = v;
+        q->rel_pb_head = q->pb.head;
+    }
+    if (q->pb.head != q->open_start) {
+        uint64_t start = q->open_start % q->pb.size;
+        q->pending_gp[q->npending++] =
+            nv_gp_entry(q->pb.va + start, (uint32_t)((q->pb.head - q->open_start) / 4));
+    }
+    for (unsigned i = 0; i < q->npending; i++) {
+        int r = ring_room(q);
+        if (r)
+            return r;
+        q->ring[q->put % q->ring_entries] = q->pending_gp[i];
+        q->put++;
+    }
+    q->npending = 0;
+    q->open_start = q->pb.head;
+    q->retire[q->seq % HCQ_SUBMIT_HISTORY] = q->rel_value;
+    arena_mark(q, &q->pb);
+    arena_mark(q, &q->scratch);
+    q->scratch_open = q->scratch.head;
+    q->seq++;
+    /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    q->userd[NV_USERD_GP_PUT / 4] = (uint32_t)(q->put % q->ring_entries);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    *(volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING) = q->token;
+    return 0;
+}
+
+int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
+
+struct hcq_signal *hcq_queue_timeline(struct hcq_queue *q) { return q->timeline; }
+
+uint64_t hcq_queue_last(const struct hcq_queue *q) { return q->last; }
+
+/* ------------------------------------------------------------------ */
+/* Create / destroy                                                     */
+/* ------------------------------------------------------------------ */
+
+static void queue_free(struct hcq_queue *q)
+{
+    struct hcq_device *dev = q->dev;
+    struct nvdrv *d = hcq_drv(dev);
+    if (q->uvm_channel)
+        nvdrv_uvm_unregister_channel(d, dev->info.uuid, q->h_channel);
+    if (q->uvm_range)
+        hcq_va_free(&dev->va_low, q->uvm_range, UVM_CHANNEL_RANGE);
+    /* Freeing the group frees the channel, its engine object and the
+     * context share under it; then the memory they referenced. */
+    if (q->h_chgrp)
+        nvdrv_rm_free(d, dev->h_device, q->h_chgrp);
+    hcq_mem_free(q->ring_mem);
+    hcq_mem_free(q->notifier);
+    hcq_mem_free(q->pb.mem);
+    hcq_mem_free(q->scratch.mem);
+    hcq_signal_free(q->timeline);
+    free(q);
+}
+
+static int channel_alloc(struct hcq_queue *q)
+{
+    struct hcq_device *dev = q->dev;
+    struct nvdrv *d = hcq_drv(dev);
+    NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gp = {.engineType = NV2080_ENGINE_TYPE_GRAPHICS};
+    int r = nvdrv_rm_alloc(d, dev->h_device, KEPLER_CHANNEL_GROUP_A, &gp, sizeof(gp), &q->h_chgrp);
+    if (r)
+        return nvdrv_errno(r);
+    NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {
+        .hVASpace = dev->h_vaspace, .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC};
+    if ((r = nvdrv_rm_alloc(d, q->h_chgrp, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs),
+                            &q->h_ctxshare)))
+        return nvdrv_errno(r);
+    struct hcq_mem_priv *ring = hcq_mem_priv(q->ring_mem);
+    NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS *ch = calloc(1, sizeof(*ch));
+    if (!ch)
+        return -ENOMEM;
+    ch->hObjectError = hcq_mem_priv(q->notifier)->h_memory;
+    ch->hObjectBuffer = ring->h_memory;
+    ch->gpFifoOffset = q->ring_mem->va;
+    ch->gpFifoEntries = q->ring_entries;
+    ch->hContextShare = q->h_ctxshare;
+    ch->hUserdMemory[0] = ring->h_memory;
+    ch->userdOffset[0] = (uint64_t)q->ring_entries * 8;
+    r = nvdrv_rm_alloc(d, q->h_chgrp, dev->info.gpfifo_class, ch, sizeof(*ch), &q->h_channel);
+    free(ch);
+    if (r)
+        return nvdrv_errno(r);
+    if ((r = nvdrv_rm_alloc(d, q->h_channel, q->engine_class, NULL, 0, &q->h_engine)))
+        return nvdrv_errno(r);
+    NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS tok = {.workSubmitToken = 0xffffffffu};
+    if ((r = nvdrv_rm_control(d, q->h_channel, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok,
+                              sizeof(tok))))
+        return nvdrv_errno(r);
+    q->token = tok.workSubmitToken;
+    if ((r = hcq_va_alloc(&dev->va_low, UVM_CHANNEL_RANGE, HCQ_PAGE_2M, &q->uvm_range)))
+        return r;
+    if ((r = nvdrv_uvm_register_channel(d, dev->info.uuid, q->h_channel, q->uvm_range,
+                                        UVM_CHANNEL_RANGE)))
+        return nvdrv_errno(r);
+    q->uvm_channel = true;
+    /* After the channel exists: a group schedule enables only the
+     * channels present when it is issued. */
+    NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS sch = {.bEnable = 1};
+    if ((r = nvdrv_rm_control(d, q->h_chgrp, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof(sch))))
+        return nvdrv_errno(r);
+    return 0;
+}
+
+int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
+                           uint32_t pb_bytes, uint32_t scratch_bytes, struct hcq_queue **out)
+{
+    *out = NULL;
+    if (!dev->refs || !util_is_pow2(ring_entries) || ring_entries < 64 || pb_bytes % 4096 ||
+        scratch_bytes % 4096 || !pb_bytes || !scratch_bytes)
+        return -EINVAL;
+    if (hcq_device_lost(dev))
+        return -EIO;
+    struct hcq_queue *q = calloc(1, sizeof(*q));
+    if (!q)
+        return -ENOMEM;
+    q->dev = dev;
+    q->engine = engine;
+    q->engine_class = engine == HCQ_ENGINE_COMPUTE ? dev->info.compute_class
+                                                   : dev->info.copy_class;
+    q->ring_entries = ring_entries;
+    uint64_t ring_bytes = util_align_up((uint64_t)ring_entries * 8 + NV_USERD_SIZE, 4096);
+    int r;
+    if ((r = hcq_mem_alloc_ex(dev, ring_bytes, HCQ_MEM_DEVICE_MAPPED,
+                              HCQ_MEMF_LOW | HCQ_MEMF_CONTIG, &q->ring_mem)) ||
+        (r = hcq_mem_alloc_ex(dev, 0x10000, HCQ_MEM_HOST, HCQ_MEMF_LOW | HCQ_MEMF_RM_SYSMEM,
+                              &q->notifier)) ||
+        (r = arena_init(q, &q->pb, pb_bytes)) || (r = arena_init(q, &q->scratch, scratch_bytes)) ||
+        (r = hcq_signal_alloc(dev, &q->timeline)))
+        goto fail;
+    q->ring = (volatile uint64_t *)q->ring_mem->cpu;
+    q->userd = (volatile uint32_t *)((uint8_t *)q->ring_mem->cpu + (uint64_t)ring_entries * 8);
+    memset(q->ring_mem->cpu, 0, ring_bytes);
+    if (q->notifier->cpu)
+        memset(q->notifier->cpu, 0, 0x10000);
+    if ((r = channel_alloc(q)))
+        goto fail;
+
+    /* Bind the engine (and, for compute, the shader windows) at the
+     * start of the first submission. */
+    if ((r = push_reserve(q, 8, false)))
+        goto fail;
+    if (engine == HCQ_ENGINE_COMPUTE) {
+        hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SET_OBJECT, q->engine_class);
+        uint32_t lw[2] = {(uint32_t)(HCQ_LOCAL_WINDOW >> 32), (uint32_t)HCQ_LOCAL_WINDOW};
+        hcq_push_incr(q, NV_SUBC_COMPUTE, NVCBC0_SET_SHADER_LOCAL_MEMORY_WINDOW_A, lw, 2);
+        uint32_t sw[2] = {(uint32_t)(HCQ_SHARED_WINDOW >> 32), (uint32_t)HCQ_SHARED_WINDOW};
+        hcq_push_incr(q, NV_SUBC_COMPUTE, NVCBC0_SET_SHADER_SHARED_MEMORY_WINDOW_A, sw, 2);
+    } else {
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_SET_OBJECT, q->engine_class);
+    }
+    q->bound = true;
+
+    pthread_mutex_lock(&dev->lock);
+    q->next = dev->queues;
+    dev->queues = q;
+    pthread_mutex_unlock(&dev->lock);
+    CORE_LOG("queue %s: channel 0x%x token %u ring %u entries at 0x%llx",
+             engine == HCQ_ENGINE_COMPUTE ? "compute" : "copy", q->h_channel, q->token,
+             ring_entries, (unsigned long long)q->ring_mem->va);
+    *out = q;
+    return 0;
+
+fail:
+    CORE_LOG("queue create failed: %d", r);
+    queue_free(q);
+    return r;
+}
+
+int hcq_queue_create(struct hcq_device *dev, enum hcq_engine engine, struct hcq_queue **out)
+{
+    return hcq_queue_create_sized(dev, engine, HCQ_RING_ENTRIES, HCQ_PB_BYTES, HCQ_SCRATCH_BYTES,
+                                  out);
+}
+
+void hcq_queue_destroy(struct hcq_queue *q)
+{
+    if (!q)
+        return;
+    struct hcq_device *dev = q->dev;
+    /* Everything submitted must be done before its memory goes away; the
+     * open (unsubmitted) part is dropped. */
+    if (q->seq && !hcq_device_lost(dev)) {
+        int r = hcq_signal_wait(q->timeline, q->rel_value, SPACE_TIMEOUT_NS);
+        if (r)
+            CORE_ERR("core: queue 0x%x destroyed with work pending (%d)", q->h_channel, r);
+    }
+    pthread_mutex_lock(&dev->lock);
+    for (struct hcq_queue **pp = &dev->queues; *pp; pp = &(*pp)->next)
+        if (*pp == q) {
+            *pp = q->next;
+            break;
+        }
+    pthread_mutex_unlock(&dev->lock);
+    queue_free(q);
+}
