@@ -1,0 +1,321 @@
+/*
+ * graph_test.c — dependency graphs through the ICD loader, checked by
+ * data: commands spread over three queues (two in-order, one out-of-order)
+ * and two contexts, held back by user events, must run in the order their
+ * wait lists give. The kernel is vadd from tests/kernels applied in place,
+ * x = x + x + k, so the result encodes the order of the steps (2(2x+a)+b
+ * differs from 2(2x+b)+a).
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include "../api_platform/cltest.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+enum { N = 1000 };
+
+static cl_device_id dev;
+
+static void *read_file(const char *name, size_t *size)
+{
+    const char *dir = getenv("HCQCL_TEST_DATA");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *p = malloc((size_t)n);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return p;
+}
+
+static cl_kernel vadd_kernel(cl_context ctx, cl_program *prog)
+{
+    size_t size;
+    unsigned char *bin = read_file("test_kernels.cubin", &size);
+    REQUIRE(bin, "test_kernels.cubin not found under HCQCL_TEST_DATA");
+    cl_int err, st;
+    const unsigned char *bins[] = {bin};
+    *prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, &st, &err);
+    free(bin);
+    REQUIRE(*prog, "program: %d", err);
+    EXPECT_OK(clBuildProgram(*prog, 1, &dev, NULL, NULL, NULL));
+    cl_kernel k = clCreateKernel(*prog, "vadd", &err);
+    REQUIRE(k, "vadd: %d", err);
+    return k;
+}
+
+/* x = x + x + k over n floats, after the wait list. */
+static cl_event step(cl_command_queue q, cl_kernel k, cl_mem x, int add, cl_uint nw,
+                     const cl_event *wl)
+{
+    int n = N;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
+    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    const size_t g = 1024, l = 128;
+    cl_event e = NULL;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, nw, wl, &e));
+    return e;
+}
+
+static cl_int status_of(cl_event e)
+{
+    cl_int s = 1234;
+    EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL));
+    return s;
+}
+
+static void settle(void)
+{
+    struct timespec ts = {0, 30 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
+static uint64_t host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static float x0[N], ya[N], zb[N];
+
+struct bridge {
+    cl_event ub;             /* user event of context B */
+    atomic_ullong set_at;    /* host ns when it was set */
+    atomic_int calls[3];     /* per status: COMPLETE, RUNNING, SUBMITTED */
+};
+
+/* Context A's last command completes -> release context B's chain. */
+static void CL_CALLBACK release_b(cl_event e, cl_int status, void *data)
+{
+    struct bridge *b = data;
+    atomic_fetch_add(&b->calls[0], 1);
+    atomic_store(&b->set_at, host_ns());
+    clSetUserEventStatus(b->ub, status == CL_COMPLETE ? CL_COMPLETE : -1);
+}
+
+static void CL_CALLBACK count_cb(cl_event e, cl_int status, void *data)
+{
+    struct bridge *b = data;
+    if (status >= 0 && status <= 2)
+        atomic_fetch_add(&b->calls[status], 1);
+}
+
+static void test_graph(void)
+{
+    cl_int err;
+    cl_context ca = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_context cb = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ca && cb, "contexts: %d", err);
+    cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    cl_queue_properties prof[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue qa = clCreateCommandQueueWithProperties(ca, dev, NULL, &err);
+    cl_command_queue qb = clCreateCommandQueueWithProperties(ca, dev, NULL, &err);
+    cl_command_queue qc = clCreateCommandQueueWithProperties(ca, dev, ooo, &err);
+    cl_command_queue qd = clCreateCommandQueueWithProperties(cb, dev, prof, &err);
+    REQUIRE(qa && qb && qc && qd, "queues: %d", err);
+    cl_program pa, pb;
+    cl_kernel ka = vadd_kernel(ca, &pa), ka2 = vadd_kernel(ca, &pb), kb;
+    cl_program pbb;
+    kb = vadd_kernel(cb, &pbb);
+    cl_mem x = clCreateBuffer(ca, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    cl_mem y = clCreateBuffer(ca, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    cl_mem z = clCreateBuffer(cb, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    REQUIRE(x && y && z, "buffers: %d", err);
+    for (int i = 0; i < N; i++) {
+        x0[i] = (float)i;
+        ya[i] = -1.0f;
+        zb[i] = -1.0f;
+    }
+    EXPECT_OK(clEnqueueWriteBuffer(qd, z, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+
+    cl_event u = clCreateUserEvent(ca, &err);
+    struct bridge br = {.ub = clCreateUserEvent(cb, &err)};
+    REQUIRE(u && br.ub, "user events: %d", err);
+
+    /* Context A: write -> step(1) -> step(2) -> copy -> step(3) -> read,
+     * hopping between queues, everything behind u. */
+    cl_event ew, e1, e2, e3, e4, e5;
+    EXPECT_OK(clEnqueueWriteBuffer(qa, x, CL_FALSE, 0, N * 4, x0, 1, &u, &ew));
+    e1 = step(qb, ka, x, 1, 1, &ew);
+    e2 = step(qc, ka2, x, 2, 1, &e1);
+    EXPECT_OK(clEnqueueCopyBuffer(qa, x, y, 0, 0, N * 4, 1, &e2, &e3));
+    e4 = step(qb, ka, y, 3, 1, &e3);
+    EXPECT_OK(clEnqueueReadBuffer(qc, y, CL_FALSE, 0, N * 4, ya, 1, &e4, &e5));
+    EXPECT_OK(clSetEventCallback(e4, CL_SUBMITTED, count_cb, &br));
+    EXPECT_OK(clSetEventCallback(e4, CL_RUNNING, count_cb, &br));
+    EXPECT_OK(clSetEventCallback(e4, CL_COMPLETE, count_cb, &br));
+    EXPECT_OK(clSetEventCallback(e5, CL_COMPLETE, release_b, &br));
+
+    /* Context B: z = 2z + 5, behind A's completion (through br.ub). */
+    cl_event f1, f2;
+    f1 = step(qd, kb, z, 5, 1, &br.ub);
+    EXPECT_OK(clEnqueueReadBuffer(qd, z, CL_FALSE, 0, N * 4, zb, 0, NULL, &f2));
+    EXPECT_OK(clFlush(qa));
+    EXPECT_OK(clFlush(qb));
+    EXPECT_OK(clFlush(qc));
+    EXPECT_OK(clFlush(qd));
+
+    settle();
+    cl_event held[] = {ew, e1, e2, e3, e4, e5, f1, f2};
+    for (size_t i = 0; i < sizeof(held) / sizeof(held[0]); i++)
+        EXPECT(status_of(held[i]) > CL_COMPLETE, "event %zu ran before its user event", i);
+    EXPECT(ya[0] == -1.0f && ya[N - 1] == -1.0f, "read landed before the graph was released");
+    EXPECT(zb[7] == -1.0f, "context B ran before context A finished");
+
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clWaitForEvents(1, &e5));
+    EXPECT_OK(clWaitForEvents(1, &f2));
+    int bad = 0;
+    for (int i = 0; i < N && bad < 5; i++) {
+        float want = 8.0f * (float)i + 11.0f; /* 2(2(2i+1)+2)+3 */
+        if (ya[i] != want) {
+            bad++;
+            EXPECT(false, "context A: y[%d] = %g, want %g", i, ya[i], want);
+        }
+        float wz = 2.0f * (float)i + 5.0f;
+        if (zb[i] != wz) {
+            bad++;
+            EXPECT(false, "context B: z[%d] = %g, want %g", i, zb[i], wz);
+        }
+    }
+    /* B's kernel started only after A's last command released it. */
+    cl_ulong start = 0;
+    EXPECT_OK(clGetEventProfilingInfo(f1, CL_PROFILING_COMMAND_START, sizeof(start), &start,
+                                      NULL));
+    EXPECT(atomic_load(&br.set_at) != 0 && start >= atomic_load(&br.set_at),
+           "B started at %llu, released at %llu", (unsigned long long)start,
+           (unsigned long long)atomic_load(&br.set_at));
+    for (int i = 0; i < 200 && (atomic_load(&br.calls[1]) < 1 || atomic_load(&br.calls[2]) < 1);
+         i++)
+        settle();
+    EXPECT(atomic_load(&br.calls[0]) == 2, "COMPLETE callbacks: %d (want e4 + e5)",
+           atomic_load(&br.calls[0]));
+    EXPECT(atomic_load(&br.calls[1]) == 1 && atomic_load(&br.calls[2]) == 1,
+           "RUNNING %d, SUBMITTED %d callbacks", atomic_load(&br.calls[1]),
+           atomic_load(&br.calls[2]));
+
+    cl_event all[] = {ew, e1, e2, e3, e4, e5, f1, f2, u, br.ub};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        EXPECT_OK(clReleaseEvent(all[i]));
+    cl_command_queue qs[] = {qa, qb, qc, qd};
+    for (int i = 0; i < 4; i++) {
+        EXPECT_OK(clFinish(qs[i]));
+        EXPECT_OK(clReleaseCommandQueue(qs[i]));
+    }
+    cl_kernel ks[] = {ka, ka2, kb};
+    cl_program ps[] = {pa, pb, pbb};
+    for (int i = 0; i < 3; i++) {
+        EXPECT_OK(clReleaseKernel(ks[i]));
+        EXPECT_OK(clReleaseProgram(ps[i]));
+    }
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(y));
+    EXPECT_OK(clReleaseMemObject(z));
+    EXPECT_OK(clReleaseContext(ca));
+    EXPECT_OK(clReleaseContext(cb));
+}
+
+/* One in-order queue: copies (copy channel) and kernels (compute channel)
+ * interleaved with no wait lists must still run in order. */
+static void test_in_order_channels(void)
+{
+    cl_int err;
+    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_command_queue q = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
+    REQUIRE(c && q, "context/queue: %d", err);
+    cl_program p;
+    cl_kernel k = vadd_kernel(c, &p);
+    cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    cl_mem y = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    for (int round = 0; round < 3; round++) {
+        EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_FALSE, 0, N * 4, x0, 0, NULL, NULL));
+        clReleaseEvent(step(q, k, x, 1, 0, NULL));
+        EXPECT_OK(clEnqueueCopyBuffer(q, x, y, 0, 0, N * 4, 0, NULL, NULL));
+        clReleaseEvent(step(q, k, y, 2, 0, NULL));
+        clReleaseEvent(step(q, k, x, 7, 0, NULL)); /* must not disturb y */
+        EXPECT_OK(clEnqueueCopyBuffer(q, y, x, 0, 0, N * 4, 0, NULL, NULL));
+        clReleaseEvent(step(q, k, x, 3, 0, NULL));
+        EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, ya, 0, NULL, NULL));
+        int bad = 0;
+        for (int i = 0; i < N && bad < 5; i++)
+            if (ya[i] != 8.0f * (float)i + 11.0f) {
+                bad++;
+                EXPECT(false, "round %d: x[%d] = %g, want %g", round, i, ya[i],
+                       8.0f * (float)i + 11.0f);
+            }
+    }
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseProgram(p));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(y));
+    EXPECT_OK(clReleaseCommandQueue(q));
+    EXPECT_OK(clReleaseContext(c));
+}
+
+/* A user event set to a negative status fails the kernels waiting on it,
+ * and what waits on those, across queues. */
+static void test_failure(void)
+{
+    cl_int err;
+    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
+    REQUIRE(c && q1 && q2, "context/queues: %d", err);
+    cl_program p;
+    cl_kernel k = vadd_kernel(c, &p);
+    cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    cl_event u = clCreateUserEvent(c, &err);
+    cl_event a = step(q1, k, x, 1, 1, &u);
+    cl_event b = step(q2, k, x, 2, 1, &a);
+    cl_event m;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q2, 0, NULL, &m));
+    EXPECT_OK(clSetUserEventStatus(u, -7));
+    EXPECT_ERR(clWaitForEvents(1, &b), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT(status_of(a) < 0 && status_of(b) < 0, "failed dependents: %d %d", status_of(a),
+           status_of(b));
+    EXPECT(clWaitForEvents(1, &m) == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST &&
+               status_of(m) < 0,
+           "in-order successor of a failed command: %d", status_of(m));
+    /* The queues stay usable. */
+    cl_event ok = step(q1, k, x, 1, 0, NULL);
+    EXPECT_OK(clWaitForEvents(1, &ok));
+    EXPECT_OK(clFinish(q2));
+    cl_event evs[] = {u, a, b, m, ok};
+    for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+        EXPECT_OK(clReleaseEvent(evs[i]));
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseProgram(p));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseCommandQueue(q1));
+    EXPECT_OK(clReleaseCommandQueue(q2));
+    EXPECT_OK(clReleaseContext(c));
+}
+
+int main(void)
+{
+    cl_platform_id p = cltest_platform();
+    REQUIRE(p, "hcqcl platform not found");
+    cl_uint n = 0;
+    REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0,
+            "no device");
+    for (int i = 0; i < N; i++)
+        x0[i] = (float)i;
+    test_graph();
+    test_in_order_channels();
+    test_failure();
+    return cltest_result("api_event_graph");
+}
