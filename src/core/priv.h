@@ -223,7 +223,6 @@ struct hcq_queue {
     uint64_t last;
     bool bound;              /* SET_OBJECT emitted */
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
-    bool windows_set;        /* launch.c: shader shared/local windows emitted */
 };
 
 /* Create with explicit sizes (tests use tiny rings to force wrap-around).

@@ -1,0 +1,224 @@
+/*
+ * launch.c — hcq_q_exec: one kernel launch on a compute queue
+ * (nv-hopper-facts §7.8), and the device's local (stack) memory.
+ *
+ * Per launch a scratch block holds constant bank 0 (64-byte aligned:
+ * V04 stores bank addresses >> 6) followed by the QMD (256-byte aligned:
+ * SEND_PCAS_A carries VA >> 8). Bank 0 gets zeros up to the parameter
+ * start, block/grid dims at 0x00-0x14, the shader windows and initial
+ * stack pointer, the envregs at 0x40 and the parameters; the QMD is the
+ * kernel's template plus grid, block, shared memory and bank 0. The
+ * pushbuffer then invalidates the shader caches (the CPU just wrote
+ * bank 0 and the QMD) and hands the QMD to the compute engine.
+ *
+ * Caller: src/api (enqueue_kernel.c) holding the queue's lock, like every
+ * verb. hcq_device_ensure_local takes dev->local_lock.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "core/priv.h"
+#include "nv/nv.h"
+
+/* Bank 0 must hold at least what the launcher writes ahead of the
+ * parameters. */
+#define CBUF0_MIN (NV_CBUF0_ENVREG + 4 * NV_CBUF0_ENVREGS)
+
+static void emit_local(struct hcq_queue *q, const struct hcq_device *dev)
+{
+    uint64_t va = dev->local_mem->va, per_tpc = dev->local_per_tpc;
+    const uint32_t mem[2] = {(uint32_t)(va >> 32), (uint32_t)va};
+    /* C limits how many SMs may hold local memory at once: all of them. */
+    const uint32_t thr[3] = {(uint32_t)(per_tpc >> 32), (uint32_t)per_tpc, 0xFF};
+    hcq_push_incr(q, NV_SUBC_COMPUTE, NVCBC0_SET_SHADER_LOCAL_MEMORY_A, mem, 2);
+    hcq_push_incr(q, NV_SUBC_COMPUTE, NVCBC0_SET_SHADER_LOCAL_MEMORY_NON_THROTTLED_A, thr, 3);
+}
+#define LOCAL_DW 7u
+
+int hcq_device_ensure_local(struct hcq_device *dev, struct hcq_queue *q, uint32_t bytes_per_thread)
+{
+    const struct hcq_device_info *di = &dev->info;
+    int rc = 0;
+    pthread_mutex_lock(&dev->local_lock);
+    if (!dev->local_mem || dev->local_per_thread < bytes_per_thread) {
+        uint64_t per_tpc =
+            nv_slm_bytes_per_tpc(bytes_per_thread, di->max_warps_per_sm, di->sm_per_tpc);
+        uint64_t total = nv_slm_total_bytes(per_tpc, di->tpc_per_gpc, di->gpc_count);
+        struct hcq_mem *mem = NULL;
+        if (!total || dev->nlocal_retired >= UTIL_ARRAY_SIZE(dev->local_retired)) {
+            rc = -ENOMEM;
+            goto out;
+        }
+        rc = hcq_mem_alloc(dev, total, HCQ_MEM_DEVICE, &mem);
+        if (rc)
+            goto out;
+        if (dev->local_mem)
+            dev->local_retired[dev->nlocal_retired++] = dev->local_mem;
+        dev->local_mem = mem;
+        dev->local_per_thread = bytes_per_thread;
+        dev->local_per_tpc = per_tpc;
+        dev->local_gen++;
+        CORE_LOG("local memory: %u bytes/thread, 0x%llx per TPC, 0x%llx total at 0x%llx",
+                 bytes_per_thread, (unsigned long long)per_tpc, (unsigned long long)total,
+                 (unsigned long long)mem->va);
+    }
+    if (q && q->local_gen != dev->local_gen) {
+        rc = hcq_push_reserve(q, LOCAL_DW);
+        if (rc)
+            goto out;
+        emit_local(q, dev);
+        q->local_gen = dev->local_gen;
+    }
+out:
+    pthread_mutex_unlock(&dev->local_lock);
+    return rc;
+}
+
+void hcq_device_local_fini(struct hcq_device *dev)
+{
+    pthread_mutex_lock(&dev->local_lock);
+    for (unsigned i = 0; i < dev->nlocal_retired; i++)
+        hcq_mem_free(dev->local_retired[i]);
+    dev->nlocal_retired = 0;
+    hcq_mem_free(dev->local_mem);
+    dev->local_mem = NULL;
+    dev->local_per_thread = 0;
+    dev->local_per_tpc = 0;
+    dev->local_gen++;
+    pthread_mutex_unlock(&dev->local_lock);
+}
+
+/* Launch limits: -EINVAL with a log line saying which. */
+static int check_launch(const struct hcq_queue *q, const struct hcq_kernel *k,
+                        const struct hcq_launch *l, uint32_t *shared_bytes)
+{
+    const struct hcq_device_info *di = &q->dev->info;
+    uint64_t threads = 1;
+    if (q->engine != HCQ_ENGINE_COMPUTE || k->prog->dev != q->dev) {
+        CORE_ERR("core: exec: kernel %s on a %s queue of another device or engine", k->name,
+                 q->engine == HCQ_ENGINE_COMPUTE ? "compute" : "copy");
+        return -EINVAL;
+    }
+    for (int d = 0; d < 3; d++) {
+        if (l->grid[d] == 0 || l->grid[d] > di->max_grid_dim[d] || l->block[d] == 0 ||
+            l->block[d] > di->max_block_dim[d]) {
+            CORE_ERR("core: exec %s: grid %u block %u in dimension %d out of range", k->name,
+                     l->grid[d], l->block[d], d);
+            return -EINVAL;
+        }
+        if (k->reqntid[0] && l->block[d] != (k->reqntid[d] ? k->reqntid[d] : 1)) {
+            CORE_ERR("core: exec %s: block must be %ux%ux%u", k->name, k->reqntid[0],
+                     k->reqntid[1], k->reqntid[2]);
+            return -EINVAL;
+        }
+        threads *= l->block[d];
+    }
+    if (threads > k->max_threads || threads > di->max_threads_per_block) {
+        CORE_ERR("core: exec %s: %llu threads per block, at most %u", k->name,
+                 (unsigned long long)threads, k->max_threads);
+        return -EINVAL;
+    }
+    if (l->params_size != k->param_size || (k->param_size && !l->params)) {
+        CORE_ERR("core: exec %s: %u parameter bytes, kernel takes %u", k->name, l->params_size,
+                 k->param_size);
+        return -EINVAL;
+    }
+    /* sm_90: the static section already includes the reserved 1 KiB. */
+    uint64_t stat = UTIL_MAX(k->shared_section, k->shared_reserved);
+    uint64_t total = util_align_up(stat + l->dynamic_shared, NV_SHARED_ALIGN);
+    uint64_t limit = (uint64_t)nv_smem_max_kb(di->arch) * 1024;
+    if (di->shared_per_block_max && di->shared_per_block_max + (uint64_t)k->shared_reserved < limit)
+        limit = di->shared_per_block_max + (uint64_t)k->shared_reserved;
+    if (total > limit) {
+        CORE_ERR("core: exec %s: 0x%llx bytes of shared memory, at most 0x%llx", k->name,
+                 (unsigned long long)total, (unsigned long long)limit);
+        return -EINVAL;
+    }
+    *shared_bytes = (uint32_t)total;
+    return 0;
+}
+
+static void fill_cbuf0(uint8_t *cb, const struct hcq_kernel *k, const struct hcq_launch *l,
+                       uint32_t cb_size)
+{
+    memset(cb, 0, cb_size);
+    for (int d = 0; d < 3; d++) {
+        memcpy(cb + NV_CBUF0_BLOCK_DIM + 4 * d, &l->block[d], 4);
+        memcpy(cb + NV_CBUF0_GRID_DIM + 4 * d, &l->grid[d], 4);
+    }
+    const uint64_t shared = HCQ_SHARED_WINDOW, local = HCQ_LOCAL_WINDOW;
+    const uint32_t stack = NV_CBUF0_STACK_INIT;
+    memcpy(cb + NV_CBUF0_SHARED_WINDOW, &shared, 8);
+    memcpy(cb + NV_CBUF0_LOCAL_WINDOW, &local, 8);
+    memcpy(cb + NV_CBUF0_STACK, &stack, 4);
+    memcpy(cb + NV_CBUF0_ENVREG, l->envreg, sizeof(l->envreg));
+    if (k->param_size)
+        memcpy(cb + k->param_base, l->params, k->param_size);
+}
+
+static int patch_qmd(uint32_t *qmd, const struct hcq_kernel *k, const struct hcq_launch *l,
+                     uint32_t shared_bytes, uint64_t cb_va, uint32_t cb_size, uint32_t arch)
+{
+    enum nv_qmd_version v = (enum nv_qmd_version)k->qmd_version;
+    int kb = nv_smem_carveout_kb(arch, shared_bytes);
+    if (kb < 0)
+        return kb;
+    uint32_t cfg = nv_smem_config_encode((uint32_t)kb);
+    int rc = 0;
+#define SET(f, val) (rc = rc ? rc : nv_qmd_set(qmd, v, NV_QMD_##f, 0, (val)))
+    SET(GRID_WIDTH, l->grid[0]);
+    SET(GRID_HEIGHT, l->grid[1]);
+    SET(GRID_DEPTH, l->grid[2]);
+    SET(CTA_THREAD_DIMENSION0, l->block[0]);
+    SET(CTA_THREAD_DIMENSION1, l->block[1]);
+    SET(CTA_THREAD_DIMENSION2, l->block[2]);
+    SET(SHARED_MEMORY_SIZE, shared_bytes);
+    SET(MIN_SM_CONFIG_SHARED_MEM_SIZE, cfg);
+    SET(TARGET_SM_CONFIG_SHARED_MEM_SIZE, cfg);
+#undef SET
+    if (rc)
+        return rc;
+    return nv_qmd_set_cbuf(qmd, v, 0, cb_va, cb_size);
+}
+
+int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq_launch *l)
+{
+    if (!q || !k || !l)
+        return -EINVAL;
+    struct hcq_device *dev = q->dev;
+    uint32_t shared_bytes;
+    int rc = check_launch(q, k, l, &shared_bytes);
+    if (rc)
+        return rc;
+    if (k->local_per_thread && (rc = hcq_device_ensure_local(dev, q, k->local_per_thread)))
+        return rc;
+
+    uint32_t cb_size = (uint32_t)util_align_up(UTIL_MAX(k->cbuf0_size, CBUF0_MIN), 16);
+    uint32_t qmd_off = (uint32_t)util_align_up(cb_size, NV_QMD_ALIGN);
+    void *cpu;
+    uint64_t va;
+    rc = hcq_q_scratch(q, qmd_off + k->qmd_size, NV_QMD_ALIGN, &cpu, &va);
+    if (rc)
+        return rc;
+    uint32_t qmd[NV_QMD_MAX_BYTES / 4];
+    memcpy(qmd, k->qmd, k->qmd_size);
+    rc = patch_qmd(qmd, k, l, shared_bytes, va, cb_size, dev->info.arch);
+    if (rc)
+        return rc;
+    fill_cbuf0(cpu, k, l, cb_size);
+    memcpy((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
+
+    /* The shader windows were set when the queue bound its engine. */
+    rc = hcq_push_reserve(q, 6);
+    if (rc)
+        return rc;
+    hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
+               NV_INVALIDATE_SHADER_CACHES_ALL);
+    hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
+    hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B,
+               NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);
+    CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx", k->name, l->grid[0],
+             l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], shared_bytes,
+             (unsigned long long)(va + qmd_off));
+    return 0;
+}
