@@ -6,7 +6,6 @@
  * x = x + x + k, so the result encodes the order of the steps (2(2x+a)+b
  * differs from 2(2x+b)+a).
  */
-#define CL_TARGET_OPENCL_VERSION 300
 #include "../api_platform/cltest.h"
 
 #include <stdatomic.h>

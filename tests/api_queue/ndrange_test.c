@@ -5,8 +5,6 @@
  * (queue_kernels.cu: ids2d) writes each work-item's global id, work_dim and
  * local size, so coverage and placement are checked by data.
  */
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#define CL_TARGET_OPENCL_VERSION 300
 #include "../api_platform/cltest.h"
 
 #include <stdint.h>

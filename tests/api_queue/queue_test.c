@@ -4,10 +4,6 @@
  * (the emulated one in CI). Needs no kernels: markers and barriers are
  * real commands (GPU waits and semaphore releases on the compute channel).
  */
-#define CL_USE_DEPRECATED_OPENCL_1_0_APIS
-#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
-#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
-#define CL_TARGET_OPENCL_VERSION 300
 #include "../api_platform/cltest.h"
 
 #include <stdatomic.h>
