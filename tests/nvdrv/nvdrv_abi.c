@@ -1,0 +1,198 @@
+/*
+ * nvdrv_abi.c — the 580 ABI as the kernel driver sees it: escape request
+ * numbers (nv-hopper-facts §1, the values the H200 accepted), struct sizes
+ * baked into them, field offsets the driver reads, NV_STATUS names, and
+ * the wrappers end to end over the emulated seam (client, version, card
+ * info, a device object, a control with an exact size, a freed handle).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "nvdrv/nvdrv.h"
+
+static int failures;
+#define EXPECT(cond)                                                                      \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
+#define EXPECT_EQ(a, b)                                                                   \
+    do {                                                                                  \
+        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);    \
+        if (a_ != b_) {                                                                   \
+            fprintf(stderr, "%s:%d: %s = 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, \
+                    #a, a_, b_);                                                          \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
+
+static void test_requests(void)
+{
+    /* Requests as issued on the H200 with the 580 layouts. */
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_CARD_INFO, NVDRV_MAX_CARDS * sizeof(nv_ioctl_card_info_t)),
+              0xD20046C8u);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_REGISTER_FD, sizeof(nv_ioctl_register_fd_t)), 0xC00446C9u);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_CHECK_VERSION_STR, sizeof(nv_ioctl_rm_api_version_t)),
+              0xC04846D2u);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_ALLOC_MEMORY,
+                                sizeof(nv_ioctl_nvos02_parameters_with_fd)),
+              0xC0384627u);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_FREE, sizeof(NVOS00_PARAMETERS)), 0xC0104629u);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_CONTROL, sizeof(NVOS54_PARAMETERS)), 0xC020462Au);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_ALLOC, sizeof(NVOS21_PARAMETERS)), 0xC020462Bu);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_MAP_MEMORY, sizeof(nv_ioctl_nvos33_parameters_with_fd)),
+              0xC038464Eu);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_UNMAP_MEMORY, sizeof(NVOS34_PARAMETERS)), 0xC020464Fu);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_MAP_MEMORY_DMA, sizeof(NVOS46_PARAMETERS)), 0xC0404657u);
+    unsigned long req = NVDRV_ESC_REQUEST(NV_ESC_RM_CONTROL, sizeof(NVOS54_PARAMETERS));
+    EXPECT_EQ(NVDRV_ESC_NR(req), NV_ESC_RM_CONTROL);
+    EXPECT_EQ(NVDRV_ESC_SIZE(req), 32);
+}
+
+static void test_layouts(void)
+{
+    /* Sizes RM checks (controls) or reads by class (allocs), 580. */
+    EXPECT_EQ(sizeof(NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS), 368);
+    EXPECT_EQ(sizeof(NV_VASPACE_ALLOCATION_PARAMETERS), 56);
+    EXPECT_EQ(sizeof(NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS), 3);
+    EXPECT_EQ(sizeof(UVM_FREE_PARAMS), 24);
+    EXPECT_EQ(sizeof(UVM_MAP_EXTERNAL_ALLOCATION_PARAMS), 9264);
+    EXPECT_EQ(offsetof(UVM_MAP_EXTERNAL_ALLOCATION_PARAMS, rmCtrlFd), 0x2420);
+    EXPECT_EQ(offsetof(UVM_REGISTER_GPU_PARAMS, rmStatus), 0x24);
+    EXPECT_EQ(offsetof(UVM_REGISTER_CHANNEL_PARAMS, length), 0x28);
+    EXPECT_EQ(offsetof(NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS, gpFifoEntries), 0x10);
+    EXPECT_EQ(offsetof(NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS, hContextShare), 0x18);
+    EXPECT_EQ(offsetof(NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS, errorNotifierMem), 0xf8);
+    EXPECT_EQ(offsetof(NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS, encryptIv), 0x130);
+    EXPECT_EQ(offsetof(NV_MEMORY_ALLOCATION_PARAMS, attr), 0x18);
+    EXPECT_EQ(offsetof(NV_MEMORY_ALLOCATION_PARAMS, alignment), 0x48);
+    EXPECT_EQ(offsetof(NV_MEMORY_ALLOCATION_PARAMS, limit), 0x58);
+    EXPECT_EQ(offsetof(NV_MEMORY_ALLOCATION_PARAMS, hVASpace), 0x6c);
+    EXPECT_EQ(offsetof(NVOS02_PARAMETERS, flags), 0x10);
+    EXPECT_EQ(offsetof(NVOS02_PARAMETERS, limit), 0x20);
+    EXPECT_EQ(offsetof(NVOS33_PARAMETERS, flags), 0x2c);
+    EXPECT_EQ(offsetof(NVOS46_PARAMETERS, kindOverride), 0x28);
+    EXPECT_EQ(offsetof(nv_ioctl_card_info_t, pci_info), 4);
+    EXPECT_EQ(offsetof(nv_ioctl_card_info_t, fb_address), 0x28);
+    EXPECT_EQ(offsetof(nv_ioctl_card_info_t, dev_name), 0x3c);
+    EXPECT_EQ(offsetof(NV2080_CTRL_GPU_GET_GID_INFO_PARAMS, data), 0x0c);
+    EXPECT_EQ(offsetof(NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS, changelistNumber), 0x400);
+    EXPECT_EQ(offsetof(NV2080_CTRL_GR_GET_INFO_PARAMS, grRouteInfo), 0x10);
+    EXPECT_EQ(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS), 4024);
+    EXPECT_EQ(offsetof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS, flags), 0xfb0);
+    /* The flag words tinygrad used and the H200 accepted (§3.6). */
+    EXPECT_EQ(NVOS02_FLAGS_PHYSICALITY_NONCONTIGUOUS | NVOS02_FLAGS_COHERENCY_CACHED |
+                  NVOS02_FLAGS_MAPPING_NO_MAP,
+              0x40001010u);
+    EXPECT_EQ(NVOS46_FLAGS_PAGE_SIZE_4KB | NVOS46_FLAGS_CACHE_SNOOP_ENABLE |
+                  NVOS46_FLAGS_DMA_OFFSET_FIXED_TRUE,
+              0x8110u);
+    EXPECT_EQ(NVOS32_ATTR_PHYSICALITY_ALLOW_NONCONTIGUOUS << NVOS32_ATTR_PHYSICALITY_SHIFT |
+                  NVOS32_ATTR_PAGE_SIZE_HUGE << NVOS32_ATTR_PAGE_SIZE_SHIFT,
+              0x19800000u);
+    EXPECT_EQ(NVOS32_ATTR2_ZBC_PREFER_NO_ZBC |
+                  NVOS32_ATTR2_GPU_CACHEABLE_YES << NVOS32_ATTR2_GPU_CACHEABLE_SHIFT |
+                  NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB << NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT,
+              0x00100005u);
+    EXPECT_EQ(NVOS32_ATTR_PHYSICALITY_ALLOW_NONCONTIGUOUS << NVOS32_ATTR_PHYSICALITY_SHIFT |
+                  NVOS32_ATTR_LOCATION_PCI << NVOS32_ATTR_LOCATION_SHIFT,
+              0x1A000000u);
+    EXPECT_EQ(NVOS32_ALLOC_FLAGS_IGNORE_BANK_PLACEMENT | NVOS32_ALLOC_FLAGS_ALIGNMENT_FORCE |
+                  NVOS32_ALLOC_FLAGS_MEMORY_HANDLE_PROVIDED | NVOS32_ALLOC_FLAGS_MAP_NOT_REQUIRED |
+                  NVOS32_ALLOC_FLAGS_PERSISTENT_VIDMEM,
+              0x1C101u);
+}
+
+static void test_status_names(void)
+{
+    EXPECT(!strcmp(nvdrv_status_name(0), "NV_OK"));
+    EXPECT(!strcmp(nvdrv_status_name(0x1F), "NV_ERR_INVALID_ARGUMENT"));
+    EXPECT(!strcmp(nvdrv_status_name(0x3A), "NV_ERR_INVALID_PARAM_STRUCT"));
+    EXPECT(!strcmp(nvdrv_status_name(0x51), "NV_ERR_NO_MEMORY"));
+    EXPECT(!strcmp(nvdrv_status_name(0x63), "NV_ERR_STATE_IN_USE"));
+    EXPECT(!strcmp(nvdrv_status_name(0xFFFF), "NV_ERR_GENERIC"));
+    EXPECT(!strcmp(nvdrv_status_name(0x12345), "NV_STATUS_0x12345"));
+    EXPECT_EQ(nvdrv_errno(0), 0);
+    EXPECT_EQ(nvdrv_errno(-EINTR), -EINTR);
+    EXPECT_EQ(nvdrv_errno(NV_ERR_NO_MEMORY), -ENOMEM);
+    EXPECT_EQ(nvdrv_errno(NV_ERR_INVALID_ARGUMENT), -EIO);
+}
+
+/* Every control is listed with its exact struct: the sizes RM checks. */
+static void test_lists(void)
+{
+    unsigned n = 0;
+#define COUNT_CTRL(name, cmd, type, target)                                               \
+    EXPECT_EQ(name, cmd);                                                                 \
+    EXPECT(sizeof(type) > 0);                                                             \
+    n++;
+    NVDRV_RM_CONTROLS(COUNT_CTRL)
+#undef COUNT_CTRL
+    EXPECT(n >= 9);
+#define CHECK_CLASS(name, id, type) EXPECT_EQ(name, id);
+    NVDRV_RM_CLASSES(CHECK_CLASS)
+#undef CHECK_CLASS
+}
+
+/* The wrappers over the emulated driver. */
+static void test_emulated(void)
+{
+    void *ctx = NULL;
+    const struct nvdrv_ops *ops = emu_ops(&ctx);
+    struct nvdrv d;
+    int r = nvdrv_open(&d, ops, ctx);
+    EXPECT_EQ(r, 0);
+    if (r)
+        return;
+    EXPECT(d.client != 0);
+    EXPECT_EQ(d.major, 580);
+    nv_ioctl_card_info_t cards[8];
+    unsigned n = 0;
+    EXPECT_EQ(nvdrv_card_info(&d, cards, 8, &n), 0);
+    EXPECT(n >= 1);
+    if (n) {
+        NV0000_CTRL_GPU_GET_ID_INFO_V2_PARAMS id = {.gpuId = cards[0].gpu_id};
+        EXPECT_EQ(nvdrv_rm_control(&d, d.client, NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2, &id,
+                                   sizeof(id)),
+                  0);
+        NV0080_ALLOC_PARAMETERS dp = {.deviceId = id.deviceInstance, .hClientShare = d.client};
+        uint32_t dev = 0;
+        EXPECT_EQ(nvdrv_rm_alloc(&d, d.client, NV01_DEVICE_0, &dp, sizeof(dp), &dev), 0);
+        EXPECT(dev != 0);
+        NV2080_ALLOC_PARAMETERS sp = {0};
+        uint32_t sub = 0;
+        EXPECT_EQ(nvdrv_rm_alloc(&d, dev, NV20_SUBDEVICE_0, &sp, sizeof(sp), &sub), 0);
+        /* RM demands the exact size: one byte short is refused. */
+        NV2080_CTRL_GPU_GET_GID_INFO_PARAMS gid = {.flags = 2, .length = 16};
+        EXPECT_EQ(nvdrv_rm_control(&d, sub, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid, sizeof(gid)),
+                  0);
+        int bad = nvdrv_rm_control(&d, sub, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid,
+                                   sizeof(gid) - 1);
+        EXPECT(bad > 0);
+        /* A GPU fd registers; a freed handle is gone. */
+        int fd = nvdrv_open_gpu_fd(&d, cards[0].minor_number);
+        EXPECT(fd >= 0);
+        nvdrv_close_fd(&d, fd);
+        EXPECT_EQ(nvdrv_rm_free(&d, d.client, dev), 0);
+        EXPECT(nvdrv_rm_free(&d, d.client, dev) > 0);
+    }
+    nvdrv_close(&d);
+}
+
+int main(void)
+{
+    test_requests();
+    test_layouts();
+    test_status_names();
+    test_lists();
+    test_emulated();
+    if (failures) {
+        fprintf(stderr, "nvdrv_abi: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("nvdrv_abi: ok\n");
+    return 0;
+}
