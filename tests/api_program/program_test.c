@@ -1,0 +1,646 @@
+/*
+ * program_test.c — programs and kernels through the ICD loader: binaries
+ * of every kind (bare cubin, fatbin, hcqcl container from
+ * CL_PROGRAM_BINARIES), malformed binaries, builds and their options,
+ * every program/kernel query, argument rules, work-group info, and one
+ * launch whose result proves the parameter block (buffers and scalars).
+ * Source programs (build, compile + link, argument metadata) run when
+ * hcqcl-cc is available (HCQCL_CC set by the build).
+ *
+ * Arguments: none. Data: ${HCQCL_TEST_DATA}/test_kernels.cubin and, when
+ * built, test_kernels.fatbin next to this executable's working directory
+ * (HCQCL_TEST_FATBIN).
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_2_2_APIS
+#include "../api_platform/cltest.h"
+
+#include <stdint.h>
+
+static cl_device_id dev;
+static cl_context ctx;
+static cl_command_queue queue;
+static uint8_t *cubin;
+static size_t cubin_size;
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return buf;
+}
+
+static cl_program from_binary(const void *bin, size_t size, cl_int want)
+{
+    cl_int err = 12345, st = 12345;
+    const unsigned char *b = bin;
+    cl_program p = clCreateProgramWithBinary(ctx, 1, &dev, &size, &b, &st, &err);
+    EXPECT(err == want, "binary of %zu bytes: %d, expected %d", size, err, want);
+    EXPECT(st == want, "binary_status %d, expected %d", st, want);
+    EXPECT(!p == (want != CL_SUCCESS), "handle for %d", err);
+    return p;
+}
+
+static int build_calls;
+static void CL_CALLBACK on_built(cl_program p, void *user)
+{
+    build_calls++;
+    EXPECT(user == (void *)&build_calls, "user_data");
+    cl_build_status st = CL_BUILD_NONE;
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL);
+    EXPECT(st == CL_BUILD_SUCCESS, "status in callback %d", st);
+}
+
+static void test_binary_errors(void)
+{
+    cl_int err, st[2];
+    size_t len = cubin_size;
+    const unsigned char *b = cubin;
+
+    EXPECT(!clCreateProgramWithBinary(ctx, 0, &dev, &len, &b, st, &err), "0 devices");
+    EXPECT(err == CL_INVALID_VALUE, "0 devices: %d", err);
+    EXPECT(!clCreateProgramWithBinary(ctx, 1, NULL, &len, &b, st, &err), "NULL list");
+    EXPECT(err == CL_INVALID_VALUE, "NULL list: %d", err);
+    cl_device_id bad = (cl_device_id)ctx;
+    EXPECT(!clCreateProgramWithBinary(ctx, 1, &bad, &len, &b, st, &err), "bad device");
+    EXPECT(err == CL_INVALID_DEVICE, "bad device: %d", err);
+    EXPECT(!clCreateProgramWithBinary(ctx, 1, &dev, NULL, &b, st, &err), "NULL lengths");
+    EXPECT(err == CL_INVALID_VALUE, "NULL lengths: %d", err);
+    EXPECT(!clCreateProgramWithBinary(ctx, 1, &dev, &len, NULL, st, &err), "NULL binaries");
+    EXPECT(err == CL_INVALID_VALUE, "NULL binaries: %d", err);
+    size_t zero = 0;
+    st[0] = 1;
+    EXPECT(!clCreateProgramWithBinary(ctx, 1, &dev, &zero, &b, st, &err), "empty");
+    EXPECT(err == CL_INVALID_VALUE && st[0] == CL_INVALID_VALUE, "empty: %d / %d", err, st[0]);
+    const unsigned char *nullb = NULL;
+    EXPECT(!clCreateProgramWithBinary(ctx, 1, &dev, &len, &nullb, st, &err), "NULL binary");
+    EXPECT(err == CL_INVALID_VALUE && st[0] == CL_INVALID_VALUE, "NULL binary: %d", err);
+    EXPECT(!clCreateProgramWithBinary((cl_context)dev, 1, &dev, &len, &b, st, &err), "ctx");
+    EXPECT(err == CL_INVALID_CONTEXT, "bad context: %d", err);
+
+    /* Malformed binaries: garbage, every kind of truncation, PTX text,
+     * and a cubin for another architecture. */
+    uint8_t junk[512];
+    for (size_t i = 0; i < sizeof(junk); i++)
+        junk[i] = (uint8_t)(i * 37 + 11);
+    from_binary(junk, sizeof(junk), CL_INVALID_BINARY);
+    for (size_t cut = 1; cut < cubin_size; cut += cut < 256 ? 1 : 997)
+        from_binary(cubin, cut, CL_INVALID_BINARY);
+    const char *ptx = "//\n.version 8.0\n.target sm_90\n.address_size 64\n";
+    from_binary(ptx, strlen(ptx), CL_INVALID_BINARY);
+    uint8_t *other = malloc(cubin_size);
+    REQUIRE(other, "host");
+    memcpy(other, cubin, cubin_size);
+    uint32_t flags;
+    memcpy(&flags, other + 48, 4); /* e_flags of an ELF64 header */
+    flags = (flags & ~0xff00u) | (50u << 8); /* sm_50 */
+    memcpy(other + 48, &flags, 4);
+    from_binary(other, cubin_size, CL_INVALID_BINARY);
+    free(other);
+}
+
+static void test_other_creators(void)
+{
+    cl_int err;
+    uint32_t spirv[8] = {0x07230203};
+    EXPECT(!clCreateProgramWithIL(ctx, spirv, sizeof(spirv), &err), "IL");
+    EXPECT(err == CL_INVALID_OPERATION, "IL: %d", err);
+    EXPECT(!clCreateProgramWithBuiltInKernels(ctx, 1, &dev, "foo", &err), "built-in");
+    EXPECT(err == CL_INVALID_VALUE, "built-in kernels: %d", err);
+    const char *none[] = {NULL};
+    EXPECT(!clCreateProgramWithSource(ctx, 1, none, NULL, &err), "NULL string");
+    EXPECT(err == CL_INVALID_VALUE, "NULL string: %d", err);
+    EXPECT(!clCreateProgramWithSource(ctx, 0, none, NULL, &err), "0 strings");
+    EXPECT(err == CL_INVALID_VALUE, "0 strings: %d", err);
+    const char *parts[] = {"kernel void k(global int *p)", " { p[0] = 1; }XXXX"};
+    size_t lens[] = {0, 14};
+    cl_program p = clCreateProgramWithSource(ctx, 2, parts, lens, &err);
+    EXPECT(p && err == CL_SUCCESS, "source: %d", err);
+    if (p) {
+        char text[128] = "";
+        size_t n = 0;
+        EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SOURCE, sizeof(text), text, &n));
+        EXPECT(!strcmp(text, "kernel void k(global int *p) { p[0] = 1; }") && n == strlen(text) + 1,
+               "SOURCE '%s'", text);
+        EXPECT_ERR(clSetProgramReleaseCallback(p, on_built, NULL), CL_INVALID_OPERATION);
+        EXPECT_ERR(clSetProgramSpecializationConstant(p, 1, 4, &n), CL_INVALID_OPERATION);
+        cl_build_status st = 99;
+        EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL));
+        EXPECT(st == CL_BUILD_NONE, "status before build %d", st);
+        EXPECT_ERR(clCompileProgram(p, 0, NULL, "-bogus-option", 0, NULL, NULL, NULL, NULL),
+                   CL_INVALID_COMPILER_OPTIONS);
+        EXPECT_ERR(clBuildProgram(p, 0, NULL, "-create-library", NULL, NULL),
+                   CL_INVALID_BUILD_OPTIONS);
+        EXPECT_OK(clReleaseProgram(p));
+    }
+}
+
+static cl_program built_cubin_program(void)
+{
+    cl_program p = from_binary(cubin, cubin_size, CL_SUCCESS);
+    REQUIRE(p, "program from the test cubin");
+    EXPECT_OK(clBuildProgram(p, 1, &dev, "-cl-std=CL3.0 -cl-mad-enable", NULL, NULL));
+    return p;
+}
+
+static void test_build_and_program_info(void)
+{
+    cl_program p = from_binary(cubin, cubin_size, CL_SUCCESS);
+    if (!p)
+        return;
+    size_t n = 0, nk = 0;
+    char names[512] = "";
+    cl_program_binary_type bt = 0;
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+    EXPECT(bt == CL_PROGRAM_BINARY_TYPE_EXECUTABLE, "binary type %u", (unsigned)bt);
+    EXPECT_ERR(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(nk), &nk, NULL),
+               CL_INVALID_PROGRAM_EXECUTABLE);
+    cl_int err;
+    EXPECT(!clCreateKernel(p, "vadd", &err) && err == CL_INVALID_PROGRAM_EXECUTABLE,
+           "kernel before build: %d", err);
+
+    /* Option and argument rules. */
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, "-no-such-option", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, "-cl-std=CL2.0", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, "-D", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
+    EXPECT_ERR(clBuildProgram(p, 1, NULL, NULL, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clBuildProgram(p, 0, &dev, NULL, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, NULL, NULL, &n), CL_INVALID_VALUE);
+    cl_device_id bad = (cl_device_id)ctx;
+    EXPECT_ERR(clBuildProgram(p, 1, &bad, NULL, NULL, NULL), CL_INVALID_DEVICE);
+
+    build_calls = 0;
+    const char *opts = "-cl-std=CL3.0 -D FOO=1 -I /tmp -cl-fast-relaxed-math -cl-nv-verbose";
+    EXPECT_OK(clBuildProgram(p, 1, &dev, opts, on_built, &build_calls));
+    EXPECT(build_calls == 1, "callback ran %d times", build_calls);
+    cl_build_status st = 0;
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL));
+    EXPECT(st == CL_BUILD_SUCCESS, "status %d", st);
+    char got[256] = "";
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_OPTIONS, sizeof(got), got, NULL));
+    EXPECT(!strcmp(got, opts), "BUILD_OPTIONS '%s'", got);
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n));
+    EXPECT(n >= 1, "log size %zu", n);
+    size_t gsize = 1;
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE,
+                                    sizeof(gsize), &gsize, NULL));
+    EXPECT(gsize >= sizeof(int), "global variables %zu bytes (gvar)", gsize);
+    EXPECT_ERR(clGetProgramBuildInfo(p, bad, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL),
+               CL_INVALID_DEVICE);
+    EXPECT_ERR(clGetProgramBuildInfo(p, dev, 0x7777, sizeof(st), &st, NULL), CL_INVALID_VALUE);
+
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(nk), &nk, NULL));
+    EXPECT(nk == 8, "NUM_KERNELS %zu", nk);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof(names), names, NULL));
+    const char *want[] = {"vadd", "smem_win", "local_win", "dyn_smem", "consts", "dims",
+                          "copy_bytes", "fill_bytes"};
+    for (size_t i = 0; i < 8; i++)
+        EXPECT(strstr(names, want[i]), "KERNEL_NAMES '%s' lacks %s", names, want[i]);
+    cl_uint refs = 0, ndev = 0;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
+    EXPECT(refs == 1, "refs %u", refs);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_NUM_DEVICES, sizeof(ndev), &ndev, NULL));
+    EXPECT(ndev == 1, "NUM_DEVICES %u", ndev);
+    cl_device_id d = NULL;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_DEVICES, sizeof(d), &d, NULL));
+    EXPECT(d == dev, "DEVICES");
+    cl_context c = NULL;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_CONTEXT, sizeof(c), &c, NULL));
+    EXPECT(c == ctx, "CONTEXT");
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SOURCE, 0, NULL, &n));
+    EXPECT(n == 1, "SOURCE of a binary program: %zu bytes", n);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_IL, 0, NULL, &n));
+    EXPECT(n == 0, "IL: %zu bytes", n);
+    cl_bool ctors = CL_TRUE;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT, sizeof(ctors), &ctors,
+                               NULL));
+    EXPECT(ctors == CL_FALSE, "ctors");
+    EXPECT_ERR(clGetProgramInfo(p, 0x7777, sizeof(n), &n, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, 1, &nk, NULL), CL_INVALID_VALUE);
+
+    /* CL_PROGRAM_BINARIES returns a container that loads again. */
+    size_t bsize = 0;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(bsize), &bsize, NULL));
+    EXPECT(bsize > cubin_size, "container %zu bytes, cubin %zu", bsize, cubin_size);
+    unsigned char *bin = malloc(bsize);
+    REQUIRE(bin, "host");
+    EXPECT_ERR(clGetProgramInfo(p, CL_PROGRAM_BINARIES, 1, &bin, NULL), CL_INVALID_VALUE);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL));
+    EXPECT(!memcmp(bin, "HCQCLPRG", 8), "container magic");
+    cl_program again = from_binary(bin, bsize, CL_SUCCESS);
+    if (again) {
+        EXPECT_OK(clBuildProgram(again, 0, NULL, NULL, NULL, NULL));
+        size_t nk2 = 0;
+        EXPECT_OK(clGetProgramInfo(again, CL_PROGRAM_NUM_KERNELS, sizeof(nk2), &nk2, NULL));
+        EXPECT(nk2 == nk, "round trip: %zu kernels", nk2);
+        EXPECT_OK(clReleaseProgram(again));
+    }
+    free(bin);
+
+    /* Kernels keep the program from being rebuilt. */
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    EXPECT(k && err == CL_SUCCESS, "vadd: %d", err);
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, NULL, NULL, NULL), CL_INVALID_OPERATION);
+    if (k)
+        EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clBuildProgram(p, 0, NULL, NULL, NULL, NULL));
+    EXPECT_OK(clReleaseProgram(p));
+}
+
+static void test_fatbin(void)
+{
+    const char *path = getenv("HCQCL_TEST_FATBIN");
+    if (!path || !*path) {
+        printf("api_program: no fatbin built (nvcc missing): fatbin case not run\n");
+        return;
+    }
+    size_t size = 0;
+    uint8_t *fb = read_file(path, &size);
+    REQUIRE(fb, "read %s", path);
+    cl_program p = from_binary(fb, size, CL_SUCCESS);
+    if (p) {
+        EXPECT_OK(clBuildProgram(p, 0, NULL, NULL, NULL, NULL));
+        cl_int err;
+        cl_kernel k = clCreateKernel(p, "dims", &err);
+        EXPECT(k && err == CL_SUCCESS, "kernel from a fatbin: %d", err);
+        if (k)
+            clReleaseKernel(k);
+        clReleaseProgram(p);
+    }
+    /* A fatbin cut short is malformed. */
+    from_binary(fb, size / 2, CL_INVALID_BINARY);
+    free(fb);
+}
+
+static void test_kernels(void)
+{
+    cl_program p = built_cubin_program();
+    cl_int err;
+    EXPECT(!clCreateKernel(p, NULL, &err) && err == CL_INVALID_VALUE, "NULL name: %d", err);
+    EXPECT(!clCreateKernel(p, "nope", &err) && err == CL_INVALID_KERNEL_NAME, "bad name: %d", err);
+    EXPECT(!clCreateKernel((cl_program)ctx, "vadd", &err) && err == CL_INVALID_PROGRAM,
+           "bad program: %d", err);
+
+    cl_uint n = 0;
+    EXPECT_OK(clCreateKernelsInProgram(p, 0, NULL, &n));
+    EXPECT(n == 8, "%u kernels", n);
+    cl_kernel all[8];
+    EXPECT_ERR(clCreateKernelsInProgram(p, 7, all, NULL), CL_INVALID_VALUE);
+    EXPECT_OK(clCreateKernelsInProgram(p, 8, all, NULL));
+    cl_uint prefs = 0;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_REFERENCE_COUNT, sizeof(prefs), &prefs, NULL));
+    EXPECT(prefs == 9, "program refs with 8 kernels: %u", prefs);
+    for (int i = 0; i < 8; i++)
+        EXPECT_OK(clReleaseKernel(all[i]));
+
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    REQUIRE(k && err == CL_SUCCESS, "vadd: %d", err);
+    char name[32] = "";
+    cl_uint nargs = 0, refs = 0;
+    cl_context c = NULL;
+    cl_program kp = NULL;
+    EXPECT_OK(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL));
+    EXPECT(!strcmp(name, "vadd"), "name '%s'", name);
+    EXPECT_OK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, NULL));
+    EXPECT(nargs == 5, "NUM_ARGS %u", nargs);
+    EXPECT_OK(clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
+    EXPECT(refs == 1, "refs %u", refs);
+    EXPECT_OK(clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof(c), &c, NULL));
+    EXPECT(c == ctx, "CONTEXT");
+    EXPECT_OK(clGetKernelInfo(k, CL_KERNEL_PROGRAM, sizeof(kp), &kp, NULL));
+    EXPECT(kp == p, "PROGRAM");
+    size_t an = 0;
+    EXPECT_OK(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, 0, NULL, &an));
+    EXPECT(an == 1, "ATTRIBUTES of a cubin kernel: %zu bytes", an);
+    EXPECT_ERR(clGetKernelInfo(k, 0x7777, sizeof(refs), &refs, NULL), CL_INVALID_VALUE);
+    EXPECT_ERR(clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 2, name, NULL), CL_INVALID_VALUE);
+
+    /* Argument rules (nvcc cubin: pointers are 8-byte values of unknown space). */
+    cl_mem buf = clCreateBuffer(ctx, 0, 1024, NULL, &err);
+    REQUIRE(buf, "buffer: %d", err);
+    int ival = 7;
+    cl_long lval = 7;
+    EXPECT_ERR(clSetKernelArg(k, 5, sizeof(int), &ival), CL_INVALID_ARG_INDEX);
+    EXPECT_ERR(clSetKernelArg(k, 3, sizeof(lval), &lval), CL_INVALID_ARG_SIZE);
+    EXPECT_ERR(clSetKernelArg(k, 3, sizeof(int), NULL), CL_INVALID_ARG_VALUE);
+    EXPECT_ERR(clSetKernelArg(k, 0, 4, &buf), CL_INVALID_ARG_SIZE);
+    EXPECT_ERR(clSetKernelArg(k, 0, 0, NULL), CL_INVALID_ARG_SIZE);
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(buf), &buf));
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(cl_mem), NULL));
+    EXPECT_OK(clSetKernelArg(k, 0, 64, NULL)); /* __local use of a pointer */
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(int), &ival));
+    EXPECT_ERR(clSetKernelArg((cl_kernel)p, 0, sizeof(buf), &buf), CL_INVALID_KERNEL);
+
+    /* Argument info is not recorded in a bare cubin. */
+    cl_kernel_arg_address_qualifier aq;
+    EXPECT_ERR(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq, NULL),
+               CL_KERNEL_ARG_INFO_NOT_AVAILABLE);
+    EXPECT_ERR(clGetKernelArgInfo(k, 9, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq, NULL),
+               CL_INVALID_ARG_INDEX);
+
+    /* No SVM, no sub-groups. */
+    EXPECT_ERR(clSetKernelArgSVMPointer(k, 0, NULL), CL_INVALID_OPERATION);
+    EXPECT_ERR(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof(cl_bool),
+                                   &(cl_bool){CL_TRUE}),
+               CL_INVALID_OPERATION);
+    size_t sg = 0;
+    EXPECT_ERR(clGetKernelSubGroupInfo(k, dev, CL_KERNEL_MAX_NUM_SUB_GROUPS, 0, NULL, sizeof(sg),
+                                       &sg, NULL),
+               CL_INVALID_OPERATION);
+
+    /* Work-group info. */
+    size_t wg = 0, mult = 0, cwg[3] = {9, 9, 9}, gws[3];
+    cl_ulong lmem = 0, pmem = 0;
+    EXPECT_OK(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL));
+    EXPECT(wg >= 32 && wg <= 1024 && wg % 32 == 0, "WORK_GROUP_SIZE %zu", wg);
+    EXPECT_OK(clGetKernelWorkGroupInfo(k, NULL, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg, NULL));
+    EXPECT_OK(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                                       sizeof(mult), &mult, NULL));
+    EXPECT(mult == 32, "preferred multiple %zu", mult);
+    EXPECT_OK(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof(cwg),
+                                       cwg, NULL));
+    EXPECT(!cwg[0] && !cwg[1] && !cwg[2], "COMPILE_WORK_GROUP_SIZE %zu %zu %zu", cwg[0], cwg[1],
+           cwg[2]);
+    EXPECT_OK(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(lmem), &lmem, NULL));
+    EXPECT(lmem >= 64, "LOCAL_MEM_SIZE %llu with a 64-byte __local argument",
+           (unsigned long long)lmem);
+    EXPECT_OK(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(pmem), &pmem,
+                                       NULL));
+    EXPECT_ERR(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_GLOBAL_WORK_SIZE, sizeof(gws), gws, NULL),
+               CL_INVALID_VALUE);
+    EXPECT_ERR(clGetKernelWorkGroupInfo(k, (cl_device_id)ctx, CL_KERNEL_WORK_GROUP_SIZE,
+                                        sizeof(wg), &wg, NULL),
+               CL_INVALID_DEVICE);
+    EXPECT_ERR(clGetKernelWorkGroupInfo(k, dev, 0x7777, sizeof(wg), &wg, NULL), CL_INVALID_VALUE);
+
+    cl_kernel cb = clCreateKernel(p, "copy_bytes", &err);
+    if (cb) {
+        EXPECT_OK(clGetKernelWorkGroupInfo(cb, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg,
+                                           NULL));
+        EXPECT(wg <= 256 && wg > 0, "__launch_bounds__(256): WORK_GROUP_SIZE %zu", wg);
+        clReleaseKernel(cb);
+    }
+    cl_kernel sw = clCreateKernel(p, "smem_win", &err);
+    if (sw) {
+        EXPECT_OK(clGetKernelWorkGroupInfo(sw, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(lmem), &lmem,
+                                           NULL));
+        EXPECT(lmem >= 1024, "smem_win static shared: %llu", (unsigned long long)lmem);
+        clReleaseKernel(sw);
+    }
+    cl_kernel lw = clCreateKernel(p, "local_win", &err);
+    if (lw) {
+        EXPECT_OK(clGetKernelWorkGroupInfo(lw, dev, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof(pmem),
+                                           &pmem, NULL));
+        EXPECT(pmem >= 256, "local_win private bytes %llu", (unsigned long long)pmem);
+        clReleaseKernel(lw);
+    }
+
+    /* A clone has the same arguments and its own reference. */
+    cl_kernel k2 = clCloneKernel(k, &err);
+    EXPECT(k2 && err == CL_SUCCESS, "clone: %d", err);
+    if (k2) {
+        EXPECT_OK(clGetKernelInfo(k2, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, NULL));
+        EXPECT(nargs == 5, "clone args %u", nargs);
+        EXPECT_OK(clGetKernelWorkGroupInfo(k2, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(lmem), &lmem,
+                                           NULL));
+        EXPECT(lmem >= 64, "clone keeps the __local argument");
+        EXPECT_OK(clReleaseKernel(k2));
+    }
+    EXPECT_ERR(clRetainKernel((cl_kernel)ctx), CL_INVALID_KERNEL);
+    EXPECT_OK(clRetainKernel(k));
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseMemObject(buf));
+    EXPECT_OK(clReleaseProgram(p));
+}
+
+/* vadd through clEnqueueNDRangeKernel: c = a + b + k proves buffer VAs,
+ * sub-buffer offsets and scalars reach the kernel. */
+static void test_launch(void)
+{
+    enum { N = 1000 };
+    cl_program p = built_cubin_program();
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "vadd", &err);
+    REQUIRE(k, "vadd: %d", err);
+    float a[N], b[N], c[N];
+    for (int i = 0; i < N; i++) {
+        a[i] = (float)i;
+        b[i] = (float)(2 * i);
+        c[i] = -1.0f;
+    }
+    cl_uint align_bits = 0;
+    clGetDeviceInfo(dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof(align_bits), &align_bits, NULL);
+    size_t off = align_bits / 8;
+    cl_mem ba = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
+    cl_mem bb = clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, sizeof(b), b, &err);
+    cl_mem bc = clCreateBuffer(ctx, 0, sizeof(c) + off, NULL, &err);
+    REQUIRE(ba && bb && bc, "buffers: %d", err);
+    cl_buffer_region r = {off, sizeof(c)};
+    cl_mem sc = clCreateSubBuffer(bc, 0, CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+    REQUIRE(sc, "sub-buffer: %d", err);
+    int kk = 5, n = N;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(ba), &ba));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(bb), &bb));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(sc), &sc));
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(kk), &kk));
+    size_t global = 1024, local = 128;
+    /* Unset arguments are refused at launch. */
+    cl_kernel fresh = clCreateKernel(p, "vadd", &err);
+    if (fresh) {
+        EXPECT_ERR(clEnqueueNDRangeKernel(queue, fresh, 1, NULL, &global, &local, 0, NULL, NULL),
+                   CL_INVALID_KERNEL_ARGS);
+        clReleaseKernel(fresh);
+    }
+    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    /* The kernel object may change right after the enqueue. */
+    kk = 1000;
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(kk), &kk));
+    EXPECT_OK(clEnqueueReadBuffer(queue, sc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL));
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        if (c[i] != (float)(3 * i + 5))
+            bad++;
+    EXPECT(bad == 0, "%d of %d results wrong (c[1] = %g, want 8)", bad, N, (double)c[1]);
+    clReleaseMemObject(sc);
+    clReleaseMemObject(ba);
+    clReleaseMemObject(bb);
+    clReleaseMemObject(bc);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Source programs (need hcqcl-cc)                                      */
+/* ------------------------------------------------------------------ */
+
+static const char *src_main =
+    "#include \"inc/scale.h\"\n"
+    "float helper(float x);\n"
+    "kernel void scale(global float *restrict out, constant float *in, local float4 *tmp,\n"
+    "                  float s, uint n) {\n"
+    "    uint i = get_global_id(0);\n"
+    "    tmp[get_local_id(0)] = (float4)(in[i]);\n"
+    "    barrier(CLK_LOCAL_MEM_FENCE);\n"
+    "    if (i < n) out[i] = helper(tmp[get_local_id(0)].x) * s * SCALE;\n"
+    "}\n";
+static const char *src_helper = "float helper(float x) { return x + OFFSET; }\n";
+static const char *hdr = "#define SCALE 2.0f\n";
+
+static void test_source_programs(void)
+{
+    const char *cc = getenv("HCQCL_CC");
+    if (!cc || !*cc) {
+        printf("api_program: HCQCL_CC not set: source programs not tested\n");
+        return;
+    }
+    cl_int err;
+    const char *whole[] = {hdr, src_helper, src_main + strlen("#include \"inc/scale.h\"\n")};
+    cl_program p = clCreateProgramWithSource(ctx, 3, whole, NULL, &err);
+    REQUIRE(p, "source: %d", err);
+    err = clBuildProgram(p, 1, &dev, "-DOFFSET=1.0f -cl-kernel-arg-info", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+        EXPECT(false, "build: %d, log:\n%s", err, log);
+    } else {
+        cl_program_binary_type bt = 0;
+        EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+        EXPECT(bt == CL_PROGRAM_BINARY_TYPE_EXECUTABLE, "binary type %u", (unsigned)bt);
+        cl_kernel k = clCreateKernel(p, "scale", &err);
+        EXPECT(k && err == CL_SUCCESS, "scale: %d", err);
+        if (k) {
+            cl_kernel_arg_address_qualifier aq[5];
+            for (cl_uint i = 0; i < 5; i++)
+                EXPECT_OK(clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq[i]),
+                                             &aq[i], NULL));
+            EXPECT(aq[0] == CL_KERNEL_ARG_ADDRESS_GLOBAL && aq[1] == CL_KERNEL_ARG_ADDRESS_CONSTANT &&
+                       aq[2] == CL_KERNEL_ARG_ADDRESS_LOCAL && aq[3] == CL_KERNEL_ARG_ADDRESS_PRIVATE,
+                   "address qualifiers %x %x %x %x", aq[0], aq[1], aq[2], aq[3]);
+            char tn[32] = "", an[32] = "";
+            EXPECT_OK(clGetKernelArgInfo(k, 2, CL_KERNEL_ARG_TYPE_NAME, sizeof(tn), tn, NULL));
+            EXPECT(!strcmp(tn, "float4*"), "type name '%s'", tn);
+            EXPECT_OK(clGetKernelArgInfo(k, 3, CL_KERNEL_ARG_NAME, sizeof(an), an, NULL));
+            EXPECT(!strcmp(an, "s"), "arg name '%s'", an);
+            cl_kernel_arg_type_qualifier tq = 0;
+            EXPECT_OK(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_QUALIFIER, sizeof(tq), &tq, NULL));
+            EXPECT(tq & CL_KERNEL_ARG_TYPE_RESTRICT, "restrict: 0x%llx", (unsigned long long)tq);
+            /* Argument kinds from the metadata. */
+            float s = 2.0f;
+            cl_mem buf = clCreateBuffer(ctx, 0, 256, NULL, &err);
+            EXPECT_ERR(clSetKernelArg(k, 2, sizeof(buf), &buf), CL_INVALID_ARG_VALUE);
+            EXPECT_ERR(clSetKernelArg(k, 2, 0, NULL), CL_INVALID_ARG_SIZE);
+            EXPECT_OK(clSetKernelArg(k, 2, 4096, NULL));
+            EXPECT_ERR(clSetKernelArg(k, 0, sizeof(buf), &k), CL_INVALID_MEM_OBJECT);
+            EXPECT_OK(clSetKernelArg(k, 0, sizeof(buf), &buf));
+            EXPECT_OK(clSetKernelArg(k, 1, sizeof(buf), NULL));
+            EXPECT_OK(clSetKernelArg(k, 3, sizeof(s), &s));
+            cl_ulong lmem = 0;
+            EXPECT_OK(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(lmem), &lmem,
+                                               NULL));
+            EXPECT(lmem >= 4096, "LOCAL_MEM_SIZE %llu", (unsigned long long)lmem);
+            clReleaseMemObject(buf);
+            clReleaseKernel(k);
+        }
+    }
+    clReleaseProgram(p);
+
+    /* clCompileProgram with an embedded header, then clLinkProgram. */
+    cl_program h = clCreateProgramWithSource(ctx, 1, &hdr, NULL, &err);
+    cl_program m = clCreateProgramWithSource(ctx, 1, &src_main, NULL, &err);
+    cl_program f = clCreateProgramWithSource(ctx, 1, &src_helper, NULL, &err);
+    REQUIRE(h && m && f, "sources");
+    const char *hname = "inc/scale.h";
+    EXPECT_ERR(clCompileProgram(m, 0, NULL, NULL, 1, NULL, &hname, NULL, NULL), CL_INVALID_VALUE);
+    EXPECT_OK(clCompileProgram(m, 0, NULL, NULL, 1, &h, &hname, NULL, NULL));
+    EXPECT_OK(clCompileProgram(f, 0, NULL, "-DOFFSET=1.0f", 0, NULL, NULL, NULL, NULL));
+    cl_program_binary_type bt = 0;
+    EXPECT_OK(clGetProgramBuildInfo(m, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+    EXPECT(bt == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "compiled object: %u", (unsigned)bt);
+    cl_program in[] = {f, m};
+    EXPECT(!clLinkProgram(ctx, 0, NULL, "-bogus", 2, in, NULL, NULL, &err), "bad link options");
+    EXPECT(err == CL_INVALID_LINKER_OPTIONS, "link options: %d", err);
+    cl_program lib = clLinkProgram(ctx, 0, NULL, "-create-library", 1, &f, NULL, NULL, &err);
+    EXPECT(lib && err == CL_SUCCESS, "library: %d", err);
+    if (lib) {
+        EXPECT_OK(clGetProgramBuildInfo(lib, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+        EXPECT(bt == CL_PROGRAM_BINARY_TYPE_LIBRARY, "library type %u", (unsigned)bt);
+        in[0] = lib;
+    }
+    cl_program exe = clLinkProgram(ctx, 1, &dev, NULL, 2, in, NULL, NULL, &err);
+    if (err != CL_SUCCESS && exe) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(exe, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+        EXPECT(false, "link: %d, log:\n%s", err, log);
+    }
+    EXPECT(exe && err == CL_SUCCESS, "link: %d", err);
+    if (exe) {
+        cl_kernel k = clCreateKernel(exe, "scale", &err);
+        EXPECT(k && err == CL_SUCCESS, "linked kernel: %d", err);
+        if (k)
+            clReleaseKernel(k);
+        clReleaseProgram(exe);
+    }
+    if (lib)
+        clReleaseProgram(lib);
+    clReleaseProgram(h);
+    clReleaseProgram(m);
+    clReleaseProgram(f);
+
+    /* A compile error fails the build with a log. */
+    const char *broken = "kernel void k(global int *p) { p[0] = undeclared; }";
+    cl_program b = clCreateProgramWithSource(ctx, 1, &broken, NULL, &err);
+    if (b) {
+        EXPECT_ERR(clBuildProgram(b, 0, NULL, NULL, NULL, NULL), CL_BUILD_PROGRAM_FAILURE);
+        cl_build_status st = 0;
+        char log[4096] = "";
+        EXPECT_OK(clGetProgramBuildInfo(b, dev, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL));
+        EXPECT(st == CL_BUILD_ERROR, "status %d", st);
+        EXPECT_OK(clGetProgramBuildInfo(b, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL));
+        EXPECT(strstr(log, "undeclared"), "log does not name the error:\n%s", log);
+        clReleaseProgram(b);
+    }
+}
+
+int main(void)
+{
+    cl_int err;
+    const char *data = getenv("HCQCL_TEST_DATA");
+    REQUIRE(data, "HCQCL_TEST_DATA not set");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/test_kernels.cubin", data);
+    cubin = read_file(path, &cubin_size);
+    REQUIRE(cubin, "can't read %s", path);
+    cl_platform_id plat = cltest_platform();
+    REQUIRE(plat, "hcqcl platform not found");
+    REQUIRE(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) == CL_SUCCESS, "no device");
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ctx, "context: %d", err);
+    queue = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(queue, "queue: %d", err);
+
+    test_binary_errors();
+    test_other_creators();
+    test_build_and_program_info();
+    test_fatbin();
+    test_kernels();
+    test_launch();
+    test_source_programs();
+
+    clReleaseCommandQueue(queue);
+    clReleaseContext(ctx);
+    free(cubin);
+    return cltest_result("api_program");
+}
