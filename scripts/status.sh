@@ -21,8 +21,8 @@ lib=${1:?usage: status.sh [--check] LIBHCQCL [STATUS_MD]}
 
 generate() {
     nm --defined-only "$lib" | awk '
-        $3 ~ /^hcqcl_default_cl[A-Z]/ { name = substr($3, 15); def[name] = $1; next }
-        $3 ~ /^hcqcl_cl[A-Z]/         { name = substr($3, 7);  addr[name] = $1 }
+        $3 ~ /^hcqcl_default_cl[A-Z][A-Za-z0-9]*$/ { name = substr($3, 15); def[name] = $1; next }
+        $3 ~ /^hcqcl_cl[A-Z][A-Za-z0-9]*$/         { name = substr($3, 7);  addr[name] = $1 }
         END {
             for (n in addr) {
                 state = (n in def && def[n] == addr[n]) ? "not supported (error returned)" : "implemented"

@@ -9,7 +9,6 @@
  */
 #include "api/obj.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,47 +18,6 @@ static struct _cl_device_id *devices_mem;
 static cl_device_id *device_list;
 static cl_uint device_count;
 static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
-
-/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", as nvidia-smi prints it. */
-static void uuid_string(const uint8_t u[16], char out[41])
-{
-    snprintf(out, 41,
-             "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-             u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-             u[14], u[15]);
-}
-
-/* HCQCL_VISIBLE_DEVICES: a comma list of enumeration indices or UUIDs
- * (a unique prefix of the nvidia-smi form, "GPU-" optional). Empty: all. */
-static bool visible(const char *list, unsigned idx, const struct hcq_device_info *info)
-{
-    if (!list || !*list)
-        return true;
-    char uuid[41];
-    uuid_string(info->uuid, uuid);
-    for (const char *s = list; *s;) {
-        size_t n = strcspn(s, ",");
-        char tok[64];
-        if (n && n < sizeof(tok)) {
-            memcpy(tok, s, n);
-            tok[n] = 0;
-            char *end;
-            unsigned long v = strtoul(tok, &end, 10);
-            if (*end == 0 && isdigit((unsigned char)tok[0])) {
-                if (v == idx)
-                    return true;
-            } else {
-                const char *t = strncasecmp(tok, "GPU-", 4) ? tok : tok + 4;
-                if (strlen(t) >= 4 && !strncasecmp(uuid + 4, t, strlen(t)))
-                    return true;
-            }
-        }
-        s += n;
-        if (*s == ',')
-            s++;
-    }
-    return false;
-}
 
 static void devices_enumerate(void)
 {
@@ -81,11 +39,9 @@ static void devices_enumerate(void)
         device_list = NULL;
         return;
     }
-    const char *vis = util_env()->visible_devices;
+    /* hcq_enumerate already applied HCQCL_VISIBLE_DEVICES. */
     for (unsigned i = 0; i < n; i++) {
         const struct hcq_device_info *info = hcq_device_info(hw[i]);
-        if (!visible(vis, i, info))
-            continue;
         struct _cl_device_id *d = &devices_mem[device_count];
         hcqcl_obj_init(&d->obj, HCQCL_TYPE_DEVICE);
         d->platform = hcqcl_platform_get();
@@ -96,8 +52,6 @@ static void devices_enumerate(void)
         UTIL_LOG(UTIL_LOG_API, "device %u: %s (%u SMs, %llu MiB)", d->index, info->name,
                  info->sm_count, (unsigned long long)(info->mem_bytes >> 20));
     }
-    if (device_count == 0)
-        util_log(UTIL_LOG_ERR, "no GPU left after HCQCL_VISIBLE_DEVICES=%s (%u found)", vis, n);
 }
 
 void hcqcl_device_list(cl_device_id **devices, cl_uint *count)
