@@ -410,6 +410,17 @@ static void *notifier_main(void *arg)
 /* Status and waits                                                     */
 /* ------------------------------------------------------------------ */
 
+bool hcqcl_events_gated(void)
+{
+    tracker_progress();
+    bool gated = false;
+    pthread_mutex_lock(&T.lock);
+    for (cl_event e = T.first; e && !gated; e = e->next)
+        gated = atomic_load(&e->phase) == HCQCL_PH_GATED;
+    pthread_mutex_unlock(&T.lock);
+    return gated;
+}
+
 cl_int hcqcl_event_status(cl_event e)
 {
     if (atomic_load(&e->phase) != HCQCL_PH_DONE && e->q)

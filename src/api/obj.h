@@ -834,6 +834,10 @@ void hcqcl_event_ref(cl_event e);
 void hcqcl_event_track(cl_event e);
 /* Wait until final; returns the final status (CL_COMPLETE or < 0). */
 cl_int hcqcl_event_wait(cl_event e);
+/* True while some tracked command still waits for host-side events
+ * (user events, another GPU): waiting for a queue to drain could then
+ * depend on the application's next call. */
+bool hcqcl_events_gated(void);
 /* Current status, advancing the tracker first (no waiting). */
 cl_int hcqcl_event_status(cl_event e);
 /* Queue signal slots (queue.c): taken under no lock, any thread. */

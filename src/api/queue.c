@@ -371,8 +371,11 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
     if (!hcqcl_obj_release(&q->obj))
         return CL_SUCCESS;
     /* The last application reference: the implicit flush is a no-op, then
-     * wait so the channels are idle before they go. */
-    queue_finish(q);
+     * wait so the channels are idle before they go — unless work still
+     * waits for a user event the application may set only later: the
+     * queue then lives on until its last command finished. */
+    if (!hcqcl_events_gated())
+        queue_finish(q);
     pthread_mutex_lock(&q->lock);
     cl_event last = q->last;
     q->last = NULL;
