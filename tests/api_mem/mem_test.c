@@ -4,7 +4,6 @@
  * counts, contents given at creation, sub-buffer aliasing, and many
  * create/release cycles (LeakSanitizer checks the host side).
  */
-#define CL_TARGET_OPENCL_VERSION 300
 #include "../api_platform/cltest.h"
 
 #include <stdint.h>

@@ -11,8 +11,6 @@
  * built, test_kernels.fatbin next to this executable's working directory
  * (HCQCL_TEST_FATBIN).
  */
-#define CL_TARGET_OPENCL_VERSION 300
-#define CL_USE_DEPRECATED_OPENCL_2_2_APIS
 #include "../api_platform/cltest.h"
 
 #include <stdint.h>
