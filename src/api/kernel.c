@@ -93,15 +93,18 @@ cl_kernel hcqcl_clCreateKernel(cl_program program, const char *kernel_name, cl_i
     cl_kernel k = NULL;
     const struct hcqcl_kernel_desc *desc = NULL;
 
+    bool locked = false;
+
     /* CL_INVALID_PROGRAM if program is not a valid program object */
     HCQCL_CHECK_GOTO(hcqcl_program_valid(program), err, CL_INVALID_PROGRAM, "program %p",
                      (void *)program);
+    /* The lock keeps a build from starting until the kernel is counted. */
     pthread_mutex_lock(&program->lock);
+    locked = true;
     bool built = program_has_executable(program) && !program->building;
     for (size_t i = 0; built && kernel_name && i < program->num_kernels; i++)
         if (strcmp(program->kdescs[i].name, kernel_name) == 0)
             desc = &program->kdescs[i];
-    pthread_mutex_unlock(&program->lock);
     /* CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for program */
     HCQCL_CHECK_GOTO(built, err, CL_INVALID_PROGRAM_EXECUTABLE, "program %p not built",
                      (void *)program);
@@ -114,6 +117,8 @@ cl_kernel hcqcl_clCreateKernel(cl_program program, const char *kernel_name, cl_i
                      "'%s' differs between devices", kernel_name);
     k = kernel_new(program, desc, &err);
 fail:
+    if (locked)
+        pthread_mutex_unlock(&program->lock);
     if (errcode_ret)
         *errcode_ret = err;
     return k;
@@ -124,30 +129,31 @@ cl_int hcqcl_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, c
 {
     /* CL_INVALID_PROGRAM if program is not a valid program object */
     HCQCL_CHECK(hcqcl_program_valid(program), CL_INVALID_PROGRAM, "program %p", (void *)program);
+    cl_int err = CL_SUCCESS;
+    cl_uint made = 0;
+    /* The lock keeps a build from starting until the kernels are counted. */
     pthread_mutex_lock(&program->lock);
     bool built = program_has_executable(program) && !program->building;
     cl_uint n = (cl_uint)program->num_kernels;
-    pthread_mutex_unlock(&program->lock);
     /* CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for any device */
-    HCQCL_CHECK(built, CL_INVALID_PROGRAM_EXECUTABLE, "program %p not built", (void *)program);
+    HCQCL_CHECK_GOTO(built, err, CL_INVALID_PROGRAM_EXECUTABLE, "program %p not built",
+                     (void *)program);
     /* CL_INVALID_VALUE if kernels is not NULL and num_kernels is less than the number of kernels */
-    HCQCL_CHECK(!kernels || num_kernels >= n, CL_INVALID_VALUE, "num_kernels %u < %u",
-                num_kernels, n);
-    if (kernels) {
-        for (cl_uint i = 0; i < n; i++) {
-            cl_int err;
-            kernels[i] = kernel_new(program, &program->kdescs[i], &err);
-            if (!kernels[i]) {
-                for (cl_uint j = 0; j < i; j++)
-                    hcqcl_clReleaseKernel(kernels[j]);
-                /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
-                HCQCL_CHECK(false, err, "kernel %u", i);
-            }
-        }
+    HCQCL_CHECK_GOTO(!kernels || num_kernels >= n, err, CL_INVALID_VALUE, "num_kernels %u < %u",
+                     num_kernels, n);
+    for (; kernels && made < n; made++) {
+        kernels[made] = kernel_new(program, &program->kdescs[made], &err);
+        /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+        HCQCL_CHECK_GOTO(kernels[made], err, err, "kernel %u", made);
     }
     if (num_kernels_ret)
         *num_kernels_ret = n;
-    return CL_SUCCESS;
+fail:
+    pthread_mutex_unlock(&program->lock);
+    if (err != CL_SUCCESS)
+        for (cl_uint j = 0; j < made; j++)
+            hcqcl_clReleaseKernel(kernels[j]);
+    return err;
 }
 
 cl_kernel hcqcl_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
