@@ -517,40 +517,44 @@ int main(int argc, char **argv)
         return rc;
     if (a.mode && strcmp(a.mode, "binary") != 0) {
         fprintf(stderr, "hcqcl-cc: compilation mode '%s' is not supported (only binary)\n", a.mode);
-        return CC_ENVIRONMENT;
-    }
-    if (a.device_info && (rc = check_device_info(a.device_info)) != CC_OK)
-        return rc;
-    if (a.spool)
-        return build_spool(&a);
-    if (!a.source) {
-        usage(stderr);
+        free(a.options.s);
         return CC_ENVIRONMENT;
     }
     uint32_t arch = arch_value(a.arch_name);
+    char *src = NULL;
+    size_t src_len = 0;
+    char key[65];
+    struct cc_result r = { 0 };
+    if (a.device_info && (rc = check_device_info(a.device_info)) != CC_OK)
+        goto out;
+    if (a.spool) {
+        rc = build_spool(&a);
+        goto out;
+    }
+    rc = CC_ENVIRONMENT;
+    if (!a.source) {
+        usage(stderr);
+        goto out;
+    }
     if (!arch) {
         fprintf(stderr, "hcqcl-cc: unsupported target %s\n", a.arch_name);
-        return CC_ENVIRONMENT;
+        goto out;
     }
     if (strcmp(a.emit, "container") && strcmp(a.emit, "cubin") && strcmp(a.emit, "ptx") &&
         strcmp(a.emit, "llvm")) {
         fprintf(stderr, "hcqcl-cc: unknown --emit=%s\n", a.emit);
-        return CC_ENVIRONMENT;
+        goto out;
     }
-    char *src = NULL;
-    size_t src_len = 0;
     if (cc_read_file(a.source, &src, &src_len) != 0) {
         fprintf(stderr, "hcqcl-cc: cannot read %s: %s\n", a.source, strerror(errno));
-        return CC_ENVIRONMENT;
+        goto out;
     }
-    char key[65];
     cubin_container_cache_key(src, src_len, a.options.s, arch, CC_COMPILER_ID, key);
     if (a.print_key) {
         printf("%s\n", key);
-        free(src);
-        return CC_OK;
+        rc = CC_OK;
+        goto out;
     }
-    struct cc_result r;
     rc = compile(&a, a.source, src, src_len, a.options.s, arch, &r);
     flush_log();
     if (rc == CC_OK) {
@@ -576,6 +580,7 @@ int main(int argc, char **argv)
         if (rc == CC_OK && a.cache_dir)
             rc = cache_store(a.cache_dir, key, &r);
     }
+out:
     result_free(&r);
     free(src);
     free(a.options.s);

@@ -1,0 +1,192 @@
+/*
+ * cache_test.c — hcqcl_compile_source() and its cache: a miss compiles
+ * with hcqcl-cc and stores the container; a hit needs no compiler; a miss
+ * without a compiler fails with a log naming the key and leaves the source
+ * for `hcqcl-cc --from-spool`, which fills the cache; a damaged entry is
+ * ignored. Environment is read once per process, so each phase runs in a
+ * child process of this test with its own HCQCL_CC / HCQCL_CACHE_DIR.
+ *
+ * usage: compiler_cache HCQCL-CC WORK_DIR
+ */
+#include "api/obj.h"
+#include "cubin/container.h"
+
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+static int failures;
+#define EXPECT(cond)                                                                      \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
+
+#define COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/1"
+
+static const char src_a[] = "kernel void add1(global int *a) { a[get_global_id(0)] += 1; }\n";
+static const char src_b[] = "kernel void add2(global int *a) { a[get_global_id(0)] += 2; }\n";
+static const char opts_a[] = "-DSTEP=1  -cl-mad-enable";
+static const char opts_a_respaced[] = " -DSTEP=1 -cl-mad-enable ";
+
+static bool exists(const char *dir, const char *key, const char *ext)
+{
+    char p[4096];
+    snprintf(p, sizeof(p), "%s/%s%s", dir, key, ext);
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static cl_int build(const char *src, const char *opts, void **c, size_t *n, char **log)
+{
+    cl_int err = hcqcl_compile_source(src, strlen(src), opts, 0x900, c, n, log);
+    if (*c) {
+        struct cubin_container *p = NULL;
+        EXPECT(cubin_container_parse(*c, *n, &p) == 0 && p->arch == 0x900);
+        cubin_container_free(p);
+    }
+    return err;
+}
+
+static void phase_fill(const char *dir)
+{
+    char ka[65];
+    void *c;
+    size_t n;
+    char *log;
+    cubin_container_cache_key(src_a, strlen(src_a), opts_a, 0x900, COMPILER_ID, ka);
+    EXPECT(hcqcl_compiler_present());
+    EXPECT(!exists(dir, ka, ".bin"));
+    EXPECT(build(src_a, opts_a, &c, &n, &log) == CL_SUCCESS && c);
+    EXPECT(exists(dir, ka, ".bin"));
+    free(c);
+    free(log);
+    /* Errors: nothing is cached. */
+    EXPECT(build(src_a, "-cl-not-an-option", &c, &n, &log) == CL_INVALID_BUILD_OPTIONS && !c);
+    EXPECT(log && strstr(log, "-cl-not-an-option"));
+    free(log);
+    const char *bad = "kernel void k(global int *a) { a[0] = missing_name; }";
+    EXPECT(build(bad, NULL, &c, &n, &log) == CL_BUILD_PROGRAM_FAILURE && !c);
+    EXPECT(log && strstr(log, "missing_name") && strstr(log, "program.cl:1:"));
+    EXPECT(log && !strstr(log, "/tmp/"));
+    free(log);
+    char kbad[65];
+    cubin_container_cache_key(bad, strlen(bad), "", 0x900, COMPILER_ID, kbad);
+    EXPECT(!exists(dir, kbad, ".bin"));
+}
+
+static void phase_no_compiler(const char *dir, bool expect_b)
+{
+    char ka[65], kb[65];
+    void *c;
+    size_t n;
+    char *log;
+    cubin_container_cache_key(src_a, strlen(src_a), opts_a, 0x900, COMPILER_ID, ka);
+    cubin_container_cache_key(src_b, strlen(src_b), "", 0x900, COMPILER_ID, kb);
+    cl_int err;
+    EXPECT(!hcqcl_compiler_present());
+    /* Hit, with options spaced differently. */
+    EXPECT(build(src_a, opts_a_respaced, &c, &n, &log) == CL_SUCCESS && c);
+    free(c);
+    free(log);
+    /* Same source for another target: a miss (until the spool is built). */
+    err = hcqcl_compile_source(src_a, strlen(src_a), opts_a, 0x800, &c, &n, &log);
+    EXPECT(expect_b ? err == CL_SUCCESS : err == CL_BUILD_PROGRAM_FAILURE);
+    free(c);
+    free(log);
+    err = build(src_b, "", &c, &n, &log);
+    if (expect_b) {
+        EXPECT(err == CL_SUCCESS && c);
+    } else {
+        EXPECT(err == CL_BUILD_PROGRAM_FAILURE && !c);
+        EXPECT(log && strstr(log, kb) && strstr(log, "--from-spool"));
+        EXPECT(exists(dir, kb, ".cl") && exists(dir, kb, ".build"));
+    }
+    free(c);
+    free(log);
+}
+
+static void phase_corrupt(const char *dir)
+{
+    char ka[65], p[4096];
+    void *c;
+    size_t n;
+    char *log;
+    cubin_container_cache_key(src_a, strlen(src_a), opts_a, 0x900, COMPILER_ID, ka);
+    snprintf(p, sizeof(p), "%s/%s.bin", dir, ka);
+    EXPECT(truncate(p, 100) == 0);
+    EXPECT(build(src_a, opts_a, &c, &n, &log) == CL_BUILD_PROGRAM_FAILURE && !c);
+    free(log);
+}
+
+static int child(const char *self, const char *mode, const char *cc, const char *dir)
+{
+    char e_cc[4200], e_dir[4200];
+    snprintf(e_cc, sizeof(e_cc), "HCQCL_CC=%s", cc);
+    snprintf(e_dir, sizeof(e_dir), "HCQCL_CACHE_DIR=%s", dir);
+    char *env[256];
+    size_t n = 0;
+    for (char **e = environ; *e && n < 250; e++)
+        if (strncmp(*e, "HCQCL_CC=", 9) && strncmp(*e, "HCQCL_CACHE_DIR=", 16))
+            env[n++] = *e;
+    env[n++] = e_cc;
+    env[n++] = e_dir;
+    env[n] = NULL;
+    char *argv[] = { (char *)self, (char *)mode, (char *)cc, (char *)dir, NULL };
+    pid_t pid;
+    if (posix_spawn(&pid, self, NULL, NULL, argv, env) != 0)
+        return -1;
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s parent HCQCL-CC WORK_DIR\n", argv[0]);
+        return 2;
+    }
+    const char *mode = argv[1], *cc = argv[2], *dir = argv[3];
+    if (!strcmp(mode, "fill"))
+        phase_fill(dir);
+    else if (!strcmp(mode, "nocc"))
+        phase_no_compiler(dir, false);
+    else if (!strcmp(mode, "nocc-spooled"))
+        phase_no_compiler(dir, true);
+    else if (!strcmp(mode, "corrupt"))
+        phase_corrupt(dir);
+    if (strcmp(mode, "parent"))
+        return failures ? 1 : 0;
+
+    /* Parent: a fresh cache directory, then the phases in order. */
+    char cmd[8400];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        return 1;
+    /* Probe the tool chain: without it there is nothing to test. */
+    snprintf(cmd, sizeof(cmd), "'%s' --emit=llvm -o /dev/null /dev/null >/dev/null 2>&1; test $? -ne 3", cc);
+    if (system(cmd) != 0) {
+        printf("skipped: hcqcl-cc's tool chain is missing\n");
+        return 77;
+    }
+    EXPECT(child(argv[0], "fill", cc, dir) == 0);
+    EXPECT(child(argv[0], "nocc", "/nonexistent/hcqcl-cc", dir) == 0);
+    snprintf(cmd, sizeof(cmd), "'%s' --from-spool='%s'", cc, dir);
+    EXPECT(system(cmd) == 0);
+    EXPECT(child(argv[0], "nocc-spooled", "/nonexistent/hcqcl-cc", dir) == 0);
+    EXPECT(child(argv[0], "corrupt", "/nonexistent/hcqcl-cc", dir) == 0);
+    if (failures) {
+        fprintf(stderr, "compiler_cache: %d failure(s)\n", failures);
+        return 1;
+    }
+    printf("compiler_cache: ok\n");
+    return 0;
+}
