@@ -81,6 +81,7 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
             /* Ambiguous in a cubin without address spaces: a NULL buffer
              * and an 8-byte __local array look alike; a buffer is far the
              * commoner use. */
+            memset(kernel->values + ad->offset, 0, ad->size);
             break;
         }
         /* CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type */
