@@ -1,0 +1,348 @@
+/*
+ * launch_test.c — kernel launches through the core (program load,
+ * hcq_q_exec, submit, timeline wait) with results checked on the CPU.
+ * Runs on whatever device hcq_enumerate picks: the emulated device in CI
+ * (host implementations from libhcqcl_test_kernels), the H200 otherwise.
+ *
+ *   launch_test <case>   case = vadd | dims | smem | dyn_smem | local_win |
+ *                                consts | chain | limits
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hcq.h"
+#include "cubin/cubin.h"
+
+static int failures;
+#define EXPECT(cond)                                                                      \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
+#define REQUIRE(cond)                                                                     \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: required %s\n", __FILE__, __LINE__, #cond);           \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+#define SENTINEL 0x5EED5EEDu
+#define WAIT_NS (20ull * 1000 * 1000 * 1000)
+
+static struct hcq_device *dev;
+static struct hcq_queue *q;
+static struct cubin *cb;
+static struct hcq_program *prog;
+
+static void setup(void)
+{
+    struct hcq_device *const *devs;
+    unsigned n = 0;
+    hcq_enumerate(&devs, &n);
+    if (!n) {
+        fprintf(stderr, "no device: %s\n", hcq_enumerate_error());
+        exit(1);
+    }
+    dev = devs[0];
+    REQUIRE(hcq_device_open(dev) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
+
+    const char *dir = getenv("HCQCL_TEST_DATA");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/test_kernels.cubin", dir ? dir : ".");
+    FILE *f = fopen(path, "rb");
+    REQUIRE(f != NULL);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *buf = malloc((size_t)size);
+    REQUIRE(buf && fread(buf, 1, (size_t)size, f) == (size_t)size);
+    fclose(f);
+    char log[256];
+    REQUIRE(cubin_parse(buf, (size_t)size, &cb, log, sizeof(log)) == 0);
+    free(buf);
+    REQUIRE(hcq_program_load(dev, cb, &prog) == 0);
+}
+
+static void teardown(void)
+{
+    hcq_queue_destroy(q); /* waits for everything submitted */
+    hcq_program_unload(prog);
+    cubin_free(cb);
+    hcq_device_close(dev);
+}
+
+static const struct hcq_kernel *kernel(const char *name)
+{
+    const struct hcq_kernel *k = hcq_program_kernel(prog, name);
+    REQUIRE(k != NULL);
+    return k;
+}
+
+static struct hcq_mem *buffer(uint64_t bytes)
+{
+    struct hcq_mem *m = NULL;
+    REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_HOST, &m) == 0 && m->cpu);
+    uint32_t *p = m->cpu;
+    for (uint64_t i = 0; i < bytes / 4; i++)
+        p[i] = SENTINEL;
+    return m;
+}
+
+static int exec(const struct hcq_kernel *k, const uint32_t grid[3], const uint32_t block[3],
+                uint32_t dyn, const void *params, uint32_t params_size)
+{
+    struct hcq_launch l = {.dynamic_shared = dyn, .params = params, .params_size = params_size};
+    memcpy(l.grid, grid, sizeof(l.grid));
+    memcpy(l.block, block, sizeof(l.block));
+    return hcq_q_exec(q, k, &l);
+}
+
+static void finish(void)
+{
+    uint64_t v;
+    REQUIRE(hcq_q_signal_next(q, &v) == 0);
+    REQUIRE(hcq_q_submit(q) == 0);
+    int rc = hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS);
+    if (rc) {
+        fprintf(stderr, "timeline wait for %llu: %d\n", (unsigned long long)v, rc);
+        exit(1);
+    }
+}
+
+/* Pack pointer + int params the way KPARAM_INFO lays them out. */
+struct ptr_int {
+    uint64_t p;
+    int32_t i;
+} __attribute__((packed));
+
+static void test_vadd(void)
+{
+    const uint32_t n = 4096 + 37, bs = 128;
+    struct hcq_mem *a = buffer(n * 4), *b = buffer(n * 4), *c = buffer((n + 64) * 4);
+    float *pa = a->cpu, *pb = b->cpu;
+    for (uint32_t i = 0; i < n; i++) {
+        pa[i] = (float)i;
+        pb[i] = (float)(2 * i);
+    }
+    struct {
+        uint64_t a, b, c;
+        int32_t k, n;
+    } params = {a->va, b->va, c->va, 3, (int32_t)n};
+    REQUIRE(sizeof(params) == 32);
+    uint32_t grid[3] = {(n + bs - 1) / bs, 1, 1}, block[3] = {bs, 1, 1};
+    REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+    finish();
+    const float *pc = c->cpu;
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < n; i++)
+        bad += pc[i] != (float)(3 * i + 3);
+    for (uint32_t i = n; i < n + 64; i++)
+        bad += ((const uint32_t *)c->cpu)[i] != SENTINEL;
+    if (bad)
+        fprintf(stderr, "vadd: %u wrong, c[0..3] = %g %g %g %g\n", bad, pc[0], pc[1], pc[2], pc[3]);
+    EXPECT(bad == 0);
+    hcq_mem_free(a);
+    hcq_mem_free(b);
+    hcq_mem_free(c);
+}
+
+static void test_dims(void)
+{
+    struct hcq_mem *out = buffer(12 * 8 * 4);
+    uint64_t p = out->va;
+    uint32_t grid[3] = {3, 2, 2}, block[3] = {4, 3, 2};
+    REQUIRE(exec(kernel("dims"), grid, block, 0, &p, 8) == 0);
+    finish();
+    const int32_t *o = out->cpu;
+    for (uint32_t z = 0; z < 2; z++)
+        for (uint32_t y = 0; y < 2; y++)
+            for (uint32_t x = 0; x < 3; x++) {
+                const int32_t *r = o + 8 * (x + 3 * (y + 2 * z));
+                EXPECT(r[0] == 4 && r[1] == 3 && r[2] == 2);
+                EXPECT(r[3] == 3 && r[4] == 2 && r[5] == 2);
+                EXPECT(r[6] == (int32_t)(x | y << 10 | z << 20));
+                EXPECT((uint32_t)r[7] == SENTINEL);
+            }
+    hcq_mem_free(out);
+}
+
+static void test_smem(void)
+{
+    struct hcq_mem *out = buffer(2 * 256 * 4);
+    struct ptr_int p = {out->va, 5};
+    uint32_t grid[3] = {2, 1, 1}, block[3] = {256, 1, 1};
+    REQUIRE(exec(kernel("smem_win"), grid, block, 0, &p, 12) == 0);
+    finish();
+    const int32_t *o = out->cpu;
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < 512; i++)
+        bad += o[i] != (int32_t)((((i % 256) + 5) & 255) * 3 + 1);
+    EXPECT(bad == 0);
+    hcq_mem_free(out);
+}
+
+static void dyn_case(uint32_t n_ints)
+{
+    struct hcq_mem *out = buffer(2 * 128 * 4);
+    struct ptr_int p = {out->va, (int32_t)n_ints};
+    uint32_t grid[3] = {2, 1, 1}, block[3] = {128, 1, 1};
+    REQUIRE(exec(kernel("dyn_smem"), grid, block, n_ints * 4, &p, 12) == 0);
+    finish();
+    int32_t expect = 0;
+    for (uint32_t j = 0; j < n_ints; j++)
+        expect += (int32_t)(j ^ 0x55);
+    const int32_t *o = out->cpu;
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < 256; i++)
+        bad += o[i] != expect;
+    if (bad)
+        fprintf(stderr, "dyn_smem %u ints: %u wrong (o[0] %d, expected %d)\n", n_ints, bad, o[0],
+                expect);
+    EXPECT(bad == 0);
+    hcq_mem_free(out);
+}
+
+static void test_dyn_smem(void)
+{
+    dyn_case(256);
+    dyn_case(100 * 1024 / 4);
+    dyn_case(227 * 1024 / 4); /* the per-block maximum */
+    /* One int more than 227 KiB does not fit. */
+    struct ptr_int p = {0, 0};
+    uint32_t grid[3] = {1, 1, 1}, block[3] = {128, 1, 1};
+    EXPECT(exec(kernel("dyn_smem"), grid, block, 227 * 1024 + 4, &p, 12) == -EINVAL);
+}
+
+static void test_local_win(void)
+{
+    struct hcq_kernel_info info;
+    hcq_kernel_get_info(kernel("local_win"), &info);
+    EXPECT(info.local_per_thread >= 0x100);
+    struct hcq_mem *out = buffer(2 * 128 * 4);
+    struct ptr_int p = {out->va, 9};
+    uint32_t grid[3] = {2, 1, 1}, block[3] = {128, 1, 1};
+    REQUIRE(exec(kernel("local_win"), grid, block, 0, &p, 12) == 0);
+    finish();
+    const int32_t *o = out->cpu;
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < 256; i++) {
+        int32_t t = (int32_t)(i % 128);
+        bad += o[i] != ((9 + t) & 63) * 7 + t + ((27 + t) & 63) * 7 + t;
+    }
+    EXPECT(bad == 0);
+    hcq_mem_free(out);
+}
+
+static void test_consts(void)
+{
+    struct hcq_mem *out = buffer(64 * 4);
+    uint64_t p = out->va;
+    uint32_t grid[3] = {1, 1, 1}, block[3] = {64, 1, 1};
+    REQUIRE(exec(kernel("consts"), grid, block, 0, &p, 8) == 0);
+    finish();
+    static const int32_t cv[4] = {11, 22, 33, 44};
+    const int32_t *o = out->cpu;
+    unsigned bad = 0;
+    for (uint32_t t = 0; t < 64; t++)
+        bad += o[t] != cv[t & 3] + 1234;
+    if (bad)
+        fprintf(stderr, "consts: %u wrong, o[0] = %d\n", bad, o[0]);
+    EXPECT(bad == 0);
+    hcq_mem_free(out);
+}
+
+/* Many launches in one submission, each with its own bank 0 and QMD. */
+static void test_chain(void)
+{
+    enum { N = 1024, L = 16 };
+    struct hcq_mem *a = buffer(N * 4), *b = buffer(N * 4), *c = buffer(L * N * 4);
+    float *pa = a->cpu, *pb = b->cpu;
+    for (uint32_t i = 0; i < N; i++) {
+        pa[i] = (float)i;
+        pb[i] = 1.0f;
+    }
+    uint32_t grid[3] = {N / 256, 1, 1}, block[3] = {256, 1, 1};
+    for (int j = 0; j < L; j++) {
+        struct {
+            uint64_t a, b, c;
+            int32_t k, n;
+        } params = {a->va, b->va, c->va + (uint64_t)j * N * 4, j, N};
+        REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+    }
+    finish();
+    const float *pc = c->cpu;
+    unsigned bad = 0;
+    for (int j = 0; j < L; j++)
+        for (uint32_t i = 0; i < N; i++)
+            bad += pc[j * N + i] != (float)i + 1.0f + (float)j;
+    EXPECT(bad == 0);
+    hcq_mem_free(a);
+    hcq_mem_free(b);
+    hcq_mem_free(c);
+}
+
+static void test_limits(void)
+{
+    const struct hcq_kernel *v = kernel("vadd"), *cp = kernel("copy_bytes");
+    struct hcq_kernel_info info;
+    hcq_kernel_get_info(v, &info);
+    EXPECT(info.param_size == 32 && info.regs > 0 && info.max_threads == 1024);
+    EXPECT(info.static_shared == 0 && info.local_per_thread == 0);
+    hcq_kernel_get_info(cp, &info);
+    EXPECT(info.max_threads == 256);
+    hcq_kernel_get_info(kernel("smem_win"), &info);
+    EXPECT(info.static_shared == 1024);
+    EXPECT(hcq_program_kernel(prog, "nope") == NULL);
+
+    uint8_t params[32] = {0};
+    uint32_t g1[3] = {1, 1, 1}, b1[3] = {1, 1, 1};
+    uint32_t b_big[3] = {1025, 1, 1}, b_z[3] = {1, 1, 65}, b_zero[3] = {0, 1, 1};
+    uint32_t g_zero[3] = {1, 0, 1}, g_big[3] = {1, 65536, 1}, b_257[3] = {257, 1, 1};
+    EXPECT(exec(v, g1, b_big, 0, params, 32) == -EINVAL);
+    EXPECT(exec(v, g1, b_z, 0, params, 32) == -EINVAL);
+    EXPECT(exec(v, g1, b_zero, 0, params, 32) == -EINVAL);
+    EXPECT(exec(v, g_zero, b1, 0, params, 32) == -EINVAL);
+    EXPECT(exec(v, g_big, b1, 0, params, 32) == -EINVAL);
+    EXPECT(exec(v, g1, b1, 0, params, 31) == -EINVAL);
+    EXPECT(exec(v, g1, b1, 0, NULL, 32) == -EINVAL);
+    EXPECT(exec(cp, g1, b_257, 0, params, 24) == -EINVAL); /* __launch_bounds__(256) */
+    EXPECT(exec(v, g1, b1, 0xFFFFFFFFu, params, 32) == -EINVAL);
+    /* Nothing was recorded by the failures: an empty submission completes. */
+    finish();
+}
+
+int main(int argc, char **argv)
+{
+    const char *which = argc > 1 ? argv[1] : "vadd";
+    static const struct {
+        const char *name;
+        void (*fn)(void);
+    } cases[] = {
+        {"vadd", test_vadd},           {"dims", test_dims},     {"smem", test_smem},
+        {"dyn_smem", test_dyn_smem},   {"local_win", test_local_win},
+        {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
+    };
+    setup();
+    int found = 0;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (!strcmp(which, cases[i].name) || !strcmp(which, "all")) {
+            cases[i].fn();
+            found = 1;
+        }
+    teardown();
+    if (!found) {
+        fprintf(stderr, "unknown case %s\n", which);
+        return 2;
+    }
+    if (failures)
+        fprintf(stderr, "launch %s: %d failure(s)\n", which, failures);
+    else
+        printf("launch %s: ok\n", which);
+    return failures != 0;
+}
