@@ -157,6 +157,8 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
 
 /* Pool teardown at the last device close (every signal must be freed). */
 void hcq_signal_pool_fini(struct hcq_device *dev);
+/* Pages in the pool (tests: freed slots are reused, the pool does not grow). */
+unsigned hcq_signal_pool_pages(struct hcq_device *dev);
 
 /* ------------------------------------------------------------------ */
 /* Queues (queue.c)                                                     */

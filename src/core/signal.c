@@ -49,8 +49,12 @@ int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out)
             pthread_mutex_unlock(&dev->sig_lock);
             return -ENOMEM;
         }
-        pg->next = dev->sig_pages;
-        dev->sig_pages = pg;
+        /* Appended: allocation fills the oldest pages first, so a pool
+         * that shrinks back keeps its newest pages idle. */
+        struct hcq_signal_page **tail = &dev->sig_pages;
+        while (*tail)
+            tail = &(*tail)->next;
+        *tail = pg;
     }
     for (unsigned w = 0; w < SIG_SLOTS / 64; w++) {
         if (pg->bitmap[w] == ~0ull)
@@ -102,6 +106,16 @@ void hcq_signal_pool_fini(struct hcq_device *dev)
         free(pg);
         pg = next;
     }
+}
+
+unsigned hcq_signal_pool_pages(struct hcq_device *dev)
+{
+    unsigned n = 0;
+    pthread_mutex_lock(&dev->sig_lock);
+    for (struct hcq_signal_page *pg = dev->sig_pages; pg; pg = pg->next)
+        n++;
+    pthread_mutex_unlock(&dev->sig_lock);
+    return n;
 }
 
 void hcq_signal_set(struct hcq_signal *s, uint64_t value)
