@@ -112,8 +112,13 @@ static int kernel_init(struct hcq_kernel *k, struct hcq_program *p, const struct
     k->qmd_size = (uint32_t)nv_qmd_size(k->qmd_version);
     if (!k->qmd_size)
         return -ENODEV;
-    if (k->param_base != nv_cbuf0_param_start(di->arch))
+    /* The launcher owns bank 0 below the parameters (dims, windows,
+     * stack, envregs); a cubin placing parameters there is not ours. */
+    if (k->param_base < NV_CBUF0_ENVREG + 4 * NV_CBUF0_ENVREGS) {
+        CORE_ERR("core: kernel %s: parameters at cbuf0 0x%x overlap the launch header",
+                 k->name, k->param_base);
         return -EINVAL;
+    }
     return build_template(k, cb, ck, p->mem->va, di->arch);
 }
 
