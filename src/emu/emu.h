@@ -84,6 +84,7 @@ struct emu_mem {
     uint8_t *host;     /* backing store, or the user's own pages */
     uint64_t size;
     bool owned;        /* the emu mmap'ed host (shared anonymous) */
+    bool shareable;    /* host is a shared mapping: CPU views can alias it */
     struct emu_gpu *vidmem; /* non-NULL: counts against that GPU's memory */
     atomic_int refs;
 };
@@ -166,6 +167,8 @@ struct emu_gpu {
 };
 
 uint64_t emu_gpu_time(const struct emu_gpu *gpu);
+/* Write the PTIMER into the usermode page (the worker does, every round). */
+void emu_gpu_ptimer_update(struct emu_gpu *gpu);
 /* Start (first user) / stop and join (last user) the GPU's worker.
  * Called with emu.lock held, gpu.lock not held. */
 void emu_gpu_user_add(struct emu_gpu *gpu);

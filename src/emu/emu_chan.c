@@ -28,7 +28,7 @@ uint64_t emu_gpu_time(const struct emu_gpu *gpu)
     return util_now_ns() + gpu->timer_offset;
 }
 
-static void ptimer_update(struct emu_gpu *gpu)
+void emu_gpu_ptimer_update(struct emu_gpu *gpu)
 {
     if (!gpu->usermode)
         return;
@@ -260,7 +260,7 @@ static void *worker_main(void *arg)
     pthread_mutex_lock(&gpu->lock);
     while (!gpu->worker_stop) {
         pthread_mutex_unlock(&gpu->lock);
-        ptimer_update(gpu);
+        emu_gpu_ptimer_update(gpu);
         bool rung = false;
         if (gpu->usermode) {
             uint32_t *db = (uint32_t *)(gpu->usermode + NVC361_NOTIFY_CHANNEL_PENDING);

@@ -245,8 +245,10 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
     case TURING_USERMODE_A:
     case EMU_VOLTA_USERMODE_A:
         NEED_PARENT(NV20_SUBDEVICE_0);
-        if (!(o->mem = emu_mem_wrap(o->gpu->usermode, EMU_USERMODE_SIZE)))
+        if (!o->gpu->usermode || !(o->mem = emu_mem_wrap(o->gpu->usermode, EMU_USERMODE_SIZE)))
             return NV_ERR_NO_MEMORY;
+        o->mem->shareable = true;
+        emu_gpu_ptimer_update(o->gpu);
         emu_gpu_user_add(o->gpu);
         return NV_OK;
     case HOPPER_CHANNEL_GPFIFO_A:

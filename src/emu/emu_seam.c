@@ -157,7 +157,7 @@ static void *emu_mmap(void *ctx, void *addr, size_t length, int prot, int flags,
         goto out;
     }
     /* The vma must cover exactly what RM_MAP_MEMORY armed, from offset 0. */
-    if (!f->map_mem || offset != 0 || length != f->map_len || !f->map_mem->owned ||
+    if (!f->map_mem || offset != 0 || length != f->map_len || !f->map_mem->shareable ||
         !(flags & MAP_SHARED))
         goto out;
     void *src = f->map_mem->host + f->map_off;

@@ -42,7 +42,7 @@ struct emu_mem *emu_mem_create(uint64_t size)
         return NULL;
     }
     m->host = p;
-    m->owned = true;
+    m->owned = m->shareable = true;
     atomic_init(&m->refs, 1);
     return m;
 }
