@@ -102,7 +102,7 @@ int main(void)
             clReleaseContext(c);
         }
     } else {
-        EXPECT(cltest_expected_devices() == 0 && !cltest_emulated(), "no device to check");
+        EXPECT(false, "no device: device and context tables cannot be checked");
     }
     test_exports();
     return cltest_result("icd_dispatch");
