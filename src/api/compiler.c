@@ -28,9 +28,8 @@
 
 extern char **environ;
 
-/* Must equal hcqcl-cc's CC_COMPILER_ID (tools/hcqcl-cc/cc.h): both sides
- * of the cache derive keys from it. */
-#define COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/1"
+/* Both sides of the cache (this file and hcqcl-cc) derive keys from it. */
+#define COMPILER_ID CUBIN_CONTAINER_COMPILER_ID
 
 /* hcqcl-cc's exit statuses. */
 enum { CC_OK = 0, CC_BUILD_FAILED = 1, CC_BAD_OPTIONS = 2 };

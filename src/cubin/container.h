@@ -136,6 +136,12 @@ void cubin_container_sha256(const void *data, size_t len, uint8_t digest[32]);
 void cubin_container_cache_key(const char *src, size_t len, const char *options,
                                uint32_t arch, const char *compiler_version, char key[65]);
 
+/* The compiler identity that goes into cache keys: hcqcl-cc's version and
+ * the revision of its pipeline (shim, PTX edits). Bump the revision
+ * whenever hcqcl-cc generates different code for the same input, so
+ * caches filled by an older compiler are not used. */
+#define CUBIN_CONTAINER_COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/2"
+
 /* Build options with runs of white space outside quotes collapsed to one
  * space and no leading/trailing space. Returns malloc'ed
  * text or NULL on allocation failure. */

@@ -29,7 +29,7 @@ static int failures;
         }                                                                                 \
     } while (0)
 
-#define COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/1"
+#define COMPILER_ID CUBIN_CONTAINER_COMPILER_ID
 
 static const char src_a[] = "kernel void add1(global int *a) { a[get_global_id(0)] += 1; }\n";
 static const char src_b[] = "kernel void add2(global int *a) { a[get_global_id(0)] += 2; }\n";

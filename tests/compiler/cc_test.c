@@ -11,6 +11,7 @@
 #include "cubin/container.h"
 
 #include <elf.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -158,6 +159,26 @@ static unsigned cbuf0_reads(const struct cubin_container *c, const char *kernel,
     return n;
 }
 
+/* True when the cubin's symbol table has kernel as a GLOBAL FUNC (how
+ * loaders find kernels). */
+static bool global_func(const struct cubin_container *c, const char *kernel)
+{
+    const uint8_t *b = c->cubin;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
+    const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
+    for (unsigned i = 0; i < eh->e_shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum)
+            continue;
+        const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
+        const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
+        for (size_t j = 0; j < sh[i].sh_size / sizeof(*sym); j++)
+            if (!strcmp(str + sym[j].st_name, kernel))
+                return ELF64_ST_TYPE(sym[j].st_info) == STT_FUNC &&
+                       ELF64_ST_BIND(sym[j].st_info) == STB_GLOBAL;
+    }
+    return false;
+}
+
 /* EIATTR_REQNTID (0x10) of a kernel: 1 and the three values when present. */
 static int reqntid(const struct cubin_container *c, const char *kernel, uint32_t v[3])
 {
@@ -194,6 +215,7 @@ static void test_shim(void)
     cbuf0_reads(c, "offsets", 0x40, 0x58, &mask);
     EXPECT(mask == 0x3f);
     EXPECT(cubin_container_kernel(c, "natives") != NULL);
+    EXPECT(global_func(c, "work_dim") && global_func(c, "offsets") && global_func(c, "natives"));
     cubin_container_free(c);
 }
 

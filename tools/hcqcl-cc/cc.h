@@ -24,10 +24,8 @@
 
 enum { CC_OK = 0, CC_BUILD_FAILED = 1, CC_BAD_OPTIONS = 2, CC_ENVIRONMENT = 3 };
 
-/* Identifies the compiler in cache keys; bump the last number whenever
- * the shim or the pipeline changes generated code. The ICD uses the same
- * string (src/api/compiler.c). */
-#define CC_COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/1"
+/* Identifies the compiler in cache keys (shared with the ICD). */
+#define CC_COMPILER_ID CUBIN_CONTAINER_COMPILER_ID
 
 /* A growable NULL-terminated argv. */
 struct cc_argv {
@@ -103,6 +101,9 @@ void cc_ir_kernels_free(struct cubin_container_kernel *k, uint32_t count);
  * reqd_work_group_size. Returns the new text (malloc'ed) or NULL when an
  * entry is missing (logged). */
 char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k, uint32_t count);
+/* Turn every line-initial ".entry" into ".visible .entry" so kernels are
+ * GLOBAL symbols in the cubin. Returns new text (malloc'ed) or NULL. */
+char *cc_ptx_make_visible(const char *ptx);
 
 /* ---- the embedded shim (shim.cl) ---- */
 extern const unsigned char hcqcl_cc_shim[];

@@ -302,7 +302,10 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
         rc = CC_ENVIRONMENT;
         goto out;
     }
-    ptx2 = cc_ptx_add_reqntid(ptx_text, ks, nk);
+    ptx2 = cc_ptx_make_visible(ptx_text);
+    free(ptx_text);
+    ptx_text = ptx2;
+    ptx2 = ptx_text ? cc_ptx_add_reqntid(ptx_text, ks, nk) : NULL;
     if (!ptx2 || cc_write_file(ptx, ptx2, strlen(ptx2)) != 0) {
         rc = CC_BUILD_FAILED;
         goto out;

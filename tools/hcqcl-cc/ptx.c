@@ -4,6 +4,11 @@
  * clang 16 drops reqd_work_group_size for NVPTX, so the kernel's entry
  * gets a ".reqntid x, y, z" directive here; ptxas then records
  * EIATTR_REQNTID in the cubin and compiles for exactly that block shape.
+ *
+ * For the nvptx64-nvidia-nvcl triple clang writes kernels as plain
+ * ".entry", which ptxas 13 turns into LOCAL symbols; a loader looks
+ * kernels up as GLOBAL functions (as nvcc's ".visible .entry" gives), so
+ * every entry is made visible.
  */
 #include "cc.h"
 
@@ -76,5 +81,22 @@ char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k
         done = pos[j];
     }
     cc_buf_add(&out, done, strlen(done));
+    return out.s;
+}
+
+char *cc_ptx_make_visible(const char *ptx)
+{
+    struct cc_buf out = { 0 };
+    const char *line = ptx;
+    while (*line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
+        if (strncmp(line, ".entry ", 7) == 0)
+            cc_buf_add(&out, ".visible ", 9);
+        cc_buf_add(&out, line, len);
+        line += len;
+    }
+    if (!out.s)
+        cc_buf_add(&out, "", 0);
     return out.s;
 }
