@@ -1,0 +1,237 @@
+/*
+ * core_queue.c — queues end to end on the device: copy round trips
+ * host→device→host, fills of 1/2/4/8-byte patterns (and nothing outside
+ * the range), 2-D copies, 64-bit releases with timestamps from both
+ * engines, a compute queue waiting on a value a copy queue releases later,
+ * ring and pushbuffer wrap-around (many more submissions than ring
+ * entries, and one submission larger than the pushbuffer), scratch
+ * recycling, and teardown that gives every byte back.
+ */
+#include <time.h>
+
+#include "core_test.h"
+
+#define WAIT_NS 10000000000ull
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+static uint64_t finish(struct hcq_queue *q)
+{
+    uint64_t v = 0;
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
+    return v;
+}
+
+static void test_copy(struct hcq_device *dev, struct hcq_queue *cq)
+{
+    const uint64_t n = (1 << 20) + 123;
+    struct hcq_mem *a, *d, *b;
+    REQUIRE(hcq_mem_alloc(dev, n, HCQ_MEM_HOST, &a) == 0);
+    REQUIRE(hcq_mem_alloc(dev, n, HCQ_MEM_DEVICE, &d) == 0);
+    REQUIRE(hcq_mem_alloc(dev, n, HCQ_MEM_HOST, &b) == 0);
+    uint8_t *pa = a->cpu, *pb = b->cpu;
+    for (uint64_t i = 0; i < n; i++)
+        pa[i] = (uint8_t)(i * 7 + (i >> 11));
+    memset(pb, 0, n);
+    EXPECT_EQ(hcq_q_copy(cq, d->va, a->va, n), 0);
+    EXPECT_EQ(hcq_q_copy(cq, b->va, d->va, n), 0);
+    uint64_t v = finish(cq);
+    EXPECT_EQ(hcq_queue_last(cq), v);
+    EXPECT_EQ(hcq_signal_value(hcq_queue_timeline(cq)), v);
+    EXPECT(hcq_signal_timestamp(hcq_queue_timeline(cq)) != 0);
+    EXPECT(memcmp(pa, pb, n) == 0);
+    hcq_mem_free(a);
+    hcq_mem_free(d);
+    hcq_mem_free(b);
+}
+
+static void test_fill(struct hcq_device *dev, struct hcq_queue *cq)
+{
+    struct hcq_mem *m;
+    REQUIRE(hcq_mem_alloc(dev, 65536, HCQ_MEM_DEVICE_MAPPED, &m) == 0);
+    uint8_t *p = m->cpu;
+    static const unsigned sizes[] = {1, 2, 4, 8};
+    for (int k = 0; k < 4; k++) {
+        unsigned ps = sizes[k];
+        uint8_t pat[8] = {0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88};
+        pat[0] = (uint8_t)(0xA0 + k);
+        memset(p, 0xEE, 65536);
+        uint64_t off = 8 * 40, len = (uint64_t)ps * 1001;
+        EXPECT_EQ(hcq_q_fill(cq, m->va + off, len, pat, ps), 0);
+        finish(cq);
+        int bad = 0;
+        for (uint64_t i = 0; i < 65536; i++) {
+            uint8_t want = i >= off && i < off + len ? pat[(i - off) % ps] : 0xEE;
+            bad += p[i] != want;
+        }
+        if (bad)
+            fprintf(stderr, "fill %u bytes: %d wrong bytes\n", ps, bad);
+        EXPECT_EQ(bad, 0);
+    }
+    uint32_t pat = 1;
+    EXPECT_EQ(hcq_q_fill(cq, m->va, 12, &pat, 3), -EINVAL);   /* pattern size */
+    EXPECT_EQ(hcq_q_fill(cq, m->va, 10, &pat, 4), -EINVAL);   /* size not a multiple */
+    EXPECT_EQ(hcq_q_fill(cq, m->va + 2, 8, &pat, 4), -EINVAL); /* misaligned */
+    hcq_mem_free(m);
+}
+
+static void test_copy_2d(struct hcq_device *dev, struct hcq_queue *cq)
+{
+    struct hcq_mem *s, *d;
+    REQUIRE(hcq_mem_alloc(dev, 100 * 64, HCQ_MEM_HOST, &s) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 80 * 64, HCQ_MEM_DEVICE_MAPPED, &d) == 0);
+    uint8_t *ps = s->cpu, *pd = d->cpu;
+    for (int i = 0; i < 100 * 64; i++)
+        ps[i] = (uint8_t)(i * 13 + 5);
+    memset(pd, 0, 80 * 64);
+    /* 37 × 20 bytes from (x 5, y 3) in pitch 100 to (x 11, y 2) in pitch 80. */
+    EXPECT_EQ(hcq_q_copy_2d(cq, d->va + 2 * 80 + 11, 80, s->va + 3 * 100 + 5, 100, 37, 20), 0);
+    finish(cq);
+    int bad = 0;
+    for (int y = 0; y < 64; y++)
+        for (int x = 0; x < 80; x++) {
+            bool in = y >= 2 && y < 22 && x >= 11 && x < 48;
+            uint8_t want = in ? ps[(y - 2 + 3) * 100 + (x - 11 + 5)] : 0;
+            bad += pd[y * 80 + x] != want;
+        }
+    EXPECT_EQ(bad, 0);
+    hcq_mem_free(s);
+    hcq_mem_free(d);
+}
+
+static void test_releases(struct hcq_device *dev, struct hcq_queue *kq, struct hcq_queue *cq)
+{
+    struct hcq_signal *a, *b;
+    REQUIRE(hcq_signal_alloc(dev, &a) == 0 && hcq_signal_alloc(dev, &b) == 0);
+    uint64_t g0, h0;
+    REQUIRE(hcq_device_timer(dev, &g0, &h0) == 0);
+    EXPECT_EQ(hcq_q_signal(kq, a, 0x123456789ull), 0); /* 64-bit from the host class */
+    EXPECT_EQ(hcq_q_signal(cq, b, 0xfedcba987ull), 0);  /* 64-bit from the copy engine */
+    finish(kq);
+    finish(cq);
+    EXPECT_EQ(hcq_signal_value(a), 0x123456789ull);
+    EXPECT_EQ(hcq_signal_value(b), 0xfedcba987ull);
+    /* Timestamps come from PTIMER: after the time read before submitting. */
+    EXPECT(hcq_signal_timestamp(a) >= g0);
+    EXPECT(hcq_signal_timestamp(b) >= g0);
+    EXPECT_EQ(hcq_q_signal(kq, hcq_queue_timeline(kq), 5), -EINVAL);
+    hcq_signal_free(a);
+    hcq_signal_free(b);
+}
+
+/* Compute waits for a value the copy queue releases later; the copy's
+ * data is visible once the compute queue proceeds. */
+static void test_cross_queue(struct hcq_device *dev, struct hcq_queue *kq, struct hcq_queue *cq)
+{
+    struct hcq_signal *s, *x;
+    struct hcq_mem *src, *dst;
+    REQUIRE(hcq_signal_alloc(dev, &s) == 0 && hcq_signal_alloc(dev, &x) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &src) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &dst) == 0);
+    memset(src->cpu, 0x3c, 4096);
+    memset(dst->cpu, 0, 4096);
+    EXPECT_EQ(hcq_q_wait(kq, s, 1), 0);
+    EXPECT_EQ(hcq_q_signal(kq, x, 7), 0);
+    EXPECT_EQ(hcq_q_submit(kq), 0);
+    sleep_ms(30);
+    EXPECT_EQ(hcq_signal_value(x), 0); /* still blocked */
+    EXPECT_EQ(hcq_q_copy(cq, dst->va, src->va, 4096), 0);
+    EXPECT_EQ(hcq_q_signal(cq, s, 1), 0);
+    EXPECT_EQ(hcq_q_submit(cq), 0);
+    EXPECT_EQ(hcq_signal_wait(x, 7, WAIT_NS), 0);
+    EXPECT_EQ(((uint8_t *)dst->cpu)[4095], 0x3c);
+    /* A wait on a value already reached passes straight through. */
+    EXPECT_EQ(hcq_q_wait(kq, s, 1), 0);
+    finish(kq);
+    finish(cq);
+    hcq_signal_free(s);
+    hcq_signal_free(x);
+    hcq_mem_free(src);
+    hcq_mem_free(dst);
+}
+
+static void test_wrap(struct hcq_device *dev)
+{
+    struct hcq_queue *q;
+    /* 64 ring entries, 16 KiB of pushbuffer, 8 KiB of scratch. */
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 16384, 8192, &q) == 0);
+    struct hcq_mem *m;
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 4096);
+    /* 1000 submissions: the ring wraps ~15 times, the pushbuffer many. */
+    for (uint32_t i = 0; i < 1000; i++) {
+        uint32_t val = i + 1;
+        EXPECT_EQ(hcq_q_fill(q, m->va + (i % 1024) * 4, 4, &val, 4), 0);
+        if (i % 3 == 0)
+            EXPECT_EQ(hcq_q_signal_next(q, NULL), 0);
+        EXPECT_EQ(hcq_q_submit(q), 0);
+    }
+    finish(q);
+    int bad = 0;
+    for (uint32_t i = 0; i < 1000; i++)
+        bad += p[i] != i + 1;
+    EXPECT_EQ(bad, 0);
+    /* One submission larger than the pushbuffer: it is flushed early in
+     * pieces, nothing is lost or overwritten. */
+    for (uint32_t i = 0; i < 3000; i++) {
+        uint32_t val = 0x10000 + i;
+        EXPECT_EQ(hcq_q_fill(q, m->va + (i % 1024) * 4, 4, &val, 4), 0);
+    }
+    finish(q);
+    bad = 0;
+    for (uint32_t i = 0; i < 1024; i++) {
+        uint32_t last = i + 2048 < 3000 ? i + 2048 : i + 1024;
+        bad += p[i] != 0x10000 + last;
+    }
+    EXPECT_EQ(bad, 0);
+    /* Scratch blocks come back once their submission is done. */
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < 100; i++) {
+        void *cpu;
+        uint64_t va;
+        EXPECT_EQ(hcq_q_scratch(q, 1000, 256, &cpu, &va), 0);
+        EXPECT_EQ(va % 256, 0);
+        memset(cpu, i, 1000);
+        lo = UTIL_MIN(lo, va);
+        hi = UTIL_MAX(hi, va + 1000);
+        EXPECT_EQ(hcq_q_signal_next(q, NULL), 0);
+        EXPECT_EQ(hcq_q_submit(q), 0);
+    }
+    EXPECT(hi - lo <= 8192);
+    EXPECT(hi <= (1ull << 40));
+    void *cpu;
+    uint64_t va;
+    EXPECT_EQ(hcq_q_scratch(q, 8193, 64, &cpu, &va), -ENOMEM);
+    finish(q);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
+int main(void)
+{
+    struct hcq_device *dev = core_test_device();
+    uint64_t base = hcq_mem_in_use(dev);
+    struct hcq_queue *kq, *cq;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &kq) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &cq) == 0);
+    EXPECT_EQ(hcq_q_copy(kq, 0, 0, 16), -ENOTSUP);
+    test_copy(dev, cq);
+    test_fill(dev, cq);
+    test_copy_2d(dev, cq);
+    test_releases(dev, kq, cq);
+    test_cross_queue(dev, kq, cq);
+    test_wrap(dev);
+    hcq_queue_destroy(kq);
+    hcq_queue_destroy(cq);
+    EXPECT(!hcq_device_lost(dev));
+    EXPECT_EQ(hcq_mem_in_use(dev), base);
+    hcq_device_close(dev);
+    return core_test_done("core_queue");
+}
