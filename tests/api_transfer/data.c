@@ -312,7 +312,7 @@ static void test_maps(void)
         uint8_t *hp = NULL;
         xt_random(model, n, 200 + k);
         if (kinds[k] & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)) {
-            hp = aligned_alloc(4096, n);
+            hp = aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
             REQUIRE(hp);
             memcpy(hp, model, n);
         }

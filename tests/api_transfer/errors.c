@@ -204,10 +204,10 @@ static void test_rect(void)
     EXPECT_ERR(CL_INVALID_VALUE, WR(o, o, r, 0, 0, 15, 0, host));
     EXPECT_ERR(CL_INVALID_VALUE, WR(o, o, r, 0, 0, 32, 96, host));
     EXPECT_ERR(CL_INVALID_VALUE, WR(o, o, r, 0, 0, 32, 144, host));
-    /* out of bounds: 2 slices of 4 rows of 128 bytes = 1024 + origin */
-    size_t o1[3] = {1, 0, 0}, oz[3] = {0, 0, 1};
-    EXPECT_OK(RR(o, o, r, 128, 512, 0, 0, host));
-    EXPECT_ERR(CL_INVALID_VALUE, RR(o1, o, r, 128, 512, 0, 0, host));
+    /* out of bounds: with pitches 128/512 the rectangle spans 912 bytes */
+    size_t o1[3] = {112, 0, 0}, o2[3] = {113, 0, 0}, oz[3] = {0, 0, 1};
+    EXPECT_OK(RR(o1, o, r, 128, 512, 0, 0, host));
+    EXPECT_ERR(CL_INVALID_VALUE, RR(o2, o, r, 128, 512, 0, 0, host));
     EXPECT_OK(RR(oz, o, r, 0, 0, 0, 0, host));               /* ends at 64 + 128 */
     EXPECT_ERR(CL_INVALID_VALUE, RR(oz, o, r, 128, 512, 0, 0, host)); /* ends at 1424 */
     size_t far[3] = {0, 0, SIZE_MAX / 4};
@@ -241,8 +241,9 @@ static void test_rect(void)
     EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf2, o, o, zero_h, 0, 0, 0, 0));
     EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf2, o, o, r, 8, 0, 0, 0));
     EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf2, o, o, r, 0, 0, 32, 100));
-    EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf2, o1, o, r, 128, 512, 0, 0));
-    EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf2, o, o1, r, 0, 0, 128, 512));
+    EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf2, o2, o, r, 128, 512, 0, 0));
+    EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf2, o, o2, r, 0, 0, 128, 512));
+    EXPECT_OK(CR(buf, buf2, o, o1, r, 0, 0, 128, 512));
     /* Same buffer: pitches must match, regions must not overlap */
     size_t right[3] = {16, 0, 0}, down[3] = {0, 1, 0};
     EXPECT_ERR(CL_INVALID_VALUE, CR(buf, buf, o, right, r, 32, 0, 64, 0));
