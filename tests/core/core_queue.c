@@ -7,6 +7,7 @@
  * entries, and one submission larger than the pushbuffer), scratch
  * recycling, and teardown that gives every byte back.
  */
+#include <pthread.h>
 #include <time.h>
 
 #include "core_test.h"
@@ -214,6 +215,56 @@ static void test_wrap(struct hcq_device *dev)
     hcq_mem_free(m);
 }
 
+struct late_set {
+    struct hcq_signal *s;
+    unsigned ms;
+};
+
+static void *set_later(void *arg)
+{
+    struct late_set *l = arg;
+    sleep_ms(l->ms);
+    hcq_signal_set(l->s, 1);
+    return NULL;
+}
+
+/* The GPU is held at a wait while the CPU records far more than the
+ * pushbuffer holds: recording must block until the GPU has consumed what
+ * it would overwrite, and every command must still arrive intact. */
+static void test_stalled_gpu(struct hcq_device *dev)
+{
+    struct hcq_queue *q;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 1024, 16384, 4096, &q) == 0);
+    struct hcq_signal *gate;
+    struct hcq_mem *m;
+    REQUIRE(hcq_signal_alloc(dev, &gate) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 4096);
+    EXPECT_EQ(hcq_q_wait(q, gate, 1), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    struct late_set l = {gate, 200};
+    pthread_t th;
+    pthread_create(&th, NULL, set_later, &l);
+    uint64_t t0 = util_now_ns();
+    for (uint32_t i = 0; i < 1000; i++) {
+        uint32_t val = 0x5000 + i;
+        EXPECT_EQ(hcq_q_fill(q, m->va + i * 4, 4, &val, 4), 0);
+        EXPECT_EQ(hcq_q_submit(q), 0);
+    }
+    /* 1000 submissions need several laps of the 16 KiB pushbuffer. */
+    EXPECT(util_now_ns() - t0 >= 150000000ull);
+    finish(q);
+    pthread_join(th, NULL);
+    int bad = 0;
+    for (uint32_t i = 0; i < 1000; i++)
+        bad += p[i] != 0x5000 + i;
+    EXPECT_EQ(bad, 0);
+    hcq_queue_destroy(q);
+    hcq_signal_free(gate);
+    hcq_mem_free(m);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
@@ -228,6 +279,7 @@ int main(void)
     test_releases(dev, kq, cq);
     test_cross_queue(dev, kq, cq);
     test_wrap(dev);
+    test_stalled_gpu(dev);
     hcq_queue_destroy(kq);
     hcq_queue_destroy(cq);
     EXPECT(!hcq_device_lost(dev));
