@@ -244,6 +244,76 @@ static void test_fatbin(const uint8_t *file, size_t size)
     free(fb);
 }
 
+/* nvcc's own fatbin: sm_80 and sm_90 SASS plus compressed PTX. */
+static void test_nvcc_fatbin(const uint8_t *file, size_t size)
+{
+    size_t fsz;
+    uint8_t *fb = load_file("test_kernels.fatbin", &fsz);
+    const void *c = NULL;
+    size_t cs = 0;
+    char log[256];
+    EXPECT(cubin_is_fatbin(fb, fsz));
+    EXPECT(cubin_from_fatbin(fb, fsz, 90, &c, &cs, log, sizeof(log)) == 0);
+    struct cubin *cb = NULL;
+    EXPECT(c && cubin_parse(c, cs, &cb, log, sizeof(log)) == 0);
+    if (cb) {
+        EXPECT_EQ(cb->sm, 90);
+        EXPECT_EQ(cb->num_kernels, 8);
+        /* Same compiler, same options: the same code as the bare cubin. */
+        struct cubin *ref = NULL;
+        EXPECT(cubin_parse(file, size, &ref, log, sizeof(log)) == 0);
+        if (ref) {
+            const struct cubin_kernel *a = cubin_kernel(cb, "vadd"), *b = cubin_kernel(ref, "vadd");
+            EXPECT(a && b && a->text_size == b->text_size &&
+                   memcmp(cb->image + a->text_offset, ref->image + b->text_offset, a->text_size) == 0);
+        }
+        cubin_free(ref);
+    }
+    cubin_free(cb);
+    cb = NULL;
+    EXPECT(cubin_from_fatbin(fb, fsz, 80, &c, &cs, log, sizeof(log)) == 0);
+    EXPECT(c && cubin_parse(c, cs, &cb, log, sizeof(log)) == 0);
+    if (cb) {
+        EXPECT_EQ(cb->sm, 80);
+        EXPECT_EQ(cb->arch, 0x800);
+        EXPECT(cubin_kernel(cb, "vadd") && cubin_kernel(cb, "vadd")->param_base == 0x160);
+        EXPECT(cubin_check_arch(cb, 0x860, log, sizeof(log)) == 0); /* sm_80 SASS runs on sm_86 */
+        EXPECT(cubin_check_arch(cb, 0x900, log, sizeof(log)) == -EINVAL);
+    }
+    cubin_free(cb);
+    EXPECT(cubin_from_fatbin(fb, fsz, 86, &c, &cs, log, sizeof(log)) == -ENOENT);
+    EXPECT(strstr(log, "sm_80") && strstr(log, "sm_90"));
+    free(fb);
+}
+
+/* Launch-bound records: REQNTID (0x10) shares MAX_THREADS' (0x05) layout;
+ * retag copy_bytes' record to check it is read. */
+static void test_reqntid(const uint8_t *file, size_t size)
+{
+    uint8_t *f = malloc(size);
+    memcpy(f, file, size);
+    const Elf64_Shdr *ci = raw_section(file, ".nv.info.copy_bytes");
+    EXPECT(ci != NULL);
+    if (ci) {
+        uint8_t *b = f + ci->sh_offset;
+        for (uint64_t o = 0; o + 4 <= ci->sh_size;) {
+            if (b[o] == 4 && b[o + 1] == EIATTR_MAX_THREADS) {
+                b[o + 1] = EIATTR_REQNTID;
+                break;
+            }
+            o += 4 + (b[o] == 4 ? (uint64_t)(b[o + 2] | b[o + 3] << 8) : 0);
+        }
+        struct cubin *cb = NULL;
+        char log[256];
+        EXPECT(cubin_parse(f, size, &cb, log, sizeof(log)) == 0);
+        const struct cubin_kernel *k = cb ? cubin_kernel(cb, "copy_bytes") : NULL;
+        EXPECT(k && k->reqntid[0] == 256 && k->reqntid[1] == 1 && k->reqntid[2] == 1);
+        EXPECT(k && k->max_threads[0] == 0);
+        cubin_free(cb);
+    }
+    free(f);
+}
+
 /* Targeted corruptions must fail with a log line naming the problem. */
 static void expect_fail(const uint8_t *f, size_t size, const char *what)
 {
@@ -310,6 +380,8 @@ int main(void)
     test_kernels(file, size);
     test_fatbin(file, size);
     test_corruptions(file, size);
+    test_nvcc_fatbin(file, size);
+    test_reqntid(file, size);
     free(file);
     if (failures)
         fprintf(stderr, "cubin_test: %d failure(s)\n", failures);
