@@ -208,7 +208,7 @@ struct hcq_queue {
     /* Pushbuffer arena (dwords) and per-submission scratch arena. */
     struct hcq_arena pb, scratch;
     uint64_t open_start;   /* pb.head where the open GP chunk begins */
-    uint64_t scratch_open; /* scratch.head at the last submission */
+    bool scratch_unpushed; /* a scratch block not yet referenced by a push */
     uint64_t pending_gp[HCQ_PENDING_GP];
     unsigned npending;
 

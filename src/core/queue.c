@@ -129,9 +129,9 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
 
 static int push_reserve(struct hcq_queue *q, uint32_t ndw, bool allow_submit)
 {
-    /* An early submit must not separate scratch blocks from the methods
-     * that use them: only allowed while no scratch is pending. */
-    if (q->scratch.head != q->scratch_open)
+    /* An early submit must not separate a scratch block from the methods
+     * that use it: not between hcq_q_scratch and the next push. */
+    if (q->scratch_unpushed)
         allow_submit = false;
     return arena_room(q, &q->pb, (uint64_t)(ndw + RELEASE_SLACK_DW) * 4, 4, allow_submit, true);
 }
@@ -142,6 +142,7 @@ void hcq_push_incr(struct hcq_queue *q, uint32_t subc, uint32_t method, const ui
                    uint32_t n)
 {
     volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + q->pb.head % q->pb.size);
+    q->scratch_unpushed = false;
     p[0] = nv_mthd_incr(subc, method, n);
     for (uint32_t i = 0; i < n; i++)
         p[1 + i] = data[i];
@@ -157,13 +158,16 @@ int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu
     int r = push_reserve(q, 256, true);
     if (r)
         return r;
-    r = arena_room(q, &q->scratch, size, align, q->scratch.head == q->scratch_open, false);
+    /* Earlier blocks are already referenced by pushed methods, so an
+     * early submit here is safe. */
+    r = arena_room(q, &q->scratch, size, align, true, false);
     if (r)
         return r;
     uint64_t off = q->scratch.head % q->scratch.size;
     *cpu = q->scratch.cpu + off;
     *va = q->scratch.va + off;
     q->scratch.head += size;
+    q->scratch_unpushed = true;
     return 0;
 }
 
@@ -403,7 +407,6 @@ static int submit(struct hcq_queue *q)
     q->retire[q->seq % HCQ_SUBMIT_HISTORY] = q->rel_value;
     arena_mark(q, &q->pb);
     arena_mark(q, &q->scratch);
-    q->scratch_open = q->scratch.head;
     q->seq++;
     /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);

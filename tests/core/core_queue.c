@@ -206,6 +206,19 @@ static void test_wrap(struct hcq_device *dev)
         EXPECT_EQ(hcq_q_submit(q), 0);
     }
     EXPECT(hi - lo <= 8192);
+    /* More scratch than the arena holds inside one open submission, each
+     * block used by a method right away: flushed early, never refused. */
+    struct hcq_signal *used;
+    REQUIRE(hcq_signal_alloc(dev, &used) == 0);
+    for (uint32_t i = 1; i <= 50; i++) {
+        void *c;
+        uint64_t v;
+        EXPECT_EQ(hcq_q_scratch(q, 1000, 64, &c, &v), 0);
+        EXPECT_EQ(hcq_q_signal(q, used, i), 0);
+    }
+    finish(q);
+    EXPECT_EQ(hcq_signal_value(used), 50);
+    hcq_signal_free(used);
     EXPECT(hi <= (1ull << 40));
     void *cpu;
     uint64_t va;

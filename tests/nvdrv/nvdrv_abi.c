@@ -182,6 +182,78 @@ static void test_emulated(void)
     nvdrv_close(&d);
 }
 
+/* A seam that forwards to the emulated driver but reports another driver
+ * version: the wrappers must refuse ABI majors they have no layouts for. */
+static const struct nvdrv_ops *shim_real;
+static void *shim_ctx;
+static const char *shim_version;
+
+static int shim_open(void *ctx, const char *path, int flags)
+{
+    return shim_real->open(shim_ctx, path, flags);
+}
+static int shim_close(void *ctx, int fd) { return shim_real->close(shim_ctx, fd); }
+static int shim_ioctl(void *ctx, int fd, unsigned long request, void *arg)
+{
+    int r = shim_real->ioctl(shim_ctx, fd, request, arg);
+    if (r == 0 && ((request >> 8) & 0xff) == NV_IOCTL_MAGIC &&
+        NVDRV_ESC_NR(request) == NV_ESC_RM_CONTROL) {
+        NVOS54_PARAMETERS *p = arg;
+        if (p->cmd == NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 && p->status == NV_OK) {
+            NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS *v = (void *)(uintptr_t)p->params;
+            snprintf(v->driverVersionBuffer, sizeof(v->driverVersionBuffer), "%s", shim_version);
+        }
+    }
+    return r;
+}
+static void *shim_mmap(void *ctx, void *addr, size_t length, int prot, int flags, int fd,
+                       off_t offset)
+{
+    return shim_real->mmap(shim_ctx, addr, length, prot, flags, fd, offset);
+}
+static int shim_munmap(void *ctx, void *addr, size_t length)
+{
+    return shim_real->munmap(shim_ctx, addr, length);
+}
+static const struct nvdrv_ops shim_ops = {
+    .name = "shim",
+    .open = shim_open,
+    .close = shim_close,
+    .ioctl = shim_ioctl,
+    .mmap = shim_mmap,
+    .munmap = shim_munmap,
+};
+
+static void test_versions(void)
+{
+    shim_real = emu_ops(&shim_ctx);
+    static const struct {
+        const char *version;
+        int want;
+        unsigned major;
+    } cases[] = {
+        {"570.86.16", -ENOTSUP, 0},
+        {"610.43.02", -ENOTSUP, 0},
+        {"535.183.01", -ENOTSUP, 0},
+        {"580.65.06", 0, 580},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        shim_version = cases[i].version;
+        struct nvdrv d;
+        int r = nvdrv_open(&d, &shim_ops, NULL);
+        EXPECT_EQ(r, cases[i].want);
+        if (r == 0) {
+            EXPECT_EQ(d.major, cases[i].major);
+            EXPECT(!strcmp(d.version, cases[i].version));
+            nvdrv_close(&d);
+        } else {
+            /* Nothing stays open after a refusal. */
+            EXPECT_EQ(d.ctl_fd, -1);
+            EXPECT_EQ(d.uvm_fd, -1);
+        }
+    }
+}
+
 int main(void)
 {
     test_requests();
@@ -189,6 +261,7 @@ int main(void)
     test_status_names();
     test_lists();
     test_emulated();
+    test_versions();
     if (failures) {
         fprintf(stderr, "nvdrv_abi: %d failure(s)\n", failures);
         return 1;
