@@ -80,6 +80,23 @@ static void phase_fill(const char *dir)
     char kbad[65];
     cubin_container_cache_key(bad, strlen(bad), "", 0x900, COMPILER_ID, kbad);
     EXPECT(!exists(dir, kbad, ".bin"));
+
+    /* A program that includes a header: compiled, never cached (the key
+     * does not cover the header). */
+    char inc_dir[4096], hdr[4200], opts[4200], kinc[65];
+    snprintf(inc_dir, sizeof(inc_dir), "%s/include", dir);
+    mkdir(inc_dir, 0755);
+    snprintf(hdr, sizeof(hdr), "%s/defs.h", inc_dir);
+    FILE *f = fopen(hdr, "w");
+    fputs("#define STEP 3\n", f);
+    fclose(f);
+    const char *inc = "#include \"defs.h\"\nkernel void inc(global int *a) { a[0] = STEP; }\n";
+    snprintf(opts, sizeof(opts), "-I %s", inc_dir);
+    EXPECT(build(inc, opts, &c, &n, &log) == CL_SUCCESS && c);
+    free(c);
+    free(log);
+    cubin_container_cache_key(inc, strlen(inc), opts, 0x900, COMPILER_ID, kinc);
+    EXPECT(!exists(dir, kinc, ".bin"));
 }
 
 static void phase_no_compiler(const char *dir, bool expect_b)
