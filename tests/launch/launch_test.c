@@ -5,7 +5,7 @@
  * (host implementations from libhcqcl_test_kernels), the H200 otherwise.
  *
  *   launch_test <case>   case = vadd | dims | smem | dyn_smem | local_win |
- *                                consts | chain | limits
+ *                                consts | chain | limits | copy_fill
  */
 #include <errno.h>
 #include <stdio.h>
@@ -287,6 +287,48 @@ static void test_chain(void)
     hcq_mem_free(c);
 }
 
+/* Grid-stride byte copy and 128-byte pattern fill (odd sizes, few blocks
+ * so every thread loops). */
+static void test_copy_fill(void)
+{
+    const uint64_t n = 100003;
+    struct hcq_mem *src = buffer(n + 13), *dst = buffer(n + 13);
+    uint8_t *ps = src->cpu;
+    for (uint64_t i = 0; i < n; i++)
+        ps[i] = (uint8_t)(i * 7 + 3);
+    struct {
+        uint64_t dst, src, n;
+    } cp = {dst->va, src->va, n};
+    uint32_t grid[3] = {3, 1, 1}, block[3] = {256, 1, 1};
+    const uint8_t *pd = dst->cpu;
+    uint8_t after = pd[n];
+    REQUIRE(exec(kernel("copy_bytes"), grid, block, 0, &cp, sizeof(cp)) == 0);
+    finish();
+    EXPECT(memcmp(pd, ps, n) == 0);
+    EXPECT(pd[n] == after);
+
+    struct {
+        uint64_t dst;
+        uint8_t pattern[128];
+        uint32_t psize;
+        uint32_t pad;
+        uint64_t n;
+    } fp = {.dst = dst->va, .psize = 96, .n = n - 5};
+    REQUIRE(sizeof(fp) == 0x98);
+    for (int i = 0; i < 128; i++)
+        fp.pattern[i] = (uint8_t)(0xA0 ^ i);
+    REQUIRE(exec(kernel("fill_bytes"), grid, block, 0, &fp, sizeof(fp)) == 0);
+    finish();
+    unsigned bad = 0;
+    for (uint64_t i = 0; i < n - 5; i++)
+        bad += pd[i] != (uint8_t)(0xA0 ^ (i % 96));
+    for (uint64_t i = n - 5; i < n; i++)
+        bad += pd[i] != ps[i];
+    EXPECT(bad == 0);
+    hcq_mem_free(src);
+    hcq_mem_free(dst);
+}
+
 static void test_limits(void)
 {
     const struct hcq_kernel *v = kernel("vadd"), *cp = kernel("copy_bytes");
@@ -327,6 +369,7 @@ int main(int argc, char **argv)
         {"vadd", test_vadd},           {"dims", test_dims},     {"smem", test_smem},
         {"dyn_smem", test_dyn_smem},   {"local_win", test_local_win},
         {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
+        {"copy_fill", test_copy_fill},
     };
     setup();
     int found = 0;
