@@ -3,11 +3,13 @@
 # loader, pointed at the build tree. On a machine with the NVIDIA driver
 # it runs on the GPU, otherwise on the emulated device (HCQCL_DEVICE
 # overrides). Arguments go to the sample.
-#   SAMPLE     sample program to run (default below; built from samples/)
+#   SAMPLE     sample program to run (default below; one of samples/)
+#   EMU_ARGS   its arguments on the emulated device when none are given
 #   BUILD_DIR  build directory (default: build-release)
 set -eu
 cd "$(dirname "$0")/.."
 SAMPLE=${SAMPLE:-vector_add}
+EMU_ARGS=${EMU_ARGS:-100000} # the sample's arguments on the emulated device
 sh scripts/setup.sh
 BUILD_DIR=${BUILD_DIR:-build-release}
 [ -d /usr/local/cuda/bin ] && PATH="$PATH:/usr/local/cuda/bin"
@@ -18,19 +20,27 @@ cmake --build "$BUILD_DIR" -j "$(nproc)"
 OCL_ICD_VENDORS=$(pwd)/$BUILD_DIR/vendors
 export OCL_ICD_VENDORS
 # Host implementations of the samples' kernels for the emulated device.
-if [ -z "${HCQCL_EMU_KERNELS:-}" ]; then
-    libs=$(find "$BUILD_DIR" -name 'libhcqcl_*kernels*.so' 2>/dev/null | tr '\n' ':')
-    HCQCL_EMU_KERNELS=${libs%:}
+if [ -z "${HCQCL_EMU_KERNELS:-}" ] && [ -f "$BUILD_DIR/samples/libhcqcl_sample_kernels.so" ]; then
+    HCQCL_EMU_KERNELS=$(pwd)/$BUILD_DIR/samples/libhcqcl_sample_kernels.so
     export HCQCL_EMU_KERNELS
 fi
 
 echo "== clinfo -l (OCL_ICD_VENDORS=$OCL_ICD_VENDORS)"
 clinfo -l
-bin=$(find "$BUILD_DIR/samples" -type f -name "$SAMPLE" -perm -u+x 2>/dev/null | head -n 1)
-if [ -z "$bin" ]; then
-    echo "run: sample '$SAMPLE' is not built (samples/ provides it); clinfo above is the check" >&2
-    clinfo -l | grep -q "Platform #[0-9]*: hcqcl" || exit 1
-    exit 0
+clinfo -l | grep -q "Platform #[0-9]*: hcqcl" || { echo "run: the loader does not list hcqcl" >&2; exit 1; }
+
+bin=$BUILD_DIR/samples/$SAMPLE/$SAMPLE
+if [ ! -x "$bin" ]; then
+    echo "run: sample '$SAMPLE' is not built (samples/ needs clang-16, libclc-16 and ptxas)" >&2
+    exit 1
+fi
+# Kernels were compiled into the build's cache at build time.
+[ -d "$BUILD_DIR/cache" ] && [ -z "${HCQCL_CACHE_DIR:-}" ] && export HCQCL_CACHE_DIR="$(pwd)/$BUILD_DIR/cache"
+# Without arguments on the emulated device (a CPU), a size it finishes quickly.
+if [ $# -eq 0 ] && { [ "${HCQCL_DEVICE:-auto}" = emu ] ||
+                     { [ "${HCQCL_DEVICE:-auto}" = auto ] && [ ! -e /dev/nvidiactl ]; }; }; then
+    set -- $EMU_ARGS
 fi
 echo "== $bin $*"
-exec "$bin" "$@"
+cd "$(dirname "$bin")"
+exec "./$SAMPLE" "$@"
