@@ -43,7 +43,7 @@ static void md_index(const char *ll, struct md_table *t)
                 const char *close = end;
                 while (close > p && close[-1] != '}')
                     close--;
-                if (strncmp(p, "!{", 2) == 0 && close > p + 2 && id < (1ul << 24)) {
+                if (strncmp(p, "!{", 2) == 0 && close > p + 2 && id < (1ul << 20)) {
                     if (id >= t->count) {
                         size_t n = id + 1;
                         struct md_node *nn = realloc(t->nodes, n * sizeof(*nn));
