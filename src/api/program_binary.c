@@ -21,19 +21,24 @@
 
 void hcqcl_program_dev_log(struct hcqcl_program_dev *pd, const char *fmt, ...)
 {
-    char line[1024];
+    char *line = NULL;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
+    int add = vasprintf(&line, fmt, ap);
     va_end(ap);
-    size_t old = pd->log ? strlen(pd->log) : 0, add = strlen(line);
-    char *log = realloc(pd->log, old + add + 2);
-    if (!log)
+    if (add < 0)
         return;
-    memcpy(log + old, line, add);
-    log[old + add] = '\n';
-    log[old + add + 1] = '\0';
-    pd->log = log;
+    size_t old = pd->log ? strlen(pd->log) : 0;
+    bool nl = add > 0 && line[add - 1] == '\n';
+    char *log = realloc(pd->log, old + (size_t)add + 2);
+    if (log) {
+        memcpy(log + old, line, (size_t)add);
+        if (!nl)
+            log[old + (size_t)add++] = '\n';
+        log[old + (size_t)add] = '\0';
+        pd->log = log;
+    }
+    free(line);
 }
 
 void hcqcl_program_dev_log_clear(struct hcqcl_program_dev *pd)
@@ -157,9 +162,21 @@ cl_int hcqcl_program_dev_set_binary(struct hcqcl_program_dev *pd, const void *da
 
 /* Compile src for pd's device and keep the result as its binary.
  * CL_SUCCESS, CL_COMPILER_NOT_AVAILABLE or `failure`. */
-cl_int hcqcl_program_dev_compile(struct hcqcl_program_dev *pd, const char *src, size_t len,
-                         const char *options, cl_int failure)
+/* clCompileProgram makes objects for a later link, but a cubin is only
+ * made of complete code: a unit that calls functions defined in another
+ * one stops at ptxas ("Unresolved extern function"), and one without
+ * kernels yields a cubin without kernels. Both passed the OpenCL C front
+ * end, which is what compiling promises; the link compiles them again
+ * together. */
+static bool object_incomplete(const char *log)
 {
+    return log && strstr(log, "Unresolved extern function");
+}
+
+cl_int hcqcl_program_dev_compile(struct hcqcl_program_dev *pd, const char *src, size_t len,
+                                 const char *options, cl_int failure)
+{
+    const bool object = failure == CL_COMPILE_PROGRAM_FAILURE;
     void *cont = NULL;
     size_t size = 0;
     char *log = NULL;
@@ -167,24 +184,35 @@ cl_int hcqcl_program_dev_compile(struct hcqcl_program_dev *pd, const char *src, 
                                       &cont, &size, &log);
     if (log && *log)
         hcqcl_program_dev_log(pd, "%s", log);
-    free(log);
     if (err == CL_SUCCESS) {
         char *keep = pd->log;
         pd->log = NULL;
         err = hcqcl_program_dev_set_binary(pd, cont, size);
+        if (err != CL_SUCCESS && object) {
+            /* No kernels (or nothing loadable) in a unit compiled alone. */
+            free(pd->log);
+            pd->log = NULL;
+            err = CL_SUCCESS;
+        } else if (err != CL_SUCCESS) {
+            err = failure;
+        }
         if (pd->log && keep) {
-            hcqcl_program_dev_log(pd, "%s", keep);
-            free(keep);
+            char *extra = pd->log;
+            pd->log = keep;
+            hcqcl_program_dev_log(pd, "%s", extra);
+            free(extra);
         } else if (keep) {
             free(pd->log);
             pd->log = keep;
         }
-        if (err != CL_SUCCESS)
-            err = failure;
+    } else if (object && err == CL_BUILD_PROGRAM_FAILURE && object_incomplete(log)) {
+        hcqcl_program_dev_log(pd, "external references are resolved when the program is linked");
+        err = CL_SUCCESS;
     } else if (err != CL_COMPILER_NOT_AVAILABLE && err != CL_OUT_OF_HOST_MEMORY &&
                err != CL_INVALID_BUILD_OPTIONS) {
         err = failure;
     }
+    free(log);
     free(cont);
     return err;
 }

@@ -597,8 +597,13 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     for (cl_uint i = 0; i < p->num_devices; i++) {
         struct hcqcl_program_dev *pd = &p->devs[i];
         set_options(pd, options);
+        /* A library is an object: it may leave references to other units. */
         cl_int e = compile_with_headers(pd, p->source, p->source_len, opts.s, p->num_headers,
-                                        p->header_names, p->header_srcs, CL_LINK_PROGRAM_FAILURE);
+                                        p->header_names, p->header_srcs,
+                                        library ? CL_COMPILE_PROGRAM_FAILURE
+                                                : CL_LINK_PROGRAM_FAILURE);
+        if (e == CL_COMPILE_PROGRAM_FAILURE)
+            e = CL_LINK_PROGRAM_FAILURE;
         if (e == CL_COMPILER_NOT_AVAILABLE)
             e = CL_LINKER_NOT_AVAILABLE;
         else if (e == CL_INVALID_BUILD_OPTIONS)

@@ -497,6 +497,14 @@ static const char *src_main =
 static const char *src_helper = "float helper(float x) { return x + OFFSET; }\n";
 static const char *hdr = "#define SCALE 2.0f\n";
 
+static const char *build_log(cl_program p)
+{
+    static char log[8192];
+    log[0] = '\0';
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof(log), log, NULL);
+    return log;
+}
+
 static void test_source_programs(void)
 {
     const char *cc = getenv("HCQCL_CC");
@@ -562,8 +570,10 @@ static void test_source_programs(void)
     REQUIRE(h && m && f, "sources");
     const char *hname = "inc/scale.h";
     EXPECT_ERR(clCompileProgram(m, 0, NULL, NULL, 1, NULL, &hname, NULL, NULL), CL_INVALID_VALUE);
-    EXPECT_OK(clCompileProgram(m, 0, NULL, NULL, 1, &h, &hname, NULL, NULL));
-    EXPECT_OK(clCompileProgram(f, 0, NULL, "-DOFFSET=1.0f", 0, NULL, NULL, NULL, NULL));
+    err = clCompileProgram(m, 0, NULL, NULL, 1, &h, &hname, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "compile with a header: %d\n%s", err, build_log(m));
+    err = clCompileProgram(f, 0, NULL, "-DOFFSET=1.0f", 0, NULL, NULL, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "compile: %d\n%s", err, build_log(f));
     cl_program_binary_type bt = 0;
     EXPECT_OK(clGetProgramBuildInfo(m, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
     EXPECT(bt == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "compiled object: %u", (unsigned)bt);
