@@ -79,7 +79,7 @@ static cl_int props_parse(const cl_context_properties *properties, struct ctx_pr
 
 static cl_int open_error(int rc)
 {
-    return rc == -ENOMEM ? CL_OUT_OF_HOST_MEMORY
+    return rc == -ENOMEM                 ? CL_OUT_OF_HOST_MEMORY
            : rc == -ENODEV || rc == -EIO ? CL_DEVICE_NOT_AVAILABLE
                                          : CL_OUT_OF_RESOURCES;
 }
@@ -94,12 +94,11 @@ static void context_free(cl_context c)
 
 /* Validated inputs → a live context: devices deduplicated and opened.
  * On failure nothing stays open. */
-static cl_context context_create(const cl_context_properties *properties,
-                                 const struct ctx_props *pp, cl_uint num_devices,
-                                 const cl_device_id *devices,
-                                 void(CL_CALLBACK *notify)(const char *, const void *, size_t,
-                                                           void *),
-                                 void *user_data, cl_int *err)
+static cl_context
+context_create(const cl_context_properties *properties, const struct ctx_props *pp,
+               cl_uint num_devices, const cl_device_id *devices,
+               void(CL_CALLBACK *notify)(const char *, const void *, size_t, void *),
+               void *user_data, cl_int *err)
 {
     cl_context c = calloc(1, sizeof(*c));
     if (!c)
@@ -161,7 +160,8 @@ cl_context CL_API_CALL hcqcl_clCreateContext(
     /* CL_INVALID_VALUE if num_devices is equal to zero */
     HCQCL_CHECK_GOTO(num_devices, err, CL_INVALID_VALUE, "num_devices 0");
     /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
-    HCQCL_CHECK_GOTO(pfn_notify || !user_data, err, CL_INVALID_VALUE, "user_data without pfn_notify");
+    HCQCL_CHECK_GOTO(pfn_notify || !user_data, err, CL_INVALID_VALUE,
+                     "user_data without pfn_notify");
     for (cl_uint i = 0; i < num_devices; i++) {
         /* CL_INVALID_DEVICE if any device in devices is not a valid device */
         HCQCL_CHECK_GOTO(hcqcl_device_valid(devices[i]), err, CL_INVALID_DEVICE, "devices[%u] %p",
@@ -190,7 +190,8 @@ cl_context CL_API_CALL hcqcl_clCreateContextFromType(
     if (err != CL_SUCCESS)
         goto fail;
     /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
-    HCQCL_CHECK_GOTO(pfn_notify || !user_data, err, CL_INVALID_VALUE, "user_data without pfn_notify");
+    HCQCL_CHECK_GOTO(pfn_notify || !user_data, err, CL_INVALID_VALUE,
+                     "user_data without pfn_notify");
     /* CL_INVALID_DEVICE_TYPE if device_type is not a valid value;
      * CL_DEVICE_NOT_FOUND if no devices that match device_type are available */
     cl_uint n = 0;
@@ -204,8 +205,8 @@ cl_context CL_API_CALL hcqcl_clCreateContextFromType(
     for (cl_uint i = 0; i < n; i++) {
         /* CL_DEVICE_NOT_AVAILABLE if no devices that match device_type and
          * property values specified in properties are currently available */
-        HCQCL_CHECK_GOTO(!hcq_device_lost(all[i]->hw), err, CL_DEVICE_NOT_AVAILABLE,
-                         "%s lost", all[i]->info->name);
+        HCQCL_CHECK_GOTO(!hcq_device_lost(all[i]->hw), err, CL_DEVICE_NOT_AVAILABLE, "%s lost",
+                         all[i]->info->name);
     }
     c = context_create(properties, &pp, n, all, pfn_notify, user_data, &err);
 fail:
@@ -244,8 +245,8 @@ cl_int CL_API_CALL hcqcl_clReleaseContext(cl_context context)
     return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL hcqcl_clGetContextInfo(cl_context context, cl_context_info param,
-                                          size_t size_in, void *value, size_t *size_ret)
+cl_int CL_API_CALL hcqcl_clGetContextInfo(cl_context context, cl_context_info param, size_t size_in,
+                                          void *value, size_t *size_ret)
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_CHECK(hcqcl_context_valid(context), CL_INVALID_CONTEXT, "%p", (void *)context);
@@ -300,18 +301,16 @@ cl_int CL_API_CALL hcqcl_clGetSupportedImageFormats(cl_context context, cl_mem_f
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_CHECK(hcqcl_context_valid(context), CL_INVALID_CONTEXT, "%p", (void *)context);
     const cl_mem_flags known = CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY |
-                               CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR |
-                               CL_MEM_COPY_HOST_PTR | CL_MEM_HOST_WRITE_ONLY |
-                               CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_NO_ACCESS |
-                               CL_MEM_KERNEL_READ_AND_WRITE;
+                               CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR |
+                               CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY |
+                               CL_MEM_HOST_NO_ACCESS | CL_MEM_KERNEL_READ_AND_WRITE;
     /* CL_INVALID_VALUE if flags or image_type are not valid */
     HCQCL_CHECK(!(flags & ~known), CL_INVALID_VALUE, "flags 0x%llx", (unsigned long long)flags);
-    HCQCL_CHECK(image_type == CL_MEM_OBJECT_IMAGE1D || image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
-                    image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
-                    image_type == CL_MEM_OBJECT_IMAGE2D ||
-                    image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
-                    image_type == CL_MEM_OBJECT_IMAGE3D,
-                CL_INVALID_VALUE, "image_type 0x%x", (unsigned)image_type);
+    HCQCL_CHECK(
+        image_type == CL_MEM_OBJECT_IMAGE1D || image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+            image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY || image_type == CL_MEM_OBJECT_IMAGE2D ||
+            image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY || image_type == CL_MEM_OBJECT_IMAGE3D,
+        CL_INVALID_VALUE, "image_type 0x%x", (unsigned)image_type);
     /* CL_INVALID_VALUE if num_entries is 0 and image_formats is not NULL */
     HCQCL_CHECK(num_entries || !image_formats, CL_INVALID_VALUE, "num_entries 0");
     if (num_image_formats)

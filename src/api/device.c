@@ -67,8 +67,8 @@ bool hcqcl_device_valid(cl_device_id d)
 }
 
 /* The device types hcqcl knows; all of them GPUs. */
-#define DEVICE_TYPE_MASK                                                                  \
-    (CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |                   \
+#define DEVICE_TYPE_MASK                                                                           \
+    (CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU | CL_DEVICE_TYPE_GPU |                            \
      CL_DEVICE_TYPE_ACCELERATOR | CL_DEVICE_TYPE_CUSTOM)
 
 cl_int CL_API_CALL hcqcl_clGetDeviceIDs(cl_platform_id platform, cl_device_type device_type,
@@ -79,7 +79,8 @@ cl_int CL_API_CALL hcqcl_clGetDeviceIDs(cl_platform_id platform, cl_device_type 
     HCQCL_CHECK(!platform || hcqcl_platform_valid(platform), CL_INVALID_PLATFORM, "%p",
                 (void *)platform);
     /* CL_INVALID_DEVICE_TYPE if device_type is not a valid value */
-    HCQCL_CHECK(device_type == CL_DEVICE_TYPE_ALL || (device_type && !(device_type & ~DEVICE_TYPE_MASK)),
+    HCQCL_CHECK(device_type == CL_DEVICE_TYPE_ALL ||
+                    (device_type && !(device_type & ~DEVICE_TYPE_MASK)),
                 CL_INVALID_DEVICE_TYPE, "0x%llx", (unsigned long long)device_type);
     /* CL_INVALID_VALUE if num_entries is equal to zero and devices is not NULL */
     HCQCL_CHECK(num_entries || !devices, CL_INVALID_VALUE, "num_entries 0 with devices");
@@ -145,19 +146,19 @@ static void driver_uuid(const struct hcq_device_info *info, uint8_t out[CL_UUID_
 }
 
 #define OUT(ptr, size) return hcqcl_info_out((ptr), (size), size_in, value, size_ret)
-#define OUT_VAL(type, v)                                                                  \
-    do {                                                                                  \
-        type v_ = (type)(v);                                                              \
-        OUT(&v_, sizeof(v_));                                                             \
+#define OUT_VAL(type, v)                                                                           \
+    do {                                                                                           \
+        type v_ = (type)(v);                                                                       \
+        OUT(&v_, sizeof(v_));                                                                      \
     } while (0)
-#define OUT_STR(s)                                                                        \
-    do {                                                                                  \
-        const char *s_ = (s);                                                             \
-        OUT(s_, strlen(s_) + 1);                                                          \
+#define OUT_STR(s)                                                                                 \
+    do {                                                                                           \
+        const char *s_ = (s);                                                                      \
+        OUT(s_, strlen(s_) + 1);                                                                   \
     } while (0)
 
-cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info param,
-                                         size_t size_in, void *value, size_t *size_ret)
+cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info param, size_t size_in,
+                                         void *value, size_t *size_ret)
 {
     /* CL_INVALID_DEVICE if device is not a valid device */
     HCQCL_CHECK(hcqcl_device_valid(device), CL_INVALID_DEVICE, "%p", (void *)device);
@@ -250,8 +251,7 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_OPENCL_C_ALL_VERSIONS: OUT(opencl_c_versions, sizeof(opencl_c_versions));
     case CL_DEVICE_OPENCL_C_FEATURES: OUT(opencl_c_features, sizeof(opencl_c_features));
     case CL_DEVICE_EXTENSIONS: OUT_STR(device_extensions);
-    case CL_DEVICE_EXTENSIONS_WITH_VERSION:
-        OUT(device_extensions_v, sizeof(device_extensions_v));
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION: OUT(device_extensions_v, sizeof(device_extensions_v));
     case CL_DEVICE_PLATFORM: OUT_VAL(cl_platform_id, device->platform);
     case CL_DEVICE_HOST_UNIFIED_MEMORY: OUT_VAL(cl_bool, CL_FALSE);
     /* No built-in kernels, no intermediate languages (no SPIR-V). */
@@ -284,8 +284,7 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_PREFERRED_GLOBAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_MAX_NUM_SUB_GROUPS: OUT_VAL(cl_uint, 0);
-    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES:
-        OUT_VAL(cl_device_device_enqueue_capabilities, 0);
+    case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES: OUT_VAL(cl_device_device_enqueue_capabilities, 0);
     case CL_DEVICE_SVM_CAPABILITIES: OUT_VAL(cl_device_svm_capabilities, 0);
     case CL_DEVICE_PIPE_SUPPORT:
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:

@@ -68,8 +68,8 @@ static cl_ulong host_timer_resolution(void)
     return ns ? ns : 1;
 }
 
-cl_int CL_API_CALL hcqcl_clGetPlatformInfo(cl_platform_id p, cl_platform_info param,
-                                           size_t size_in, void *value, size_t *size_ret)
+cl_int CL_API_CALL hcqcl_clGetPlatformInfo(cl_platform_id p, cl_platform_info param, size_t size_in,
+                                           void *value, size_t *size_ret)
 {
     /* CL_INVALID_PLATFORM if platform is not a valid platform (NULL: ours) */
     HCQCL_CHECK(!p || hcqcl_platform_valid(p), CL_INVALID_PLATFORM, "%p", (void *)p);
@@ -86,8 +86,8 @@ cl_int CL_API_CALL hcqcl_clGetPlatformInfo(cl_platform_id p, cl_platform_info pa
         return hcqcl_info_out(&v, sizeof(v), size_in, value, size_ret);
     }
     case CL_PLATFORM_EXTENSIONS_WITH_VERSION:
-        return hcqcl_info_out(platform_extensions_v, sizeof(platform_extensions_v), size_in,
-                              value, size_ret);
+        return hcqcl_info_out(platform_extensions_v, sizeof(platform_extensions_v), size_in, value,
+                              size_ret);
     case CL_PLATFORM_HOST_TIMER_RESOLUTION: {
         cl_ulong r = host_timer_resolution();
         return hcqcl_info_out(&r, sizeof(r), size_in, value, size_ret);

@@ -244,7 +244,7 @@ HCQCL_DEFAULT(cl_int, clGetGLContextInfoKHR,
               (const cl_context_properties *properties, cl_gl_context_info param_name,
                size_t param_value_size, void *param_value, size_t *param_value_size_ret))
 {
-    /* CL_INVALID_OPERATION cl_khr_gl_sharing is not offered */
+    /* CL_INVALID_OPERATION: cl_khr_gl_sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -254,7 +254,7 @@ HCQCL_DEFAULT(cl_int, clGetDeviceIDsFromD3D10KHR,
 {
     /* CL_INVALID_PLATFORM if platform is not a valid platform */
     HCQCL_DEFAULT_CHECK_PLATFORM(platform);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -263,7 +263,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromD3D10BufferKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -273,7 +273,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromD3D10Texture2DKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -283,7 +283,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromD3D10Texture3DKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -293,7 +293,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueAcquireD3D10ObjectsKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -303,7 +303,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueReleaseD3D10ObjectsKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -313,7 +313,7 @@ HCQCL_DEFAULT(cl_int, clCreateSubDevicesEXT,
 {
     /* CL_INVALID_DEVICE if in_device is not a valid device */
     HCQCL_DEFAULT_CHECK_OBJ(in_device, HCQCL_TYPE_DEVICE, CL_INVALID_DEVICE);
-    /* CL_INVALID_OPERATION cl_ext_device_fission is not offered */
+    /* CL_INVALID_OPERATION: cl_ext_device_fission is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -321,7 +321,7 @@ HCQCL_DEFAULT(cl_int, clRetainDeviceEXT, (cl_device_id device))
 {
     /* CL_INVALID_DEVICE if device is not a valid device */
     HCQCL_DEFAULT_CHECK_OBJ(device, HCQCL_TYPE_DEVICE, CL_INVALID_DEVICE);
-    /* CL_INVALID_OPERATION cl_ext_device_fission is not offered */
+    /* CL_INVALID_OPERATION: cl_ext_device_fission is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -329,7 +329,7 @@ HCQCL_DEFAULT(cl_int, clReleaseDeviceEXT, (cl_device_id device))
 {
     /* CL_INVALID_DEVICE if device is not a valid device */
     HCQCL_DEFAULT_CHECK_OBJ(device, HCQCL_TYPE_DEVICE, CL_INVALID_DEVICE);
-    /* CL_INVALID_OPERATION cl_ext_device_fission is not offered */
+    /* CL_INVALID_OPERATION: cl_ext_device_fission is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -390,7 +390,7 @@ HCQCL_DEFAULT(cl_int, clGetDeviceIDsFromD3D11KHR,
 {
     /* CL_INVALID_PLATFORM if platform is not a valid platform */
     HCQCL_DEFAULT_CHECK_PLATFORM(platform);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -399,7 +399,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromD3D11BufferKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -409,7 +409,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromD3D11Texture2DKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -419,7 +419,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromD3D11Texture3DKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -429,7 +429,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromDX9MediaSurfaceKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -439,7 +439,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueAcquireD3D11ObjectsKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -449,7 +449,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueReleaseD3D11ObjectsKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -460,7 +460,7 @@ HCQCL_DEFAULT(cl_int, clGetDeviceIDsFromDX9MediaAdapterKHR,
 {
     /* CL_INVALID_PLATFORM if platform is not a valid platform */
     HCQCL_DEFAULT_CHECK_PLATFORM(platform);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -470,7 +470,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueAcquireDX9MediaSurfacesKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -480,7 +480,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueReleaseDX9MediaSurfacesKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION Direct3D / DX9 media sharing is not offered */
+    /* CL_INVALID_OPERATION: Direct3D / DX9 media sharing is not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -491,7 +491,7 @@ HCQCL_DEFAULT(cl_mem, clCreateFromEGLImageKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION cl_khr_egl_image / cl_khr_egl_event are not offered */
+    /* CL_INVALID_OPERATION: cl_khr_egl_image / cl_khr_egl_event are not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -501,7 +501,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueAcquireEGLObjectsKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(command_queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION cl_khr_egl_image / cl_khr_egl_event are not offered */
+    /* CL_INVALID_OPERATION: cl_khr_egl_image / cl_khr_egl_event are not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -511,7 +511,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueReleaseEGLObjectsKHR,
 {
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(command_queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION cl_khr_egl_image / cl_khr_egl_event are not offered */
+    /* CL_INVALID_OPERATION: cl_khr_egl_image / cl_khr_egl_event are not offered */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -520,7 +520,7 @@ HCQCL_DEFAULT(cl_event, clCreateEventFromEGLSyncKHR,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_OPERATION cl_khr_egl_image / cl_khr_egl_event are not offered */
+    /* CL_INVALID_OPERATION: cl_khr_egl_image / cl_khr_egl_event are not offered */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_OPERATION);
 }
 
@@ -547,7 +547,7 @@ HCQCL_DEFAULT(cl_int, clGetPipeInfo,
 HCQCL_DEFAULT(void *, clSVMAlloc,
               (cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment))
 {
-    /* If no devices in context support SVM. */
+    /* NULL if no devices in context support SVM */
     hcqcl_unsupported(__func__, CL_INVALID_OPERATION);
     return NULL;
 }

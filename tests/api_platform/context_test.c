@@ -63,7 +63,8 @@ static void test_basic(cl_platform_id p, const cl_device_id *devs, cl_uint n)
     EXPECT_ERR(clGetContextInfo(c, CL_CONTEXT_NUM_DEVICES, 2, buf, NULL), CL_INVALID_VALUE);
     /* No image formats (images are not supported) but the query works. */
     cl_uint nf = 99;
-    EXPECT_OK(clGetSupportedImageFormats(c, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nf));
+    EXPECT_OK(
+        clGetSupportedImageFormats(c, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nf));
     EXPECT(nf == 0, "%u image formats", nf);
     EXPECT_ERR(clGetSupportedImageFormats(c, CL_MEM_READ_WRITE, 0x1234, 0, NULL, &nf),
                CL_INVALID_VALUE);
@@ -89,9 +90,9 @@ static void test_basic(cl_platform_id p, const cl_device_id *devs, cl_uint n)
 
     /* Wrong handle types reach hcqcl and are refused. */
     cl_uint r;
-    EXPECT_ERR(clGetContextInfo((cl_context)devs[0], CL_CONTEXT_REFERENCE_COUNT, sizeof(r), &r,
-                                NULL),
-               CL_INVALID_CONTEXT);
+    EXPECT_ERR(
+        clGetContextInfo((cl_context)devs[0], CL_CONTEXT_REFERENCE_COUNT, sizeof(r), &r, NULL),
+        CL_INVALID_CONTEXT);
     EXPECT_ERR(clRetainContext((cl_context)devs[0]), CL_INVALID_CONTEXT);
     EXPECT_ERR(clReleaseContext((cl_context)p), CL_INVALID_CONTEXT);
     EXPECT_ERR(clSetContextDestructorCallback((cl_context)devs[0], on_destroy, NULL),
@@ -126,16 +127,18 @@ static void test_properties(cl_platform_id p, const cl_device_id *devs, cl_uint 
         {{0x7777, 1, 0}, CL_INVALID_PROPERTY, "unknown property"},
         {{CL_CONTEXT_INTEROP_USER_SYNC, 7, 0}, CL_INVALID_PROPERTY, "bad user-sync value"},
         {{CL_CONTEXT_INTEROP_USER_SYNC, CL_TRUE, CL_CONTEXT_INTEROP_USER_SYNC, CL_FALSE, 0},
-         CL_INVALID_PROPERTY, "user sync twice"},
+         CL_INVALID_PROPERTY,
+         "user sync twice"},
         {{CL_CONTEXT_PLATFORM, (cl_context_properties)p, CL_CONTEXT_PLATFORM,
           (cl_context_properties)p, 0},
-         CL_INVALID_PROPERTY, "platform twice"},
+         CL_INVALID_PROPERTY,
+         "platform twice"},
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         err = 1;
         c = clCreateContext(bad[i].props, n, devs, NULL, NULL, &err);
-        EXPECT(c == NULL && err == bad[i].want, "%s: %p, %d (want %d)", bad[i].what, (void *)c,
-               err, bad[i].want);
+        EXPECT(c == NULL && err == bad[i].want, "%s: %p, %d (want %d)", bad[i].what, (void *)c, err,
+               bad[i].want);
         err = 1;
         c = clCreateContextFromType(bad[i].props[0] == CL_CONTEXT_PLATFORM ? bad[i].props : NULL,
                                     CL_DEVICE_TYPE_GPU, NULL, NULL, &err);

@@ -14,9 +14,18 @@ static const struct {
     size_t size;
     bool string;
 } queries[] = {
-#define Q(p, t) {p, #p, sizeof(t), false}
-#define QS(p) {p, #p, 0, true}
-#define QA(p) {p, #p, 0, false}
+#define Q(p, t)                                                                                    \
+    {                                                                                              \
+        p, #p, sizeof(t), false                                                                    \
+    }
+#define QS(p)                                                                                      \
+    {                                                                                              \
+        p, #p, 0, true                                                                             \
+    }
+#define QA(p)                                                                                      \
+    {                                                                                              \
+        p, #p, 0, false                                                                            \
+    }
     Q(CL_DEVICE_TYPE, cl_device_type),
     Q(CL_DEVICE_VENDOR_ID, cl_uint),
     Q(CL_DEVICE_MAX_COMPUTE_UNITS, cl_uint),
@@ -159,8 +168,7 @@ static void test_all_queries(cl_device_id d)
             EXPECT(size >= 1 && buf[size - 1] == 0 && strlen((char *)buf) + 1 == size,
                    "%s: not one NUL-terminated string of %zu bytes", queries[i].name, size);
         if (size > 0)
-            EXPECT_ERR(clGetDeviceInfo(d, queries[i].param, size - 1, buf, NULL),
-                       CL_INVALID_VALUE);
+            EXPECT_ERR(clGetDeviceInfo(d, queries[i].param, size - 1, buf, NULL), CL_INVALID_VALUE);
     }
 }
 
@@ -231,8 +239,8 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
     cl_ulong min_alloc = global / 4 < (1ull << 30) ? global / 4 : (1ull << 30);
     if (min_alloc < (32ull << 20))
         min_alloc = 32ull << 20;
-    EXPECT(global > 0 && alloc <= global && alloc >= min_alloc,
-           "global %llu, max alloc %llu", (unsigned long long)global, (unsigned long long)alloc);
+    EXPECT(global > 0 && alloc <= global && alloc >= min_alloc, "global %llu, max alloc %llu",
+           (unsigned long long)global, (unsigned long long)alloc);
     EXPECT(local >= 32 * 1024, "local memory %llu", (unsigned long long)local);
     EXPECT(constant >= 64 * 1024, "constant buffer %llu", (unsigned long long)constant);
     cl_device_mem_cache_type ct;
@@ -296,7 +304,8 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
     GET(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, u);
     EXPECT(u == 0, "sub-devices %u", u);
     size_t n;
-    cl_device_partition_property *pp = get_array(d, CL_DEVICE_PARTITION_PROPERTIES, sizeof(*pp), &n);
+    cl_device_partition_property *pp =
+        get_array(d, CL_DEVICE_PARTITION_PROPERTIES, sizeof(*pp), &n);
     EXPECT(n == 1 && pp[0] == 0, "partition properties: %zu entries", n);
     free(pp);
 

@@ -70,7 +70,8 @@ static void test_versions_and_extensions(cl_platform_id p)
 
     cl_ulong res = 0;
     EXPECT_OK(clGetPlatformInfo(p, CL_PLATFORM_HOST_TIMER_RESOLUTION, sizeof(res), &res, &size));
-    EXPECT(size == sizeof(cl_ulong) && res > 0, "host timer resolution %llu", (unsigned long long)res);
+    EXPECT(size == sizeof(cl_ulong) && res > 0, "host timer resolution %llu",
+           (unsigned long long)res);
 }
 
 static void test_errors(cl_platform_id p)
@@ -94,9 +95,9 @@ static void test_errors(cl_platform_id p)
     /* A handle of another type is not a platform. */
     cl_device_id dev;
     if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) == CL_SUCCESS) {
-        EXPECT_ERR(d->clGetPlatformInfo((cl_platform_id)dev, CL_PLATFORM_NAME, sizeof(buf), buf,
-                                        NULL),
-                   CL_INVALID_PLATFORM);
+        EXPECT_ERR(
+            d->clGetPlatformInfo((cl_platform_id)dev, CL_PLATFORM_NAME, sizeof(buf), buf, NULL),
+            CL_INVALID_PLATFORM);
         EXPECT_ERR(d->clUnloadPlatformCompiler((cl_platform_id)dev), CL_INVALID_PLATFORM);
     }
     EXPECT_OK(clUnloadPlatformCompiler(p));
@@ -107,8 +108,9 @@ static void test_errors(cl_platform_id p)
 static void test_extension_functions(cl_platform_id p)
 {
     const struct _cl_icd_dispatch *d = cltest_dispatch(p);
-    clIcdGetPlatformIDsKHR_fn icd_ids = (clIcdGetPlatformIDsKHR_fn)
-        d->clGetExtensionFunctionAddressForPlatform(p, "clIcdGetPlatformIDsKHR");
+    clIcdGetPlatformIDsKHR_fn icd_ids =
+        (clIcdGetPlatformIDsKHR_fn)d->clGetExtensionFunctionAddressForPlatform(
+            p, "clIcdGetPlatformIDsKHR");
     EXPECT(icd_ids != NULL, "clIcdGetPlatformIDsKHR not provided");
     if (icd_ids) {
         cl_platform_id got = NULL;
@@ -124,8 +126,7 @@ static void test_extension_functions(cl_platform_id p)
     EXPECT(d->clGetExtensionFunctionAddressForPlatform(p, "clNoSuchFunctionHCQ") == NULL,
            "unknown name resolved");
     EXPECT(d->clGetExtensionFunctionAddressForPlatform(p, NULL) == NULL, "NULL name resolved");
-    EXPECT(d->clGetExtensionFunctionAddress("clIcdGetPlatformIDsKHR") ==
-               (void *)icd_ids,
+    EXPECT(d->clGetExtensionFunctionAddress("clIcdGetPlatformIDsKHR") == (void *)icd_ids,
            "clGetExtensionFunctionAddress disagrees");
     /* Through the loader, by suffix or by KHR name: an unknown one is NULL. */
     EXPECT(clGetExtensionFunctionAddressForPlatform(p, "clNoSuchFunctionHCQ") == NULL,

@@ -42,7 +42,8 @@ static void test_exports(void)
     REQUIRE(path && *path, "no hcqcl.icd in OCL_ICD_VENDORS");
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     REQUIRE(lib, "dlopen %s: %s", path, dlerror());
-    void *(*gefa)(const char *) = (void *(*)(const char *))dlsym(lib, "clGetExtensionFunctionAddress");
+    void *(*gefa)(const char *) =
+        (void *(*)(const char *))dlsym(lib, "clGetExtensionFunctionAddress");
     clIcdGetPlatformIDsKHR_fn ids = (clIcdGetPlatformIDsKHR_fn)dlsym(lib, "clIcdGetPlatformIDsKHR");
     cl_api_clGetPlatformInfo info = (cl_api_clGetPlatformInfo)dlsym(lib, "clGetPlatformInfo");
     REQUIRE(gefa && ids && info, "missing export");
