@@ -5,6 +5,8 @@
  * offsets, rect transfers with pitches, map/unmap coherence for each kind
  * of memory, and migration.
  */
+#include <pthread.h>
+
 #include "xfer_test.h"
 
 static struct xt t;
@@ -438,6 +440,60 @@ static void test_pinned(void)
     free(out);
 }
 
+/* Several threads, each with its own queue, pipelining large transfers
+ * at once: they share the device's staging pool. */
+struct worker {
+    int id;
+    int failures;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    const size_t n = (11u << 20) + (size_t)w->id * 4099;
+    uint8_t *in = malloc(n), *out = malloc(n);
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(t.ctx, t.dev, NULL, &err);
+    cl_mem m = clCreateBuffer(t.ctx, 0, n, NULL, &err);
+    if (!in || !out || !q || !m) {
+        w->failures++;
+        goto out;
+    }
+    for (int it = 0; it < 4; it++) {
+        xt_random(in, n, (uint64_t)w->id * 100 + it);
+        memset(out, 0, n);
+        if (clEnqueueWriteBuffer(q, m, CL_TRUE, 0, n, in, 0, NULL, NULL) != CL_SUCCESS ||
+            clEnqueueReadBuffer(q, m, it & 1, 0, n, out, 0, NULL, NULL) != CL_SUCCESS ||
+            clFinish(q) != CL_SUCCESS || memcmp(in, out, n) != 0)
+            w->failures++;
+    }
+out:
+    if (m)
+        clReleaseMemObject(m);
+    if (q)
+        clReleaseCommandQueue(q);
+    free(in);
+    free(out);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { N = 4 };
+    pthread_t th[N];
+    struct worker w[N];
+    for (int i = 0; i < N; i++) {
+        w[i] = (struct worker){i, 0};
+        REQUIRE(pthread_create(&th[i], NULL, worker_main, &w[i]) == 0);
+    }
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        if (w[i].failures)
+            fprintf(stderr, "transfer thread %d: %d failed round trip(s)\n", i, w[i].failures);
+        EXPECT(w[i].failures == 0);
+    }
+}
+
 int main(void)
 {
     xt_init(&t);
@@ -449,6 +505,7 @@ int main(void)
     test_rects();
     test_maps();
     test_pinned();
+    test_threads();
     xt_fini(&t);
     return xt_done("api_transfer_data");
 }
