@@ -360,14 +360,20 @@ static unsigned fill_unit(const uint8_t *pattern, size_t pattern_size)
     return 0;
 }
 
-/* Fill with a pattern of 16..128 bytes that no 8-byte unit repeats: the
- * pattern is laid out once across a staging buffer, which the copy engine
- * then copies over the region piece by piece. */
+/* Fill with a pattern of 16..128 bytes that no 8-byte unit repeats. The
+ * CPU lays the pattern out across a small pinned seed, the copy engine
+ * brings the seed over once and then doubles the filled part with copies
+ * inside device memory, so PCIe carries FILL_SEED bytes whatever the size.
+ * Copies on one channel are NON_PIPELINED: each starts after the previous
+ * one finished, so every copy reads bytes already written. */
+enum { FILL_SEED = 64u << 10, FILL_STEP_MAX = 64u << 20 };
+
 static cl_int fill_staged(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va,
                           const uint8_t *pattern, size_t pattern_size, size_t size)
 {
-    size_t piece = UTIL_MIN(size, (size_t)HCQCL_STAGING_CHUNK);
-    struct hcqcl_staging *s = hcqcl_staging_get(dev, piece);
+    /* A multiple of pattern_size: size is one, and FILL_SEED is. */
+    const size_t seed = UTIL_MIN(size, (size_t)FILL_SEED);
+    struct hcqcl_staging *s = hcqcl_staging_get(dev, seed);
     if (!s)
         return CL_OUT_OF_RESOURCES;
     cl_int err = hcqcl_cmd_on_release(cmd, hcqcl_staging_put_cb, s);
@@ -375,13 +381,18 @@ static cl_int fill_staged(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_
         hcqcl_staging_put(s);
         return err;
     }
-    /* piece is a multiple of pattern_size: size is, and the chunk is. */
     uint8_t *cpu = s->mem->cpu;
-    for (size_t off = 0; off < piece; off += pattern_size)
+    for (size_t off = 0; off < seed; off += pattern_size)
         memcpy(cpu + off, pattern, pattern_size);
-    for (size_t off = 0; off < size; off += piece) {
-        if (hcq_q_copy(hcqcl_cmd_hq(cmd), va + off, s->mem->va, UTIL_MIN(piece, size - off)) < 0)
+    struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
+    if (hcq_q_copy(hq, va, s->mem->va, seed) < 0)
+        return CL_OUT_OF_RESOURCES;
+    /* filled stays a multiple of seed, hence of the pattern. */
+    for (size_t filled = seed; filled < size;) {
+        size_t n = UTIL_MIN(UTIL_MIN(filled, size - filled), (size_t)FILL_STEP_MAX);
+        if (hcq_q_copy(hq, va + filled, va, n) < 0)
             return CL_OUT_OF_RESOURCES;
+        filled += n;
     }
     return CL_SUCCESS;
 }

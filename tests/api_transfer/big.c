@@ -2,7 +2,8 @@
  * big.c — 1 GiB of random data through every path a large transfer takes:
  * blocking write and read (pipelined through staging), non-blocking read
  * and write (user pages registered, or one staging buffer), a
- * device-to-device copy, and a map of the whole buffer. Prints the rates
+ * device-to-device copy, a fill with a 128-byte pattern and a map of
+ * the whole buffer. Prints the rates
  * it saw, so on a GPU it doubles as a first bandwidth check.
  *
  * Skips (exit 0, saying why) only when the device reports less memory than
@@ -91,6 +92,21 @@ int main(void)
     rate("non-blocking write + wait", t0, t1);
     EXPECT_OK(clEnqueueReadBuffer(t.q, b, CL_TRUE, 0, GIB, out, 0, NULL, NULL));
     check("non-blocking write", in, out);
+
+    /* a 128-byte pattern over the whole buffer */
+    uint8_t pat[128];
+    xt_random(pat, sizeof(pat), 2028);
+    t0 = xt_now();
+    EXPECT_OK(clEnqueueFillBuffer(t.q, a, pat, sizeof(pat), 0, GIB, 0, NULL, &ev));
+    EXPECT_OK(clWaitForEvents(1, &ev));
+    t1 = xt_now();
+    clReleaseEvent(ev);
+    rate("fill, 128-byte pattern", t0, t1);
+    EXPECT_OK(clEnqueueReadBuffer(t.q, a, CL_TRUE, 0, GIB, out, 0, NULL, NULL));
+    for (size_t i = 0; i < GIB; i += sizeof(pat))
+        memcpy(in + i, pat, sizeof(pat));
+    check("fill", in, out);
+    xt_random(in, GIB, 2027); /* b's contents again, for the map below */
 
     /* the whole buffer mapped */
     cl_int err;
