@@ -194,9 +194,11 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
     /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
     HCQCL_CHECK(pfn_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
     /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid */
-    HCQCL_CHECK(options_valid(options, OPT_COMPILE | OPT_LINK, why, sizeof(why)) &&
-                    !strstr(options ? options : "", "-create-library"),
+    HCQCL_CHECK(options_valid(options, OPT_COMPILE | OPT_LINK, why, sizeof(why)),
                 CL_INVALID_BUILD_OPTIONS, "%s", why);
+    /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid (a library is made by clLinkProgram) */
+    HCQCL_CHECK(!strstr(options ? options : "", "-create-library"), CL_INVALID_BUILD_OPTIONS,
+                "-create-library in a build");
     for (cl_uint i = 0; i < program->num_devices; i++)
         /* CL_INVALID_BINARY if program is created with clCreateProgramWithBinary and devices listed in device_list do not have a valid program binary loaded */
         HCQCL_CHECK(!targets[i] || program->source || program->devs[i].cubin, CL_INVALID_BINARY,

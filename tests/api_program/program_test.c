@@ -622,6 +622,60 @@ static void test_source_programs(void)
     }
 }
 
+/* Two devices in one context (HCQCL_EMU_GPUS=2): a binary per device,
+ * binaries returned per device, kernels made for both. */
+static void test_two_devices(cl_platform_id plat)
+{
+    cl_device_id devs[2];
+    cl_uint n = 0;
+    if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 2, devs, &n) != CL_SUCCESS || n < 2) {
+        printf("api_program: one device: two-device programs not tested\n");
+        return;
+    }
+    cl_int err, st[2] = {1, 1};
+    cl_context c2 = clCreateContext(NULL, 2, devs, NULL, NULL, &err);
+    REQUIRE(c2, "two-device context: %d", err);
+    size_t lens[2] = {cubin_size, cubin_size};
+    const unsigned char *bins[2] = {cubin, cubin};
+    cl_program p = clCreateProgramWithBinary(c2, 2, devs, lens, bins, st, &err);
+    EXPECT(p && err == CL_SUCCESS && st[0] == CL_SUCCESS && st[1] == CL_SUCCESS,
+           "two binaries: %d (%d %d)", err, st[0], st[1]);
+    /* One bad binary: its own status says so. */
+    uint8_t junk[64] = {0x7f, 'E', 'L', 'F'};
+    const unsigned char *mixed[2] = {cubin, junk};
+    size_t mixed_lens[2] = {cubin_size, sizeof(junk)};
+    EXPECT(!clCreateProgramWithBinary(c2, 2, devs, mixed_lens, mixed, st, &err), "mixed");
+    EXPECT(err == CL_INVALID_BINARY && st[0] == CL_SUCCESS && st[1] == CL_INVALID_BINARY,
+           "mixed binaries: %d (%d %d)", err, st[0], st[1]);
+    if (p) {
+        EXPECT_OK(clBuildProgram(p, 1, &devs[1], NULL, NULL, NULL));
+        cl_build_status bs = 0;
+        EXPECT_OK(clGetProgramBuildInfo(p, devs[0], CL_PROGRAM_BUILD_STATUS, sizeof(bs), &bs, NULL));
+        EXPECT(bs == CL_BUILD_NONE, "device 0 not built yet: %d", bs);
+        EXPECT_OK(clBuildProgram(p, 0, NULL, NULL, NULL, NULL));
+        size_t sizes[2] = {0, 0};
+        EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(sizes), sizes, NULL));
+        EXPECT(sizes[0] && sizes[0] == sizes[1], "binary sizes %zu %zu", sizes[0], sizes[1]);
+        unsigned char *out[2] = {malloc(sizes[0]), NULL}; /* NULL: skip device 1 */
+        EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(out), out, NULL));
+        EXPECT(out[0] && !memcmp(out[0], "HCQCLPRG", 8), "device 0 binary");
+        free(out[0]);
+        cl_kernel k = clCreateKernel(p, "vadd", &err);
+        EXPECT(k && err == CL_SUCCESS, "kernel on two devices: %d", err);
+        if (k) {
+            size_t wg = 0;
+            EXPECT_ERR(clGetKernelWorkGroupInfo(k, NULL, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg), &wg,
+                                                NULL),
+                       CL_INVALID_DEVICE);
+            EXPECT_OK(clGetKernelWorkGroupInfo(k, devs[1], CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg),
+                                               &wg, NULL));
+            clReleaseKernel(k);
+        }
+        clReleaseProgram(p);
+    }
+    clReleaseContext(c2);
+}
+
 int main(void)
 {
     cl_int err;
@@ -646,6 +700,7 @@ int main(void)
     test_kernels();
     test_launch();
     test_source_programs();
+    test_two_devices(plat);
 
     clReleaseCommandQueue(queue);
     clReleaseContext(ctx);
