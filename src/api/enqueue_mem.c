@@ -110,7 +110,7 @@ static void xfer_job_unstage(void *arg, cl_int status)
 {
     struct xfer_job *job = arg;
     if (status >= 0)
-        memcpy(job->host, job->staging->mem->cpu, job->size);
+        memcpy(job->host, job->staging->cpu, job->size);
 }
 
 static void xfer_mark_broken(struct hcqcl_staging *chain)
@@ -155,8 +155,8 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_
             /* The chunk's previous piece must have left for the GPU. */
             rc = hcq_signal_wait(s->sig, s->sig_val, UINT64_MAX);
             if (rc == 0) {
-                memcpy(s->mem->cpu, host + off, len);
-                rc = xfer_chunk(hq, s, va + off, s->mem->va, len);
+                memcpy(s->cpu, host + off, len);
+                rc = xfer_chunk(hq, s, va + off, s->va, len);
             }
         }
     } else {
@@ -167,7 +167,7 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_
             while (rc == 0 && issued < pieces && issued < i + n) {
                 struct hcqcl_staging *s = ring[issued % n];
                 size_t off = issued * chunk, len = UTIL_MIN(chunk, size - off);
-                rc = xfer_chunk(hq, s, s->mem->va, va + off, len);
+                rc = xfer_chunk(hq, s, s->va, va + off, len);
                 issued++;
             }
             struct hcqcl_staging *s = ring[i % n];
@@ -175,7 +175,7 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_
             if (rc == 0)
                 rc = hcq_signal_wait(s->sig, s->sig_val, UINT64_MAX);
             if (rc == 0)
-                memcpy(host + off, s->mem->cpu, len);
+                memcpy(host + off, s->cpu, len);
         }
     }
     if (rc < 0) {
@@ -216,9 +216,9 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
         job->staging = hcqcl_staging_get(dev, size);
         if (!job->staging)
             goto no_resources;
-        hva = job->staging->mem->va;
+        hva = job->staging->va;
         if (to_gpu) {
-            memcpy(job->staging->mem->cpu, host, size);
+            memcpy(job->staging->cpu, host, size);
         } else {
             job->host = host;
             job->size = size;
@@ -381,11 +381,11 @@ static cl_int fill_staged(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_
         hcqcl_staging_put(s);
         return err;
     }
-    uint8_t *cpu = s->mem->cpu;
+    uint8_t *cpu = s->cpu;
     for (size_t off = 0; off < seed; off += pattern_size)
         memcpy(cpu + off, pattern, pattern_size);
     struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
-    if (hcq_q_copy(hq, va, s->mem->va, seed) < 0)
+    if (hcq_q_copy(hq, va, s->va, seed) < 0)
         return CL_OUT_OF_RESOURCES;
     /* filled stays a multiple of seed, hence of the pattern. */
     for (size_t filled = seed; filled < size;) {

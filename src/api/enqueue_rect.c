@@ -148,7 +148,7 @@ static void rect_job_unstage(void *arg, cl_int status)
 {
     struct rect_job *job = arg;
     if (status >= 0)
-        rect_unpack(job->host, job->staging->mem->cpu, &job->h);
+        rect_unpack(job->host, job->staging->cpu, &job->h);
 }
 
 static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
@@ -213,11 +213,11 @@ static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
     }
     /* A verb failing from here leaves the job to the aborted command:
      * what was recorded may still run. */
-    uint64_t sva = job->staging->mem->va, bva = hcqcl_mem_va(buf, dev) + b.offset;
+    uint64_t sva = job->staging->va, bva = hcqcl_mem_va(buf, dev) + b.offset;
     const size_t prow = region[0], pslice = region[0] * region[1];
     int rc;
     if (write) {
-        rect_pack(job->staging->mem->cpu, ptr, &h);
+        rect_pack(job->staging->cpu, ptr, &h);
         rc = rect_copy(hcqcl_cmd_hq(&cmd), bva, b.row_pitch, b.slice_pitch, sva, prow, pslice,
                        region);
     } else {

@@ -807,10 +807,12 @@ struct _cl_event {
     uint64_t gpu_val;
     struct hcqcl_slot *gate, *start, *end, *own;
     uint64_t gate_val, start_val, end_val, own_val;
-    /* Dependencies not complete when the command was built (retained). */
+    /* Dependencies not complete when the command was built (retained).
+     * The first nprop came from the wait list: their failure fails this
+     * command; the rest only order it (in-order predecessor, barriers). */
     cl_event deps_inline[4];
     cl_event *deps;
-    size_t ndeps, capdeps;
+    size_t ndeps, capdeps, nprop;
     /* Retained objects, released when the command finished. */
     struct hcqcl_obj *objs_inline[4];
     struct hcqcl_obj **objs;
@@ -1042,34 +1044,49 @@ bool hcqcl_rect_overlap(uint64_t src_offset, uint64_t dst_offset, const struct h
  * Pinned staging (staging.c): HCQ_MEM_HOST buffers that carry pageable
  * host data to and from the copy engines.
  *
- * Each device has a pool of up to HCQCL_STAGING_POOL chunks of
- * HCQCL_STAGING_CHUNK bytes, allocated on first use and kept for the life
- * of the process (the pool holds an hcq_device_open reference). Larger or
- * surplus requests get a dedicated allocation, freed when put back.
- * A staging buffer belongs to one command at a time; it goes back with
- * hcqcl_staging_put once the GPU no longer touches it (usually from the
- * command's on-release hook). Every buffer carries a signal the pipelined
- * transfers release after each chunk copy, so a chunk can be refilled as
- * soon as the GPU has drained it. Thread-safe (pool lock, never held while
- * waiting or calling the core's queue verbs).
+ * Each device has a pool, allocated on first use and kept for the life of
+ * the process (the pool holds an hcq_device_open reference):
+ *  - up to HCQCL_STAGING_POOL chunks of HCQCL_STAGING_CHUNK bytes, for
+ *    transfers up to a chunk and for pipelining larger ones;
+ *  - HCQCL_STAGING_SLABS chunks cut into HCQCL_STAGING_SLOT-byte slots,
+ *    so bursts of small non-blocking transfers don't exhaust the chunks.
+ * Requests the pool can't serve get a dedicated allocation, freed when
+ * put back. A staging buffer belongs to one command at a time; it goes
+ * back with hcqcl_staging_put once the GPU no longer touches it (usually
+ * from the command's on-release hook). Chunks carry a signal the
+ * pipelined transfers release after each chunk copy, so a chunk can be
+ * refilled as soon as the GPU has drained it. Thread-safe (pool lock,
+ * never held while waiting or calling the core's queue verbs).
  */
-enum { HCQCL_STAGING_CHUNK = 4u << 20, HCQCL_STAGING_POOL = 8 };
+enum {
+    HCQCL_STAGING_CHUNK = 4u << 20,
+    HCQCL_STAGING_POOL = 8,
+    HCQCL_STAGING_SLOT = 64u << 10,
+    HCQCL_STAGING_SLABS = 2,
+};
+
+enum hcqcl_staging_kind { HCQCL_STAGING_DEDICATED, HCQCL_STAGING_POOLED, HCQCL_STAGING_SLOTTED };
 
 struct hcqcl_staging {
-    struct hcq_mem *mem;          /* HCQ_MEM_HOST: ->cpu, ->va, ->size */
-    struct hcq_signal *sig;       /* released by the GPU after each use */
+    void *cpu;                    /* CPU view of the first byte */
+    uint64_t va;                  /* GPU address of the first byte */
+    size_t size;
+    struct hcq_mem *mem;          /* the allocation (a slab's, for slots) */
+    struct hcq_signal *sig;       /* chunks: released by the GPU after each use */
     uint64_t sig_val;             /* last value queued on sig */
-    bool pooled;                  /* a pool chunk (else dedicated) */
+    enum hcqcl_staging_kind kind;
     bool broken;                  /* sig may never reach sig_val: drop */
+    unsigned slot;                /* slots: index in the slab */
     struct hcqcl_staging *next;   /* free list / a command's chain */
 };
 
-/* At least size bytes on dev: a pool chunk when size fits one and one is
- * free, else a dedicated buffer. NULL when the memory can't be had. */
+/* At least size bytes on dev: a slot or a pool chunk when size fits one
+ * and one is free, else a dedicated buffer. NULL when the memory can't be
+ * had. The result has no signal when it is a slot (sig NULL). */
 struct hcqcl_staging *hcqcl_staging_get(struct hcq_device *dev, size_t size);
 /* Up to max free pool chunks, chained through ->next (the pool grows up to
  * HCQCL_STAGING_POOL); when none is free, one dedicated chunk-sized buffer.
- * Returns how many (0: out of memory). */
+ * All have signals. Returns how many (0: out of memory). */
 unsigned hcqcl_staging_get_chunks(struct hcq_device *dev, unsigned max,
                                   struct hcqcl_staging **chain);
 /* Give back a whole ->next chain. NULL is a no-op. */

@@ -440,6 +440,40 @@ static void test_pinned(void)
     free(out);
 }
 
+/* Hundreds of small non-blocking transfers held in flight behind a user
+ * event: more than the staging slots and chunks, so every kind of staging
+ * buffer is in use at once. */
+static void test_burst(void)
+{
+    enum { N = 300, LEN = 3000, STRIDE = 3072 };
+    uint8_t *in = malloc((size_t)N * STRIDE), *out = calloc(N, STRIDE);
+    REQUIRE(in && out);
+    xt_random(in, (size_t)N * STRIDE, 123);
+    cl_mem m = xt_buffer(&t, 0, (size_t)N * STRIDE, NULL);
+    cl_int err;
+    cl_event gate = clCreateUserEvent(t.ctx, &err);
+    REQUIRE(err == CL_SUCCESS);
+    for (size_t i = 0; i < N; i++)
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, m, CL_FALSE, i * STRIDE, LEN, in + i * STRIDE,
+                                       i == 0, i == 0 ? &gate : NULL, NULL));
+    for (size_t i = 0; i < N; i++)
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_FALSE, i * STRIDE + 1, LEN - 1,
+                                      out + i * STRIDE + 1, 0, NULL, NULL));
+    EXPECT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+    EXPECT_OK(clFinish(t.q));
+    for (size_t i = 0; i < N; i++) {
+        if (memcmp(in + i * STRIDE + 1, out + i * STRIDE + 1, LEN - 1) != 0) {
+            fprintf(stderr, "burst transfer %zu differs\n", i);
+            xt_failures++;
+            break;
+        }
+    }
+    clReleaseEvent(gate);
+    clReleaseMemObject(m);
+    free(in);
+    free(out);
+}
+
 /* An out-of-order queue spreads copies over both copy channels; the
  * transfers still honour their wait lists. */
 static void test_out_of_order(void)
@@ -551,6 +585,7 @@ int main(void)
     test_rects();
     test_maps();
     test_pinned();
+    test_burst();
     test_out_of_order();
     test_threads();
     xt_fini(&t);
