@@ -130,6 +130,18 @@ static void test_sub_buffers(void)
         memcpy(model + reg.origin + 10 + i, &pat, 2);
     EXPECT_OK(clEnqueueReadBuffer(t.q, parent, CL_TRUE, 0, n, out, 0, NULL, NULL));
     EXPECT(xt_diff(model, out, n) < 0);
+    /* map the sub-buffer, change it, see the change through the parent */
+    uint8_t *p = clEnqueueMapBuffer(t.q, sub, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 512, 8192, 0,
+                                    NULL, NULL, &err);
+    EXPECT(p && err == CL_SUCCESS);
+    if (p) {
+        EXPECT(xt_diff(model + reg.origin + 512, p, 8192) < 0);
+        for (size_t i = 0; i < 8192; i += 97)
+            model[reg.origin + 512 + i] = p[i] = (uint8_t)(i * 7);
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, sub, p, 0, NULL, NULL));
+    }
+    EXPECT_OK(clEnqueueReadBuffer(t.q, parent, CL_TRUE, 0, n, out, 0, NULL, NULL));
+    EXPECT(xt_diff(model, out, n) < 0);
     clReleaseMemObject(sub);
     clReleaseMemObject(parent);
     free(model);
