@@ -119,8 +119,8 @@ static int check_launch(const struct hcq_queue *q, const struct hcq_kernel *k,
         return -EINVAL;
     }
     if (l->params_size != k->param_size || (k->param_size && !l->params)) {
-        CORE_ERR("core: exec %s: %u parameter bytes, kernel takes %u", k->name, l->params_size,
-                 k->param_size);
+        CORE_ERR("core: exec %s: %u parameter bytes%s, kernel takes %u", k->name, l->params_size,
+                 l->params ? "" : " (no block)", k->param_size);
         return -EINVAL;
     }
     /* sm_90: the static section already includes the reserved 1 KiB. */
