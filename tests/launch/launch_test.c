@@ -5,7 +5,7 @@
  * (host implementations from libhcqcl_test_kernels), the H200 otherwise.
  *
  *   launch_test <case>   case = vadd | dims | smem | dyn_smem | local_win |
- *                                consts | chain | limits | copy_fill
+ *                                consts | chain | limits | copy_fill | template
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,7 +13,9 @@
 #include <string.h>
 
 #include "core/hcq.h"
+#include "core/priv.h"
 #include "cubin/cubin.h"
+#include "nv/nv.h"
 
 static int failures;
 #define EXPECT(cond)                                                                      \
@@ -329,6 +331,41 @@ static void test_copy_fill(void)
     hcq_mem_free(dst);
 }
 
+/* White-box: the QMD templates program load built (nv-hopper-facts §6.2). */
+static void test_template(void)
+{
+    const struct hcq_device_info *di = hcq_device_info(dev);
+    enum nv_qmd_version v = nv_qmd_version_for_class(di->compute_class);
+    const struct cubin_kernel *ck = cubin_kernel(cb, "consts");
+    const struct hcq_kernel *k = kernel("consts");
+    REQUIRE(ck && v);
+    EXPECT(k->qmd_version == (uint32_t)v && k->qmd_size == nv_qmd_size(v));
+    EXPECT(nv_qmd_get(k->qmd, v, NV_QMD_QMD_MAJOR_VERSION, 0) == (uint64_t)v);
+    if (v == NV_QMD_V04_00)
+        EXPECT(nv_qmd_get(k->qmd, v, NV_QMD_QMD_TYPE, 0) == NVCBC0_QMDV04_00_QMD_TYPE_GRID_CTA);
+    EXPECT(nv_qmd_get(k->qmd, v, NV_QMD_SASS_VERSION, 0) == nv_sass_version(di->arch));
+    EXPECT(nv_qmd_get(k->qmd, v, NV_QMD_REGISTER_COUNT, 0) == ck->regs);
+    EXPECT(nv_qmd_get_program(k->qmd, v) == prog->mem->va + ck->text_offset);
+    EXPECT(k->program_va == prog->mem->va + ck->text_offset);
+    EXPECT(nv_qmd_get(k->qmd, v, NV_QMD_CONSTANT_BUFFER_VALID, 0) == 0); /* bank 0: per launch */
+    for (unsigned b = 3; b <= 4; b++) {
+        const struct cubin_section *s = &cb->sections[ck->cbank_section[b] - 1];
+        EXPECT(nv_qmd_get(k->qmd, v, NV_QMD_CONSTANT_BUFFER_VALID, b) == 1);
+        EXPECT(nv_qmd_get_cbuf_addr(k->qmd, v, b) == prog->mem->va + s->offset);
+        EXPECT(nv_qmd_get_cbuf_size(k->qmd, v, b) == ((s->size + 15) & ~15ull));
+    }
+    /* Bank 4 holds the relocated address of gvar in .nv.global.init. */
+    const struct cubin_section *c4 = &cb->sections[ck->cbank_section[4] - 1];
+    uint64_t gaddr;
+    memcpy(&gaddr, (const uint8_t *)prog->mem->cpu + c4->offset, 8);
+    EXPECT(gaddr == prog->mem->va + cb->relocs[0].sym_offset);
+    int32_t g;
+    memcpy(&g, (const uint8_t *)prog->mem->cpu + (gaddr - prog->mem->va), 4);
+    EXPECT(g == 1234);
+    EXPECT(kernel("local_win")->local_per_thread == nv_slm_per_thread(cubin_kernel(cb, "local_win")->min_stack));
+    EXPECT(kernel("vadd")->local_per_thread == 0);
+}
+
 static void test_limits(void)
 {
     const struct hcq_kernel *v = kernel("vadd"), *cp = kernel("copy_bytes");
@@ -369,7 +406,7 @@ int main(int argc, char **argv)
         {"vadd", test_vadd},           {"dims", test_dims},     {"smem", test_smem},
         {"dyn_smem", test_dyn_smem},   {"local_win", test_local_win},
         {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
-        {"copy_fill", test_copy_fill},
+        {"copy_fill", test_copy_fill}, {"template", test_template},
     };
     setup();
     int found = 0;
