@@ -327,14 +327,24 @@ static int run_compiler(const char *cc, const char *src, size_t len, const char 
         *log = dup_printf("cannot run %s: %s\n", cc, strerror(err));
         goto out;
     }
-    int ws;
+    int ws = 0;
+    bool reaped = true;
     while (waitpid(pid, &ws, 0) < 0) {
+        if (errno == ECHILD) {
+            /* The application ignores SIGCHLD, so the child was reaped
+             * for us and its status is gone: judge by its output. */
+            reaped = false;
+            break;
+        }
         if (errno != EINTR) {
             *log = dup_printf("waiting for %s: %s\n", cc, strerror(errno));
             goto out;
         }
     }
-    status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    if (reaped)
+        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    else
+        status = access(out_path, R_OK) == 0 ? CC_OK : CC_BUILD_FAILED;
     void *text = NULL;
     size_t tn;
     if (read_file(log_path, &text, &tn) == 0) {
