@@ -15,28 +15,59 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* Channel for a command: compute on [0]; copies on [1], plus [2] for
- * out-of-order queues so independent copies overlap. Copy channels come
- * into being at first use. Called with q->lock held. */
-static struct hcq_queue *pick_channel(cl_command_queue q, enum hcq_engine engine, unsigned *chan)
+/* A channel is blocked while the last command recorded on it that waited
+ * on the host (a user event, another GPU) has not ended: everything
+ * recorded behind it waits too. */
+static bool chan_blocked(const struct hcqcl_chan *ch)
 {
-    if (engine == HCQ_ENGINE_COMPUTE) {
-        *chan = 0;
-        return q->hq[0];
-    }
-    unsigned c = 1;
-    if (q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
-        c = 1 + q->next_copy;
+    return ch->blocker && atomic_load(&ch->blocker->phase) != HCQCL_PH_DONE;
+}
+
+static bool chan_open(cl_command_queue q, struct hcqcl_chan *ch, enum hcq_engine engine)
+{
+    if (ch->hq)
+        return true;
+    if (hcq_queue_create(q->hdev, engine, &ch->hq) == 0)
+        return true;
+    ch->hq = NULL;
+    return false;
+}
+
+/* Channel for a command. In order: the engine's first channel (order is
+ * kept anyway). Out of order: an unblocked channel, opening more (up to
+ * HCQCL_QUEUE_CHANS) when all are blocked, so a command held back by the
+ * host does not hold back independent ones; copies alternate between two
+ * channels so they overlap. When every channel is blocked, the command
+ * queues behind one of them. Called with q->lock held. */
+static struct hcqcl_chan *pick_channel(cl_command_queue q, enum hcq_engine engine)
+{
+    struct hcqcl_chan *ch = q->chans[engine];
+    if (!(q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
+        return chan_open(q, &ch[0], engine) ? &ch[0] : NULL;
+    unsigned first = 0;
+    if (engine == HCQ_ENGINE_COPY) {
+        first = q->next_copy;
         q->next_copy ^= 1;
     }
-    if (!q->hq[c] && hcq_queue_create(q->hdev, HCQ_ENGINE_COPY, &q->hq[c]) < 0) {
-        q->hq[c] = NULL;
-        c = 1 + (c == 1); /* the other copy channel, if it exists */
-        if (!q->hq[c])
-            return NULL;
+    struct hcqcl_chan *fallback = NULL;
+    for (unsigned k = 0; k < HCQCL_QUEUE_CHANS; k++) {
+        struct hcqcl_chan *c = &ch[(first + k) % HCQCL_QUEUE_CHANS];
+        bool existed = c->hq != NULL;
+        /* Open a new channel only for the copy pair or when needed. */
+        if (!existed && fallback == NULL && k > 0 && !(engine == HCQ_ENGINE_COPY && k < 2))
+            continue;
+        if (!existed && !chan_open(q, c, engine))
+            continue;
+        if (!chan_blocked(c))
+            return c;
+        if (!fallback)
+            fallback = c;
     }
-    *chan = c;
-    return q->hq[c];
+    /* All open channels blocked: open one more if there is room. */
+    for (unsigned k = 0; k < HCQCL_QUEUE_CHANS; k++)
+        if (!ch[k].hq && chan_open(q, &ch[k], engine))
+            return &ch[k];
+    return fallback;
 }
 
 static cl_int gate(struct hcqcl_cmd *cmd)
@@ -48,17 +79,28 @@ static cl_int gate(struct hcqcl_cmd *cmd)
     if (!e->gate)
         return CL_OUT_OF_RESOURCES;
     cmd->gated = true;
+    e->host_wait = true;
     if (hcq_q_wait(cmd->hq, e->gate->sig, e->gate_val) < 0)
         return CL_OUT_OF_RESOURCES;
     return CL_SUCCESS;
 }
 
-/* Record that the command depends on d. Called with q->lock held. */
-static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d)
+/* A dependency the GPU cannot wait for by itself. */
+static bool needs_gate(const struct hcqcl_cmd *cmd, cl_event d)
+{
+    return !d->sig || d->sig->dev != cmd->q->hdev;
+}
+
+/* Record that the command depends on d (no GPU wait yet). Wait-list
+ * dependencies (fails) pass their failure on; implicit ones (in-order
+ * predecessor, barriers) only order, so one failed command does not fail
+ * a queue for good. All wait-list dependencies are added before the
+ * implicit ones. Called with q->lock held. */
+static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
 {
     cl_event e = cmd->ev;
     if (atomic_load(&d->phase) == HCQCL_PH_DONE) {
-        if (atomic_load(&d->status) < 0)
+        if (fails && atomic_load(&d->status) < 0)
             e->dep_status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
         return CL_SUCCESS;
     }
@@ -76,12 +118,43 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d)
     }
     hcqcl_event_ref(d);
     e->deps[e->ndeps++] = d;
-    const struct hcq_signal *s = d->sig;
-    if (!s || s->dev != cmd->q->hdev)
-        return gate(cmd);
-    if (s == hcq_queue_timeline(cmd->hq))
-        return CL_SUCCESS; /* same channel: already in order */
-    return hcq_q_wait(cmd->hq, s, d->val) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+    if (fails)
+        e->nprop = e->ndeps;
+    if (needs_gate(cmd, d) || d->host_wait)
+        e->host_wait = true;
+    return CL_SUCCESS;
+}
+
+/* GPU-side waits for every recorded dependency, on the chosen channel:
+ * nothing for the same channel (it runs in order), a semaphore wait for
+ * other channels of the device, the gate for the rest. */
+static cl_int record_waits(struct hcqcl_cmd *cmd)
+{
+    cl_event e = cmd->ev;
+    const struct hcq_signal *own = hcq_queue_timeline(cmd->hq);
+    for (size_t i = 0; i < e->ndeps; i++) {
+        cl_event d = e->deps[i];
+        if (needs_gate(cmd, d)) {
+            if (gate(cmd) != CL_SUCCESS)
+                return CL_OUT_OF_RESOURCES;
+        } else if (d->sig != own && hcq_q_wait(cmd->hq, d->sig, d->val) < 0) {
+            return CL_OUT_OF_RESOURCES;
+        }
+    }
+    return CL_SUCCESS;
+}
+
+/* The command waits on the host: later independent commands of an
+ * out-of-order queue should avoid its channel. */
+static void set_blocker(struct hcqcl_cmd *cmd)
+{
+    cl_event e = cmd->ev, old = cmd->chan->blocker;
+    if (old == e)
+        return;
+    hcqcl_event_ref(e);
+    cmd->chan->blocker = e;
+    if (old) /* cannot be the last reference to q: e holds one */
+        hcqcl_event_unref(old);
 }
 
 cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
@@ -104,20 +177,25 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
         e->t_queued = util_now_ns();
 
     pthread_mutex_lock(&q->lock);
-    cmd->hq = pick_channel(q, engine, &cmd->chan);
-    if (!cmd->hq) {
-        err = CL_OUT_OF_RESOURCES;
-        goto fail;
-    }
     for (cl_uint i = 0; i < num_events && err == CL_SUCCESS; i++)
-        err = add_dep(cmd, wait_list[i]);
+        err = add_dep(cmd, wait_list[i], true);
     bool ooo = q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
     /* In order: the previous command. Out of order: the last barrier. */
     if (err == CL_SUCCESS && q->last)
-        err = add_dep(cmd, q->last);
+        err = add_dep(cmd, q->last, false);
     if (ooo && all_previous)
         for (size_t i = 0; i < q->nsince && err == CL_SUCCESS; i++)
-            err = add_dep(cmd, q->since[i]);
+            err = add_dep(cmd, q->since[i], false);
+    if (err == CL_SUCCESS) {
+        cmd->chan = pick_channel(q, engine);
+        cmd->hq = cmd->chan ? cmd->chan->hq : NULL;
+        if (!cmd->hq)
+            err = CL_OUT_OF_RESOURCES;
+    }
+    if (err == CL_SUCCESS)
+        err = record_waits(cmd);
+    if (err == CL_SUCCESS && e->host_wait)
+        set_blocker(cmd);
     if (err == CL_SUCCESS && profiling) {
         e->start = hcqcl_queue_slot_get(q, &e->start_val);
         e->end = hcqcl_queue_slot_get(q, &e->end_val);
@@ -126,7 +204,6 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
     }
     if (err == CL_SUCCESS)
         return CL_SUCCESS;
-fail:
     util_log_check(__func__, "dependencies recorded", hcqcl_error_name(err), "queue %p",
                    (void *)q);
     hcqcl_cmd_abort(cmd);
@@ -195,9 +272,13 @@ cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg)
     cl_int st = e->dep_status;
     for (size_t i = 0; i < e->ndeps; i++) {
         cl_event d = e->deps[i];
-        if (atomic_load(&d->phase) != HCQCL_PH_DONE)
-            return gate(cmd);
-        if (atomic_load(&d->status) < 0)
+        if (atomic_load(&d->phase) != HCQCL_PH_DONE) {
+            cl_int err = gate(cmd);
+            if (err == CL_SUCCESS)
+                set_blocker(cmd);
+            return err;
+        }
+        if (i < e->nprop && atomic_load(&d->status) < 0)
             st = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     }
     /* Everything it waits for is done: run it now, on the caller. */

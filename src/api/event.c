@@ -100,7 +100,7 @@ static void release_deps(cl_event e)
 {
     for (size_t i = 0; i < e->ndeps; i++)
         hcqcl_event_unref(e->deps[i]);
-    e->ndeps = 0;
+    e->ndeps = e->nprop = 0;
     if (e->deps != e->deps_inline)
         free(e->deps);
     e->deps = e->deps_inline;
@@ -225,7 +225,7 @@ void hcqcl_event_track(cl_event e)
 }
 
 /* True when every remaining dependency is final; *st becomes
- * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if one failed. */
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if a wait-list one failed. */
 static bool deps_final_locked(cl_event e, cl_int *st)
 {
     cl_int s = e->dep_status;
@@ -233,7 +233,7 @@ static bool deps_final_locked(cl_event e, cl_int *st)
         cl_event d = e->deps[i];
         if (atomic_load(&d->phase) != HCQCL_PH_DONE)
             return false;
-        if (atomic_load(&d->status) < 0)
+        if (i < e->nprop && atomic_load(&d->status) < 0)
             s = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     }
     *st = s;
@@ -251,6 +251,8 @@ struct act {
  * caller's action until finished_outside() drops the FIFO's reference. */
 static void finish_locked(cl_event e, cl_int status)
 {
+    if (e->end)
+        e->t_seen = util_now_ns();
     atomic_store(&e->status, status < 0 ? status : CL_COMPLETE);
     atomic_store(&e->phase, HCQCL_PH_DONE);
     unlink_locked(e);
@@ -664,14 +666,30 @@ cl_int hcqcl_clSetEventCallback(cl_event event, cl_int command_exec_callback_typ
 /* Profiling                                                            */
 /* ------------------------------------------------------------------ */
 
-/* GPU timestamp -> host CLOCK_MONOTONIC_RAW ns via a fresh correlation
- * pair read from the device (profiling queries only: not a fast path). */
-static uint64_t gpu_to_host(struct hcq_device *dev, uint64_t gpu_ts)
+/* The event's four times in the host clock, computed once so every
+ * query of one event agrees. */
+static void profile_locked(cl_event e)
 {
-    uint64_t g, h;
-    if (hcq_device_timer(dev, &g, &h) < 0)
-        return gpu_ts;
-    return (uint64_t)((int64_t)h + ((int64_t)gpu_ts - (int64_t)g));
+    uint64_t queued = e->t_queued, submit = UTIL_MAX(e->t_submit, queued);
+    /* GPU timestamps to the host clock through one correlation pair (one
+     * register read, no system call on either device kind). */
+    uint64_t g = 0, h = 0;
+    int64_t shift = 0;
+    if (hcq_device_timer(e->q->hdev, &g, &h) == 0)
+        shift = (int64_t)h - (int64_t)g;
+    uint64_t start = (uint64_t)((int64_t)hcq_signal_timestamp(e->start->sig) + shift);
+    uint64_t end = (uint64_t)((int64_t)hcq_signal_timestamp(e->end->sig) + shift);
+    /* The pair is only as exact as the timer register's update: keep the
+     * order the command's causality fixes (submitted before it started,
+     * ended before the host saw it end). */
+    end = UTIL_MIN(end, e->t_seen);
+    start = UTIL_MIN(UTIL_MAX(start, submit), e->t_seen);
+    end = UTIL_MAX(end, start);
+    e->prof[0] = queued;
+    e->prof[1] = submit;
+    e->prof[2] = start;
+    e->prof[3] = end;
+    e->prof_ready = true;
 }
 
 cl_int hcqcl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name,
@@ -693,27 +711,11 @@ cl_int hcqcl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_nam
                 CL_PROFILING_INFO_NOT_AVAILABLE, "no profiling for this event");
     HCQCL_CHECK(hcqcl_event_status(event) == CL_COMPLETE, CL_PROFILING_INFO_NOT_AVAILABLE,
                 "event not complete");
-    uint64_t queued = event->t_queued, submit = UTIL_MAX(event->t_submit, queued);
-    struct hcq_device *dev = event->q->hdev;
-    uint64_t start = gpu_to_host(dev, hcq_signal_timestamp(event->start->sig));
-    uint64_t end = gpu_to_host(dev, hcq_signal_timestamp(event->end->sig));
-    /* The correlation is good to a few µs; keep the spec's order. */
-    start = UTIL_MAX(start, submit);
-    end = UTIL_MAX(end, start);
-    cl_ulong v;
-    switch (param_name) {
-    case CL_PROFILING_COMMAND_QUEUED:
-        v = queued;
-        break;
-    case CL_PROFILING_COMMAND_SUBMIT:
-        v = submit;
-        break;
-    case CL_PROFILING_COMMAND_START:
-        v = start;
-        break;
-    default: /* END, COMPLETE (no child commands: the same) */
-        v = end;
-        break;
-    }
+    pthread_mutex_lock(&T.lock);
+    if (!event->prof_ready)
+        profile_locked(event);
+    cl_ulong v = event->prof[UTIL_MIN(param_name - CL_PROFILING_COMMAND_QUEUED, 3u)];
+    pthread_mutex_unlock(&T.lock);
+    /* END and COMPLETE are the same: commands have no child commands. */
     return hcqcl_info_out(&v, sizeof(v), param_value_size, param_value, param_value_size_ret);
 }

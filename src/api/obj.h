@@ -756,7 +756,17 @@ struct hcqcl_slot {
     struct hcqcl_slot *all_next; /* every slot of the queue */
 };
 
-enum { HCQCL_QUEUE_CHANS = 3 }; /* [0] compute, [1], [2] copy */
+/* Channels per engine a queue may use. An in-order queue uses the first
+ * of each engine; an out-of-order queue spreads independent commands so a
+ * command held back by the host (a user event) does not stall the ones
+ * behind it on the same channel. */
+enum { HCQCL_QUEUE_CHANS = 3 };
+struct hcqcl_chan {
+    struct hcq_queue *hq;       /* NULL until first used (compute [0]: at
+                                 * queue creation) */
+    cl_event blocker;           /* last command recorded here that waited
+                                 * on the host when recorded (retained) */
+};
 
 struct _cl_command_queue {
     struct hcqcl_obj obj;       /* refs = application references */
@@ -768,7 +778,7 @@ struct _cl_command_queue {
     cl_queue_properties props_array[8]; /* as given, 0-terminated */
     size_t props_array_len;     /* entries incl. the 0; 0 = none given */
     pthread_mutex_t lock;       /* channels and the fields below */
-    struct hcq_queue *hq[HCQCL_QUEUE_CHANS]; /* copy channels lazily */
+    struct hcqcl_chan chans[2][HCQCL_QUEUE_CHANS]; /* [enum hcq_engine] */
     unsigned next_copy;
     cl_event last;              /* in-order: previous command (retained);
                                  * out-of-order: last barrier */
@@ -799,6 +809,8 @@ struct _cl_event {
     _Atomic int phase;          /* enum hcqcl_phase */
     _Atomic cl_int status;      /* CL_QUEUED .. CL_COMPLETE or < 0 */
     cl_int dep_status;          /* 0, or < 0 when a dependency failed */
+    bool host_wait;             /* when recorded, it waited (maybe through
+                                 * others) for an event only the host ends */
     /* What dependents wait on: GPU signal (NULL: host-tracked only). */
     const struct hcq_signal *sig;
     uint64_t val;
@@ -823,6 +835,9 @@ struct _cl_event {
     void *release_arg;
     /* Profiling, host ns (CLOCK_MONOTONIC_RAW based, see event.c). */
     uint64_t t_queued, t_submit;
+    uint64_t t_seen;            /* host time completion was first seen */
+    bool prof_ready;            /* prof[] computed (under the tracker lock) */
+    uint64_t prof[4];           /* QUEUED, SUBMIT, START, END in host ns */
     struct hcqcl_event_cb *cbs; /* under the tracker lock */
     struct _cl_event *prev, *next; /* tracker list / pool */
 };
@@ -914,7 +929,7 @@ struct hcqcl_cmd {
     cl_command_queue q;
     cl_event ev;             /* the command's event (pooled), owned */
     struct hcq_queue *hq;    /* channel picked for the engine */
-    unsigned chan;           /* index of hq in the queue */
+    struct hcqcl_chan *chan; /* its slot in the queue */
     bool gated;              /* the GPU part waits on a host-opened gate */
     bool started;            /* start timestamp recorded (profiling) */
     bool barrier;            /* later commands depend on this one (ooo) */

@@ -67,9 +67,10 @@ void hcqcl_queue_slot_put(cl_command_queue q, struct hcqcl_slot *s)
 static void queue_destroy(cl_command_queue q)
 {
     q->obj.type = HCQCL_TYPE_NONE;
-    for (unsigned i = 0; i < HCQCL_QUEUE_CHANS; i++)
-        if (q->hq[i])
-            hcq_queue_destroy(q->hq[i]); /* waits for what was submitted */
+    for (unsigned e = 0; e < 2; e++)
+        for (unsigned i = 0; i < HCQCL_QUEUE_CHANS; i++)
+            if (q->chans[e][i].hq)
+                hcq_queue_destroy(q->chans[e][i].hq); /* waits for what was submitted */
     struct hcqcl_slot *s = q->all_slots;
     while (s) {
         struct hcqcl_slot *n = s->all_next;
@@ -133,7 +134,7 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device,
     pthread_mutex_init(&q->slot_lock, NULL);
     /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
      * required by the OpenCL implementation on the device (no channel) */
-    if (hcq_queue_create(q->hdev, HCQ_ENGINE_COMPUTE, &q->hq[0]) < 0) {
+    if (hcq_queue_create(q->hdev, HCQ_ENGINE_COMPUTE, &q->chans[HCQ_ENGINE_COMPUTE][0].hq) < 0) {
         pthread_mutex_destroy(&q->lock);
         pthread_mutex_destroy(&q->slot_lock);
         free(q);
@@ -383,7 +384,17 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
     size_t nsince = q->nsince;
     q->since = NULL;
     q->nsince = q->capsince = 0;
+    cl_event blockers[2 * HCQCL_QUEUE_CHANS];
+    size_t nb = 0;
+    for (unsigned e = 0; e < 2; e++)
+        for (unsigned i = 0; i < HCQCL_QUEUE_CHANS; i++) {
+            if (q->chans[e][i].blocker)
+                blockers[nb++] = q->chans[e][i].blocker;
+            q->chans[e][i].blocker = NULL;
+        }
     pthread_mutex_unlock(&q->lock);
+    for (size_t i = 0; i < nb; i++)
+        hcqcl_event_unref(blockers[i]);
     if (last)
         hcqcl_event_unref(last);
     for (size_t i = 0; i < nsince; i++)
