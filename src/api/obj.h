@@ -673,6 +673,15 @@ cl_int hcqcl_program_dev_compile(struct hcqcl_program_dev *pd, const char *src, 
                                  const char *options, cl_int failure);
 cl_int hcqcl_program_dev_load(struct hcqcl_program_dev *pd);
 cl_int hcqcl_program_make_kdescs(cl_program p);
+/* program_object.c: compiled objects and libraries travel as their source
+ * (see there). object_store: pd->binary = p's source, headers and
+ * pd->options, typed by pd->bin_type. object_is: sniff. object_load: from
+ * clCreateProgramWithBinary: sets p's source and headers (first device)
+ * and pd's options, type and binary; CL_INVALID_BINARY with pd->log. */
+cl_int hcqcl_program_object_store(cl_program p, struct hcqcl_program_dev *pd);
+bool hcqcl_program_object_is(const void *data, size_t size);
+cl_int hcqcl_program_object_load(cl_program p, struct hcqcl_program_dev *pd, const void *data,
+                                 size_t size);
 
 /* For clEnqueueNDRangeKernel (kernel objects are not thread-safe against
  * clSetKernelArg on the same kernel, per the spec; nothing here locks).

@@ -176,7 +176,9 @@ cl_program hcqcl_clCreateProgramWithBinary(cl_context context, cl_uint num_devic
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
     cl_uint bad = num_devices;
     for (cl_uint i = 0; i < num_devices; i++) {
-        cl_int st = hcqcl_program_dev_set_binary(&p->devs[i], binaries[i], lengths[i]);
+        cl_int st = hcqcl_program_object_is(binaries[i], lengths[i])
+                        ? hcqcl_program_object_load(p, &p->devs[i], binaries[i], lengths[i])
+                        : hcqcl_program_dev_set_binary(&p->devs[i], binaries[i], lengths[i]);
         if (binary_status)
             binary_status[i] = st;
         if (st != CL_SUCCESS && bad == num_devices) {

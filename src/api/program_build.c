@@ -389,6 +389,8 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
         pd->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
         pd->bin_type = err == CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
                                          : CL_PROGRAM_BINARY_TYPE_NONE;
+        if (err == CL_SUCCESS)
+            err = hcqcl_program_object_store(program, pd);
         pthread_mutex_unlock(&program->lock);
         if (err != CL_SUCCESS && result == CL_SUCCESS)
             result = err;
@@ -616,6 +618,8 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
         pd->bin_type = e != CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_NONE
                        : library       ? CL_PROGRAM_BINARY_TYPE_LIBRARY
                                        : CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+        if (e == CL_SUCCESS && library)
+            e = hcqcl_program_object_store(p, pd);
         if (e != CL_SUCCESS && result == CL_SUCCESS)
             result = e;
     }

@@ -577,6 +577,32 @@ static void test_source_programs(void)
     cl_program_binary_type bt = 0;
     EXPECT_OK(clGetProgramBuildInfo(m, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
     EXPECT(bt == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "compiled object: %u", (unsigned)bt);
+    /* A compiled object survives CL_PROGRAM_BINARIES and links afterwards. */
+    size_t osize = 0;
+    EXPECT_OK(clGetProgramInfo(m, CL_PROGRAM_BINARY_SIZES, sizeof(osize), &osize, NULL));
+    unsigned char *obin = malloc(osize ? osize : 1);
+    EXPECT_OK(clGetProgramInfo(m, CL_PROGRAM_BINARIES, sizeof(obin), &obin, NULL));
+    cl_program m2 = from_binary(obin, osize, CL_SUCCESS);
+    /* Every truncation, and a wrong length, is malformed. */
+    for (size_t cut = 1; cut < osize; cut++)
+        from_binary(obin, cut, CL_INVALID_BINARY);
+    if (osize > 20) {
+        obin[20] ^= 0x40; /* options length */
+        from_binary(obin, osize, CL_INVALID_BINARY);
+    }
+    free(obin);
+    if (m2) {
+        EXPECT_OK(clGetProgramBuildInfo(m2, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+        EXPECT(bt == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "object from binary: %u",
+               (unsigned)bt);
+        cl_program pair[] = {m2, f};
+        cl_program x = clLinkProgram(ctx, 0, NULL, NULL, 2, pair, NULL, NULL, &err);
+        EXPECT(x && err == CL_SUCCESS, "link of an object from binary: %d\n%s", err,
+               x ? build_log(x) : "");
+        if (x)
+            clReleaseProgram(x);
+        clReleaseProgram(m2);
+    }
     cl_program in[] = {f, m};
     EXPECT(!clLinkProgram(ctx, 0, NULL, "-bogus", 2, in, NULL, NULL, &err), "bad link options");
     EXPECT(err == CL_INVALID_LINKER_OPTIONS, "link options: %d", err);
