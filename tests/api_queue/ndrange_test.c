@@ -126,7 +126,7 @@ static void test_non_uniform(void)
     cl_bool nu = CL_FALSE;
     EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof(nu), &nu,
                               NULL));
-    cl_program p = build("-cl-std=CL2.0");
+    cl_program p = build("-cl-std=CL3.0");
     cl_int err;
     cl_kernel k = clCreateKernel(p, "ids2d", &err);
     REQUIRE(k, "kernel: %d", err);
@@ -144,7 +144,7 @@ static void test_non_uniform(void)
                    CL_INVALID_WORK_GROUP_SIZE);
     }
     /* -cl-uniform-work-group-size forbids them in any case. */
-    cl_program pu = build("-cl-std=CL2.0 -cl-uniform-work-group-size");
+    cl_program pu = build("-cl-std=CL3.0 -cl-uniform-work-group-size");
     cl_kernel ku = clCreateKernel(pu, "ids2d", &err);
     REQUIRE(ku, "kernel: %d", err);
     EXPECT_OK(clSetKernelArg(ku, 0, sizeof(out), &out));
@@ -156,6 +156,41 @@ static void test_non_uniform(void)
     EXPECT_OK(clReleaseProgram(pu));
     EXPECT_OK(clReleaseKernel(k));
     EXPECT_OK(clReleaseProgram(p));
+}
+
+/* More groups in y than one grid holds (65535): split into consecutive
+ * launches whose offsets continue where the previous one ended. */
+static void test_split_grid(cl_program p)
+{
+    enum { ROWS = 65537 + 3 };
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "ids2d", &err);
+    REQUIRE(k, "kernel: %d", err);
+    cl_mem o = clCreateBuffer(ctx, CL_MEM_READ_WRITE, ROWS * 4, NULL, &err);
+    cl_mem l = clCreateBuffer(ctx, CL_MEM_READ_WRITE, ROWS * 4, NULL, &err);
+    REQUIRE(o && l, "buffers: %d", err);
+    unsigned zero = 0, width = 1;
+    EXPECT_OK(clEnqueueFillBuffer(q, o, &zero, 4, 0, ROWS * 4, 0, NULL, NULL));
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(o), &o));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(l), &l));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(width), &width));
+    const size_t off[] = {0, 2}, g[] = {1, 65537}, loc1[] = {1, 1};
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 2, off, g, loc1, 0, NULL, NULL));
+    unsigned *h = malloc(ROWS * 4);
+    REQUIRE(h, "host copy");
+    EXPECT_OK(clEnqueueReadBuffer(q, o, CL_TRUE, 0, ROWS * 4, h, 0, NULL, NULL));
+    int bad = 0;
+    for (unsigned y = 0; y < ROWS && bad < 5; y++) {
+        unsigned want = y >= 2 && y < 2 + 65537 ? 1u + (y << 12) + (2u << 24) : 0;
+        if (h[y] != want) {
+            bad++;
+            EXPECT(false, "split grid: row %u = 0x%x, want 0x%x", y, h[y], want);
+        }
+    }
+    free(h);
+    EXPECT_OK(clReleaseMemObject(o));
+    EXPECT_OK(clReleaseMemObject(l));
+    EXPECT_OK(clReleaseKernel(k));
 }
 
 static void test_errors(cl_program p, cl_kernel k)
@@ -250,6 +285,7 @@ int main(void)
 
     test_ranges(k);
     test_non_uniform();
+    test_split_grid(prog);
     test_errors(prog, k);
 
     EXPECT_OK(clFinish(q));
