@@ -13,6 +13,8 @@
 
 static pthread_once_t enum_once = PTHREAD_ONCE_INIT;
 static struct nvdrv g_drv;
+/* GPU VA ranges, shared by all devices: UVM's VA space is per process. */
+static struct hcq_va g_va_low, g_va_high;
 static struct hcq_device *g_devs[HCQ_MAX_DEVICES];
 static unsigned g_count;
 static char g_error[256];
@@ -370,6 +372,11 @@ static void enumerate_once(void)
                  strerror(-r));
         return;
     }
+    if (hcq_va_init(&g_va_low, HCQ_VA_LOW_BASE, HCQ_VA_LOW_END) ||
+        hcq_va_init(&g_va_high, HCQ_VA_HIGH_BASE, HCQ_VA_HIGH_END)) {
+        snprintf(g_error, sizeof(g_error), "out of memory");
+        return;
+    }
     nv_ioctl_card_info_t cards[HCQ_MAX_DEVICES];
     unsigned n = 0;
     r = nvdrv_card_info(&g_drv, cards, HCQ_MAX_DEVICES, &n);
@@ -388,6 +395,8 @@ static void enumerate_once(void)
         dev->card = cards[i];
         dev->index = g_count;
         dev->gpu_fd = -1;
+        dev->va_low = &g_va_low;
+        dev->va_high = &g_va_high;
         r = probe(dev);
         if (r || !visible(dev, i)) {
             if (r) {
@@ -447,10 +456,6 @@ static void teardown(struct hcq_device *dev)
         nvdrv_rm_free(d, dev->h_device, dev->h_virtmem);
     dev->h_vaspace = dev->h_usermode = dev->h_virtmem = 0;
     dev->usermode = NULL;
-    if (dev->va_low.free)
-        hcq_va_fini(&dev->va_low);
-    if (dev->va_high.free)
-        hcq_va_fini(&dev->va_high);
     nvdrv_close_fd(d, dev->gpu_fd);
     dev->gpu_fd = -1;
 }
@@ -488,10 +493,6 @@ static int bring_up(struct hcq_device *dev)
     if ((r = nvdrv_uvm_register_gpu_vaspace(d, dev->info.uuid, dev->h_vaspace)))
         return nvdrv_errno(r);
     dev->uvm_vaspace = true;
-    if ((r = hcq_va_init(&dev->va_low, HCQ_VA_LOW_BASE, HCQ_VA_LOW_END)))
-        return r;
-    if ((r = hcq_va_init(&dev->va_high, HCQ_VA_HIGH_BASE, HCQ_VA_HIGH_END)))
-        return r;
     return 0;
 }
 

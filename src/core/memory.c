@@ -125,7 +125,7 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
     m->map_size = util_align_up(size, m->page);
     m->high = !(flags & HCQ_MEMF_LOW) && kind == HCQ_MEM_DEVICE;
     uint64_t align = m->map_size >= HCQ_PAGE_2M ? HCQ_PAGE_2M : 0x10000;
-    struct hcq_va *va = m->high ? &dev->va_high : &dev->va_low;
+    struct hcq_va *va = m->high ? dev->va_high : dev->va_low;
     uint64_t base;
     int r = hcq_va_alloc(va, m->map_size, align, &base);
     if (r) {
@@ -218,7 +218,7 @@ int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size, struct h
     m->page = HCQ_PAGE_4K;
     m->map_size = len;
     uint64_t base;
-    int r = hcq_va_alloc(&dev->va_low, len, 0x10000, &base);
+    int r = hcq_va_alloc(dev->va_low, len, 0x10000, &base);
     if (r) {
         free(m);
         return r;
@@ -228,14 +228,14 @@ int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size, struct h
     if (r) {
         /* Pages the driver cannot pin (file-backed, read-only, ...): the
          * caller falls back to a shadow copy. */
-        hcq_va_free(&dev->va_low, base, len);
+        hcq_va_free(dev->va_low, base, len);
         free(m);
         return r < 0 ? r : -EINVAL;
     }
     r = gpu_map(dev, m->h_memory, base, len);
     if (r) {
         mem_release(dev, m, 0);
-        hcq_va_free(&dev->va_low, base, len);
+        hcq_va_free(dev->va_low, base, len);
         return r;
     }
     m->pub.va = base + ((uintptr_t)host - first);
@@ -251,7 +251,7 @@ void hcq_mem_free(struct hcq_mem *mem)
     struct hcq_device *dev = mem->dev;
     /* A registered range starts at the page holding the user's byte. */
     uint64_t base = mem->va & ~(HCQ_PAGE_4K - 1);
-    struct hcq_va *va = m->high ? &dev->va_high : &dev->va_low;
+    struct hcq_va *va = m->high ? dev->va_high : dev->va_low;
     uint64_t size = m->map_size;
     /* UVM_FREE → RM_FREE → munmap, then the VA range is reusable. */
     mem_release(dev, m, base);

@@ -85,7 +85,9 @@ struct hcq_device {
     uint32_t h_usermode;  /* HOPPER_USERMODE_A */
     volatile uint8_t *usermode; /* doorbell + PTIMER page (CPU mapping) */
     bool uvm_gpu, uvm_vaspace;
-    struct hcq_va va_low, va_high;
+    /* UVM keeps ONE VA space per process, mirrored on every GPU: the
+     * allocators are process-wide and these point at them. */
+    struct hcq_va *va_low, *va_high;
     _Atomic uint64_t mem_in_use;
     atomic_bool lost;
 

@@ -433,7 +433,7 @@ static void queue_free(struct hcq_queue *q)
     if (q->uvm_channel)
         nvdrv_uvm_unregister_channel(d, dev->info.uuid, q->h_channel);
     if (q->uvm_range)
-        hcq_va_free(&dev->va_low, q->uvm_range, UVM_CHANNEL_RANGE);
+        hcq_va_free(dev->va_low, q->uvm_range, UVM_CHANNEL_RANGE);
     /* Freeing the group frees the channel, its engine object and the
      * context share under it; then the memory they referenced. */
     if (q->h_chgrp)
@@ -481,7 +481,7 @@ static int channel_alloc(struct hcq_queue *q)
                               sizeof(tok))))
         return nvdrv_errno(r);
     q->token = tok.workSubmitToken;
-    if ((r = hcq_va_alloc(&dev->va_low, UVM_CHANNEL_RANGE, HCQ_PAGE_2M, &q->uvm_range)))
+    if ((r = hcq_va_alloc(dev->va_low, UVM_CHANNEL_RANGE, HCQ_PAGE_2M, &q->uvm_range)))
         return r;
     if ((r = nvdrv_uvm_register_channel(d, dev->info.uuid, q->h_channel, q->uvm_range,
                                         UVM_CHANNEL_RANGE)))

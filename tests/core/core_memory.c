@@ -112,8 +112,8 @@ static void test_cycles(struct hcq_device *dev)
                                                HCQ_MEM_HOST, HCQ_MEM_DEVICE};
     static const uint64_t sizes[4] = {4096, 65536, 8192, 8ull << 20};
     uint64_t use0 = hcq_mem_in_use(dev);
-    uint64_t low0 = hcq_va_free_bytes(&dev->va_low), high0 = hcq_va_free_bytes(&dev->va_high);
-    size_t frag_low0 = hcq_va_fragments(&dev->va_low), frag_high0 = hcq_va_fragments(&dev->va_high);
+    uint64_t low0 = hcq_va_free_bytes(dev->va_low), high0 = hcq_va_free_bytes(dev->va_high);
+    size_t frag_low0 = hcq_va_fragments(dev->va_low), frag_high0 = hcq_va_fragments(dev->va_high);
     uint8_t *user = aligned_alloc(4096, 8192);
     REQUIRE(user);
     for (int i = 0; i < 10000; i++) {
@@ -133,10 +133,10 @@ static void test_cycles(struct hcq_device *dev)
     }
     free(user);
     EXPECT_EQ(hcq_mem_in_use(dev), use0);
-    EXPECT_EQ(hcq_va_free_bytes(&dev->va_low), low0);
-    EXPECT_EQ(hcq_va_free_bytes(&dev->va_high), high0);
-    EXPECT_EQ(hcq_va_fragments(&dev->va_low), frag_low0);
-    EXPECT_EQ(hcq_va_fragments(&dev->va_high), frag_high0);
+    EXPECT_EQ(hcq_va_free_bytes(dev->va_low), low0);
+    EXPECT_EQ(hcq_va_free_bytes(dev->va_high), high0);
+    EXPECT_EQ(hcq_va_fragments(dev->va_low), frag_low0);
+    EXPECT_EQ(hcq_va_fragments(dev->va_high), frag_high0);
 }
 
 int main(void)
