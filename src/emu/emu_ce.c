@@ -170,7 +170,7 @@ static bool ce_transfer(struct emu_chan *c, unsigned s, uint32_t d)
     uint64_t pin = multi ? CE_REG(c, s, NVC8B5_PITCH_IN) : 0;
     uint64_t pout = multi ? CE_REG(c, s, NVC8B5_PITCH_OUT) : 0;
     bool remap = NV_FIELD_GET(NVC8B5_LAUNCH_DMA_REMAP_ENABLE, d);
-    struct remap r;
+    struct remap r = {0};
     if (remap)
         remap_decode(c, s, &r);
     for (uint64_t l = 0; l < lines; l++) {
