@@ -89,6 +89,33 @@ static void arch_limits(struct hcq_device_info *in)
     }
 }
 
+/* Maximum graphics (boost) clock by PCI device id, from NVIDIA's
+ * published board specifications: the open 580 RM has no public clock
+ * control (ctrl2080clk.h is empty), so this is the one fact not read
+ * from the driver. Unknown boards report 0. */
+static uint32_t boost_clock_mhz(uint16_t pci_device_id)
+{
+    static const struct {
+        uint16_t id;
+        uint16_t mhz;
+    } boards[] = {
+        {0x2335, 1980}, /* H200 SXM */
+        {0x233B, 1785}, /* H200 NVL */
+        {0x2330, 1980}, /* H100 SXM5 80GB */
+        {0x2331, 1755}, /* H100 PCIe */
+        {0x2324, 1755}, /* H800 PCIe */
+        {0x2342, 1980}, /* GH200 */
+        {0x20B0, 1410}, /* A100 SXM4 40GB */
+        {0x20B2, 1410}, /* A100 SXM4 80GB */
+        {0x20F1, 1410}, /* A100 PCIe 40GB */
+        {0x20B5, 1410}, /* A100 PCIe 80GB */
+    };
+    for (size_t i = 0; i < UTIL_ARRAY_SIZE(boards); i++)
+        if (boards[i].id == pci_device_id)
+            return boards[i].mhz;
+    return 0;
+}
+
 /* FP32 lanes per SM, to turn GR's core count into SMs. */
 static uint32_t cores_per_sm(uint32_t arch) { return arch == 0x800 ? 64 : 128; }
 
@@ -302,6 +329,7 @@ static int probe(struct hcq_device *dev)
     in->pci_device_id = dev->card.pci_info.device_id;
     in->bar1_bytes = dev->card.fb_size;
     in->timer_resolution_ns = 32; /* PTIMER ticks in 32 ns steps since Volta */
+    in->clock_mhz = boost_clock_mhz(in->pci_device_id);
     arch_limits(in);
     return 0;
 }

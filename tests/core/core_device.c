@@ -38,6 +38,8 @@ static void test_enumerate(void)
         EXPECT(in->max_warps_per_sm >= 32);
         EXPECT(in->mem_bytes > 0);
         EXPECT_EQ(in->pci_vendor_id, 0x10de);
+        if (in->pci_device_id == 0x2335)
+            EXPECT_EQ(in->clock_mhz, 1980);
         static const uint8_t zero[16];
         EXPECT(memcmp(in->uuid, zero, 16) != 0);
         EXPECT(in->compute_class && in->copy_class && in->gpfifo_class && in->usermode_class);
