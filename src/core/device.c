@@ -119,40 +119,54 @@ static uint32_t boost_clock_mhz(uint16_t pci_device_id)
 /* FP32 lanes per SM, to turn GR's core count into SMs. */
 static uint32_t cores_per_sm(uint32_t arch) { return arch == 0x800 ? 64 : 128; }
 
+/* GR_GET_INFO for a list of indices. */
+static int gr_info(struct hcq_device *dev, NV2080_CTRL_GR_INFO *list, uint32_t n)
+{
+    NV2080_CTRL_GR_GET_INFO_PARAMS p = {
+        .grInfoListSize = n,
+        .grInfoList = (uint64_t)(uintptr_t)list,
+    };
+    return nvdrv_rm_control(dev->drv, dev->h_subdevice, NV2080_CTRL_CMD_GR_GET_INFO, &p,
+                            sizeof(p));
+}
+
+/* One index; 0 when RM does not know it. */
+static uint32_t gr_info1(struct hcq_device *dev, uint32_t index)
+{
+    NV2080_CTRL_GR_INFO e = {index, 0};
+    return gr_info(dev, &e, 1) ? 0 : e.data;
+}
+
 static int read_gr_info(struct hcq_device *dev)
 {
     struct hcq_device_info *in = &dev->info;
+    /* The indices verified on the H200, in one call; RM refuses the
+     * whole list for one unknown index, so the others go one by one. */
     NV2080_CTRL_GR_INFO list[] = {
         {NV2080_CTRL_GR_INFO_INDEX_SM_VERSION, 0},
         {NV2080_CTRL_GR_INFO_INDEX_MAX_WARPS_PER_SM, 0},
-        {NV2080_CTRL_GR_INFO_INDEX_MAX_THREADS_PER_WARP, 0},
         {NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_GPCS, 0},
         {NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_TPC_PER_GPC, 0},
         {NV2080_CTRL_GR_INFO_INDEX_LITTER_NUM_SM_PER_TPC, 0},
-        {NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT, 0},
-        {NV2080_CTRL_GR_INFO_INDEX_GPU_CORE_COUNT, 0},
     };
-    NV2080_CTRL_GR_GET_INFO_PARAMS p = {
-        .grInfoListSize = UTIL_ARRAY_SIZE(list),
-        .grInfoList = (uint64_t)(uintptr_t)list,
-    };
-    int r = nvdrv_rm_control(dev->drv, dev->h_subdevice, NV2080_CTRL_CMD_GR_GET_INFO, &p,
-                             sizeof(p));
+    int r = gr_info(dev, list, UTIL_ARRAY_SIZE(list));
     if (r)
         return r;
     uint32_t v = list[0].data;
     in->arch = ((v >> 8) & 0xff) << 8 | (v & 0xff) << 4;
     in->max_warps_per_sm = list[1].data;
-    in->warp_size = list[2].data ? list[2].data : 32;
-    in->gpc_count = list[3].data;
-    in->tpc_per_gpc = list[4].data;
-    in->sm_per_tpc = list[5].data;
-    uint32_t tpcs = list[6].data, cores = list[7].data;
+    in->gpc_count = list[2].data;
+    in->tpc_per_gpc = list[3].data;
+    in->sm_per_tpc = list[4].data;
+    uint32_t warp = gr_info1(dev, NV2080_CTRL_GR_INFO_INDEX_MAX_THREADS_PER_WARP);
+    in->warp_size = warp ? warp : 32;
+    uint32_t tpcs = gr_info1(dev, NV2080_CTRL_GR_INFO_INDEX_SHADER_PIPE_SUB_COUNT);
+    uint32_t cores = gr_info1(dev, NV2080_CTRL_GR_INFO_INDEX_GPU_CORE_COUNT);
     /* Enabled SMs: from the core count when RM reports it, else enabled
-     * TPCs × SMs per TPC; never above the litter bound. */
-    uint32_t sms = cores ? cores / cores_per_sm(in->arch) : tpcs * in->sm_per_tpc;
+     * TPCs × SMs per TPC, else the litter bound; never above the bound. */
     uint32_t bound = in->gpc_count * in->tpc_per_gpc * in->sm_per_tpc;
-    if (bound && sms > bound)
+    uint32_t sms = cores ? cores / cores_per_sm(in->arch) : tpcs * in->sm_per_tpc;
+    if (!sms || (bound && sms > bound))
         sms = bound;
     in->sm_count = sms;
     CORE_LOG("gr: sm_version 0x%x warps/sm %u gpcs %u tpc/gpc %u sm/tpc %u tpcs %u cores %u -> "
