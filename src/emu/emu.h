@@ -282,6 +282,8 @@ struct emu_launch {
     uint8_t *cbuf0;      /* copy of bank 0 as launched */
     uint32_t cbuf0_size;
     uint32_t shared_size;
+    uint64_t cbuf_va[8]; /* banks bound in the QMD; 0 = unbound */
+    uint32_t cbuf_size[8];
 };
 
 /* Run every block of a launch (loads built-ins and HCQCL_EMU_KERNELS on

@@ -72,6 +72,11 @@ static uint64_t qmd_run(struct emu_chan *c, unsigned subch, uint64_t qva)
     /* sm_90 reserves the first 1 KiB of the CTA's window. */
     l.shared_size = smem > NV_SHARED_RESERVED_SM90 ? smem - NV_SHARED_RESERVED_SM90 : 0;
 
+    for (unsigned i = 0; i < NV_QMD_CONSTANT_BUFFERS; i++)
+        if (nv_qmd_get(qmd, v, NV_QMD_CONSTANT_BUFFER_VALID, i)) {
+            l.cbuf_va[i] = nv_qmd_get_cbuf_addr(qmd, v, i);
+            l.cbuf_size[i] = nv_qmd_get_cbuf_size(qmd, v, i);
+        }
     uint8_t *cbuf0 = NULL;
     if (nv_qmd_get(qmd, v, NV_QMD_CONSTANT_BUFFER_VALID, 0)) {
         uint64_t cva = nv_qmd_get_cbuf_addr(qmd, v, 0);

@@ -250,6 +250,8 @@ static void run_blocks(struct grid *g)
             .ptr = block_ptr,
             .model = &x,
         };
+        memcpy(b.cbuf_va, l->cbuf_va, sizeof(b.cbuf_va));
+        memcpy(b.cbuf_size, l->cbuf_size, sizeof(b.cbuf_size));
         if (shared)
             memset(shared, 0, l->shared_size);
         g->fn(&b);
