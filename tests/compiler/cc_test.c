@@ -294,6 +294,13 @@ static void test_errors(void)
     const char *a6[] = { "-o", out, "-D", "NEEDED=3", bad, NULL };
     EXPECT(run_cc(&log, a6) == 0);
     free(log);
+    /* Quotes group an option's value as clBuildProgram users write it. */
+    const char *a7[] = { "--options=-D \"NEEDED=(1 + 2)\" -cl-mad-enable", "-o", out, bad, NULL };
+    EXPECT(run_cc(&log, a7) == 0);
+    free(log);
+    const char *a8[] = { "--options=-D \"NEEDED=(1 + 2)", "-o", out, bad, NULL };
+    EXPECT(run_cc(&log, a8) == 2 && strstr(log, "unterminated quote"));
+    free(log);
 }
 
 static void test_cts_interface(void)
