@@ -205,7 +205,8 @@ struct hcq_queue {
     volatile uint64_t *ring;
     volatile uint32_t *userd;
     uint32_t ring_entries;
-    uint64_t put;   /* entries written, ever */
+    uint64_t put;     /* entries written, ever */
+    uint64_t get_abs; /* entries the GPU has consumed, at least */
 
     /* Pushbuffer arena (dwords) and per-submission scratch arena. */
     struct hcq_arena pb, scratch;
@@ -220,6 +221,7 @@ struct hcq_queue {
     uint64_t seq;      /* sequence number of the open submission */
     uint64_t seq_done; /* all submissions < seq_done are known retired */
     uint64_t retire[HCQ_SUBMIT_HISTORY];
+    uint64_t put_at[HCQ_SUBMIT_HISTORY]; /* ring entries written through seq */
     uint64_t rel_value;   /* last timeline release emitted ... */
     uint64_t rel_pb_head; /* ... and pb.head just after it */
 

@@ -350,18 +350,46 @@ static uint32_t gp_get(struct hcq_queue *q)
     return __atomic_load_n(&q->userd[NV_USERD_GP_GET / 4], __ATOMIC_ACQUIRE);
 }
 
+/* GP entries the GPU has certainly consumed, from the timeline: every
+ * submission ends with a release, so once the timeline reached it, all
+ * entries up to put_at[] of that submission were fetched and run. This
+ * does not depend on when the GPU writes GP_GET back to USERD. */
+static uint64_t consumed_by_timeline(struct hcq_queue *q)
+{
+    uint64_t tl = hcq_signal_value(q->timeline);
+    for (uint64_t s = q->seq; s-- > 0 && q->seq - s <= HCQ_SUBMIT_HISTORY;) {
+        uint64_t r = q->retire[s % HCQ_SUBMIT_HISTORY];
+        if (r && r <= tl)
+            return q->put_at[s % HCQ_SUBMIT_HISTORY];
+    }
+    return 0;
+}
+
+/* Advance get_abs, the absolute count of consumed entries. GP_GET is a
+ * ring index the GPU writes back when it likes; decoding it relative to
+ * get_abs is unambiguous because put never runs more than entries-1
+ * ahead of get_abs. The timeline gives a second, never-stale bound. */
+static void update_get(struct hcq_queue *q)
+{
+    uint32_t mask = q->ring_entries - 1;
+    uint64_t delta = (gp_get(q) - (uint32_t)q->get_abs) & mask;
+    if (delta <= q->put - q->get_abs)
+        q->get_abs += delta;
+    uint64_t t = consumed_by_timeline(q);
+    if (t > q->get_abs)
+        q->get_abs = t;
+}
+
 /* Wait until the ring has a free slot: at most entries-1 outstanding. */
 static int ring_room(struct hcq_queue *q)
 {
-    uint64_t t0 = util_now_ns();
-    uint32_t last_get = gp_get(q);
+    uint64_t t0 = util_now_ns(), last = q->get_abs;
     for (;;) {
-        uint32_t get = gp_get(q);
-        uint32_t outstanding = (uint32_t)((q->put - get) % q->ring_entries);
-        if (outstanding < q->ring_entries - 1)
+        update_get(q);
+        if (q->put - q->get_abs < q->ring_entries - 1)
             return 0;
-        if (get != last_get) {
-            last_get = get;
+        if (q->get_abs != last) {
+            last = q->get_abs;
             t0 = util_now_ns();
         }
         if (hcq_device_check_lost(q->dev))
@@ -405,6 +433,7 @@ static int submit(struct hcq_queue *q)
     q->npending = 0;
     q->open_start = q->pb.head;
     q->retire[q->seq % HCQ_SUBMIT_HISTORY] = q->rel_value;
+    q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
     arena_mark(q, &q->pb);
     arena_mark(q, &q->scratch);
     q->seq++;
