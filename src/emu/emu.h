@@ -67,6 +67,9 @@
 #ifndef NV_ERR_INVALID_OFFSET
 #define NV_ERR_INVALID_OFFSET 0x37
 #endif
+#ifndef NV_ERR_UVM_ADDRESS_IN_USE
+#define NV_ERR_UVM_ADDRESS_IN_USE 0x68
+#endif
 
 #define EMU_LOG(...) UTIL_LOG(UTIL_LOG_EMU, __VA_ARGS__)
 

@@ -302,8 +302,8 @@ static void *worker_main(void *arg)
         }
         if (idle == EMU_SPIN_ROUNDS)
             idle_since = util_now_ns();
-        /* Sleep 30 µs; after a long idle stretch 200 µs to spare the CPU. */
-        long ns = util_now_ns() - idle_since > 50000000ull ? 200000 : 30000;
+        /* Sleep 30 µs; after 50 ms of idleness 500 µs, to spare the CPU. */
+        long ns = util_now_ns() - idle_since > 50000000ull ? 500000 : 30000;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += ns;

@@ -45,7 +45,7 @@ static uint32_t create_range(struct emu_fd *f, UVM_CREATE_EXTERNAL_RANGE_PARAMS 
         return NV_ERR_INVALID_ADDRESS;
     for (size_t i = 0; i < f->nxr; i++)
         if (p->base < f->xr[i].base + f->xr[i].len && f->xr[i].base < p->base + p->length)
-            return NV_ERR_INVALID_ADDRESS; /* overlaps another range */
+            return NV_ERR_UVM_ADDRESS_IN_USE; /* the VA space is the process's */
     if (f->nxr == f->cap_xr) {
         size_t cap = f->cap_xr ? f->cap_xr * 2 : 32;
         void *v = realloc(f->xr, cap * sizeof(*f->xr));
@@ -83,7 +83,7 @@ static uint32_t map_external(int fd, struct emu_fd *f, UVM_MAP_EXTERNAL_ALLOCATI
         if (rc) {
             for (uint64_t j = 0; j < i; j++)
                 emu_vm_unmap(&gpus[j]->vm, p->base, p->length);
-            return rc == -ENOMEM ? NV_ERR_NO_MEMORY : NV_ERR_INVALID_ADDRESS;
+            return rc == -ENOMEM ? NV_ERR_NO_MEMORY : NV_ERR_UVM_ADDRESS_IN_USE;
         }
     }
     return NV_OK;

@@ -124,7 +124,7 @@ static void test_memory(struct harness *h)
      * over the same addresses. */
     CHECK_EQ(nvdrv_uvm_map_external_allocation(d, h->uuid, 0x3000000000ull, 0x1000, m.handle),
              NV_ERR_INVALID_ADDRESS);
-    CHECK_EQ(nvdrv_uvm_create_external_range(d, m.va, 0x1000), NV_ERR_INVALID_ADDRESS);
+    CHECK_EQ(nvdrv_uvm_create_external_range(d, m.va, 0x1000), NV_ERR_UVM_ADDRESS_IN_USE);
     /* One mapping context per fd. */
     int fd = nvdrv_open_gpu_fd(d, 0);
     CHECK(fd >= 0);
@@ -238,6 +238,13 @@ int main(void)
     test_ptimer(&h);
     test_two_gpus(&h);
     h_fini(&h);
+    /* Closing the ctl fd freed the client tree: the workers are gone. */
+    for (unsigned i = 0; i < emu.ngpus; i++) {
+        CHECK(!emu.gpus[i].worker_running);
+        CHECK_EQ(emu.gpus[i].users, 0);
+        CHECK_EQ(emu.gpus[i].vm.n, 0);
+        CHECK_EQ(atomic_load(&emu.gpus[i].mem_used), 0);
+    }
     printf("emu_rm: ok\n");
     return 0;
 }
