@@ -69,6 +69,51 @@ static void test_host_semaphores(void)
     CHECK_EQ(*slot(4), 0xffffffff0000abcdull);
 }
 
+static void sem_op(struct h_chan *c, uint64_t va, uint64_t payload, uint32_t exec)
+{
+    uint32_t w[5] = {(uint32_t)va, (uint32_t)(va >> 32), (uint32_t)payload,
+                     (uint32_t)(payload >> 32), exec};
+    h_incr(c, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 5, w);
+}
+
+/* ACQ_AND / ACQ_NOR / ACQ_STRICT_GEQ, reductions, inline-to-memory. */
+static void test_semaphore_ops(void)
+{
+    struct h_chan *c = &H.compute;
+    const uint32_t op = 0; /* SEM_EXECUTE_OPERATION lives in bits 2:0 */
+    *slot(16) = 0x10; /* bit 4 set, bit 5 clear */
+    *slot(17) = 10;
+    h_begin(&H, c);
+    sem_op(c, slot_va(16), 0x10, op | NVC86F_SEM_EXECUTE_OPERATION_ACQ_AND);
+    sem_op(c, slot_va(16), ~0x20u & 0xffffffffu, op | NVC86F_SEM_EXECUTE_OPERATION_ACQ_NOR);
+    sem_op(c, slot_va(17), 10, op | NVC86F_SEM_EXECUTE_OPERATION_ACQ_STRICT_GEQ);
+    /* 64-bit IADD reduction: 10 + 5. */
+    sem_op(c, slot_va(17), 5,
+           NVC86F_SEM_EXECUTE_OPERATION_REDUCTION |
+               NV_FIELD_NUM(NVC86F_SEM_EXECUTE_REDUCTION, 5) |
+               NV_FIELD_NUM(NVC86F_SEM_EXECUTE_REDUCTION_FORMAT, 1) |
+               NV_FIELD_NUM(NVC86F_SEM_EXECUTE_PAYLOAD_SIZE, 1));
+    /* Inline-to-memory: 6 bytes into slot 18. */
+    uint32_t i2m[4] = {6, 1, (uint32_t)(slot_va(18) >> 32), (uint32_t)slot_va(18)};
+    h_incr(c, NV_SUBC_COMPUTE, NVCBC0_LINE_LENGTH_IN, 4, i2m);
+    h_incr(c, NV_SUBC_COMPUTE, NVCBC0_LAUNCH_DMA, 1, (uint32_t[]){1}); /* pitch */
+    h_word(c, nv_mthd_non_incr(NV_SUBC_COMPUTE, NVCBC0_LOAD_INLINE_DATA, 2));
+    h_word(c, 0x44332211);
+    h_word(c, 0x88776655);
+    h_release(c, slot_va(19), 1);
+    /* An AND that cannot be satisfied yet blocks what follows. */
+    sem_op(c, slot_va(16), 0x100, op | NVC86F_SEM_EXECUTE_OPERATION_ACQ_AND);
+    h_release(c, slot_va(19), 2);
+    h_submit(&H, c);
+    CHECK(h_wait64(slot(19), 1));
+    CHECK_EQ(*slot(17), 15);
+    CHECK_EQ(*slot(18), 0x665544332211ull);
+    sleep_ms(5);
+    CHECK_EQ(*slot(19), 1);
+    __atomic_store_n(slot(16), 0x110, __ATOMIC_RELEASE);
+    CHECK(h_wait64(slot(19), 2));
+}
+
 static void test_copy_engine(void)
 {
     struct h_chan *k = &H.copy;
@@ -389,6 +434,7 @@ int main(void)
     h_alloc(&H, 4096, true, &sig);
     memset(sig.cpu, 0, 4096);
     test_host_semaphores();
+    test_semaphore_ops();
     test_copy_engine();
     test_kernels();
     test_channel_errors();
