@@ -475,13 +475,7 @@ void hcq_enumerate(struct hcq_device *const **devices, unsigned *count)
 static void teardown(struct hcq_device *dev)
 {
     struct nvdrv *d = dev->drv;
-    if (dev->local_mem) {
-        hcq_mem_free(dev->local_mem);
-        dev->local_mem = NULL;
-        dev->local_per_thread = 0;
-        dev->local_per_tpc = 0;
-        dev->local_gen++;
-    }
+    hcq_device_local_fini(dev);
     hcq_signal_pool_fini(dev);
     if (dev->uvm_vaspace)
         nvdrv_uvm_unregister_gpu_vaspace(d, dev->info.uuid);
