@@ -755,7 +755,13 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NVA06C_CTRL_CMD_GPFIFO_SCHEDULE 0xA06C0101u
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
 
-/* X(name, cmd, params struct, sent to) — every control hcqcl issues. */
+/* X(name, cmd, params struct, sent to) — every control hcqcl issues.
+ * "sent to" names the object class (client, device, subdevice,
+ * channel_group, channel). RM checks paramsSize == sizeof(struct) except
+ * for FB_GET_INFO_V2, whose list length hcqcl probes (see above). The
+ * classes hcqcl may also pick on other GPUs (AMPERE_CHANNEL_GPFIFO_A,
+ * AMPERE_COMPUTE_B, ADA_COMPUTE_A, AMPERE_DMA_COPY_A/B, the older
+ * usermode classes) take the same parameter structs. */
 #define NVDRV_RM_CONTROLS(X)                                                              \
     X(NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, 0x0000013Eu,                           \
       NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS, client)                             \
