@@ -101,7 +101,10 @@ static void mem_release(struct hcq_device *dev, struct hcq_mem_priv *m, uint64_t
         nvdrv_uvm_free(d, gpu_va, m->map_size);
     if (m->h_memory)
         nvdrv_rm_free(d, dev->h_device, m->h_memory);
-    if (m->cpu_map)
+    /* Host pages came from our own mmap; driver views through the seam. */
+    if (m->cpu_map && m->own_pages)
+        munmap(m->cpu_map, m->cpu_map_size);
+    else if (m->cpu_map)
         nvdrv_munmap(d, m->cpu_map, m->cpu_map_size);
     if (m->counted)
         atomic_fetch_sub(&dev->mem_in_use, m->counted);
@@ -167,6 +170,7 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
         }
         m->cpu_map = p;
         m->cpu_map_size = m->map_size;
+        m->own_pages = true;
         m->pub.cpu = p;
         r = nvdrv_errno(nvdrv_rm_alloc_os_memory(hcq_drv(dev), dev->gpu_fd, dev->h_device, p,
                                                  m->map_size, &m->h_memory));

@@ -134,6 +134,7 @@ struct hcq_mem_priv {
     uint64_t page;       /* GPU page size */
     bool high;           /* VA from the high range */
     void *cpu_map;       /* CPU mapping we own (munmap on free), or NULL */
+    bool own_pages;      /* cpu_map is our anonymous mmap, not a driver view */
     uint64_t cpu_map_size;
     uint64_t counted;    /* bytes counted in mem_in_use */
 };
