@@ -156,8 +156,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueNativeKernel,
 {
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(command_queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_OPERATION if the device associated with command_queue cannot execute the native
-     * kernel */
+    /* CL_INVALID_OPERATION if the device associated with command_queue cannot execute the native kernel */
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
@@ -224,8 +223,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueAcquireGLObjects,
 {
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(command_queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_CONTEXT if context associated with command_queue was not created from an OpenGL
-     * context */
+    /* CL_INVALID_CONTEXT if context associated with command_queue was not created from an OpenGL context */
     return HCQCL_UNSUPPORTED(CL_INVALID_CONTEXT);
 }
 
@@ -235,8 +233,7 @@ HCQCL_DEFAULT(cl_int, clEnqueueReleaseGLObjects,
 {
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
     HCQCL_DEFAULT_CHECK_OBJ(command_queue, HCQCL_TYPE_QUEUE, CL_INVALID_COMMAND_QUEUE);
-    /* CL_INVALID_CONTEXT if context associated with command_queue was not created from an OpenGL
-     * context */
+    /* CL_INVALID_CONTEXT if context associated with command_queue was not created from an OpenGL context */
     return HCQCL_UNSUPPORTED(CL_INVALID_CONTEXT);
 }
 
@@ -358,8 +355,7 @@ HCQCL_DEFAULT(cl_program, clCreateProgramWithBuiltInKernels,
 {
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_DEFAULT_CHECK_OBJ_ERR(context, HCQCL_TYPE_CONTEXT, CL_INVALID_CONTEXT);
-    /* CL_INVALID_VALUE if kernel_names contains a kernel name that is not supported by any of the
-     * devices in device_list */
+    /* CL_INVALID_VALUE if kernel_names contains a kernel name that is not supported by any of the devices in device_list */
     return HCQCL_UNSUPPORTED_OBJ(CL_INVALID_VALUE);
 }
 
@@ -690,9 +686,8 @@ HCQCL_DEFAULT(cl_int, clSetProgramSpecializationConstant,
 {
     /* CL_INVALID_PROGRAM if program is not a valid program object */
     HCQCL_DEFAULT_CHECK_OBJ(program, HCQCL_TYPE_PROGRAM, CL_INVALID_PROGRAM);
-    /* CL_INVALID_PROGRAM if program is not a valid program object created from an intermediate
-     * language (e.g. SPIR-V) */
-    return HCQCL_UNSUPPORTED(CL_INVALID_PROGRAM);
+    /* CL_INVALID_OPERATION if no devices associated with program support intermediate language programs */
+    return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);
 }
 
 HCQCL_DEFAULT(cl_mem, clCreateImageWithProperties,
