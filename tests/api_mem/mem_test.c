@@ -399,6 +399,56 @@ static void test_cycles(void)
     free(host);
 }
 
+/* Two devices share one context (HCQCL_EMU_GPUS=2): a buffer has one
+ * set of contents, whichever device writes or reads it. */
+static void test_two_devices(void)
+{
+    cl_device_id devs[2];
+    cl_uint n = 0;
+    if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 2, devs, &n) != CL_SUCCESS || n < 2) {
+        printf("api_mem: one device: two-device buffers not tested\n");
+        return;
+    }
+    cl_int err;
+    cl_context c2 = clCreateContext(NULL, 2, devs, NULL, NULL, &err);
+    REQUIRE(c2, "two-device context: %d", err);
+    cl_command_queue q0 = clCreateCommandQueueWithProperties(c2, devs[0], NULL, &err);
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(c2, devs[1], NULL, &err);
+    REQUIRE(q0 && q1, "queues: %d", err);
+    const size_t n_bytes = 3 * 65536 + 12;
+    uint8_t *a = malloc(n_bytes), *b = malloc(n_bytes);
+    REQUIRE(a && b, "host");
+    static const cl_mem_flags kinds[] = {0, CL_MEM_ALLOC_HOST_PTR, CL_MEM_COPY_HOST_PTR,
+                                         CL_MEM_USE_HOST_PTR};
+    for (size_t k = 0; k < 4; k++) {
+        fill_pattern(a, n_bytes, (unsigned)k + 20);
+        cl_mem m = clCreateBuffer(c2, kinds[k], n_bytes,
+                                  kinds[k] & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR) ? a : NULL,
+                                  &err);
+        EXPECT(m && err == CL_SUCCESS, "flags 0x%llx: %d", (unsigned long long)kinds[k], err);
+        if (!m)
+            continue;
+        if (!(kinds[k] & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR)))
+            EXPECT_OK(clEnqueueWriteBuffer(q0, m, CL_TRUE, 0, n_bytes, a, 0, NULL, NULL));
+        memset(b, 0, n_bytes);
+        EXPECT_OK(clEnqueueReadBuffer(q1, m, CL_TRUE, 0, n_bytes, b, 0, NULL, NULL));
+        EXPECT(!memcmp(a, b, n_bytes), "flags 0x%llx: device 1 reads what device 0 wrote",
+               (unsigned long long)kinds[k]);
+        /* And back: device 1 writes a region, device 0 reads it. */
+        fill_pattern(b, 4096, 77);
+        EXPECT_OK(clEnqueueWriteBuffer(q1, m, CL_TRUE, 65536, 4096, b, 0, NULL, NULL));
+        uint8_t back[4096];
+        EXPECT_OK(clEnqueueReadBuffer(q0, m, CL_TRUE, 65536, 4096, back, 0, NULL, NULL));
+        EXPECT(!memcmp(back, b, 4096), "device 0 reads what device 1 wrote");
+        EXPECT_OK(clReleaseMemObject(m));
+    }
+    free(a);
+    free(b);
+    clReleaseCommandQueue(q0);
+    clReleaseCommandQueue(q1);
+    clReleaseContext(c2);
+}
+
 int main(void)
 {
     cl_int err;
@@ -417,6 +467,7 @@ int main(void)
     test_sub_buffers();
     test_contents();
     test_cycles();
+    test_two_devices();
 
     clReleaseCommandQueue(queue);
     clReleaseContext(ctx);
