@@ -239,6 +239,10 @@ struct emu_chan {
     uint32_t host_regs[0x40];
     struct emu_tlb tlb;
 
+    /* Last kernel matched at kcache_va (index into the registry, which
+     * only grows), tried first on the next launch. */
+    uint64_t kcache_va;
+    size_t kcache_idx;
     /* Compute-class inline-to-memory cursor. */
     uint64_t i2m_va, i2m_total, i2m_pos;
     uint32_t i2m_line, i2m_pitch;

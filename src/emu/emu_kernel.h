@@ -16,7 +16,8 @@
  * which calls reg->add_cubin() for each cubin it knows (embedded bytes;
  * the registry copies them) and reg->add() for each host function. The
  * emulated device loads every library named in HCQCL_EMU_KERNELS (a ':'
- * separated list of paths) when it starts, plus its built-in kernels.
+ * separated list of paths) before the first launch; a process may also
+ * register its own with emu_register_kernels().
  *
  * The host function runs ONE thread block (all its threads: it loops
  * over thread ids itself, splitting at barriers). Blocks of one grid may

@@ -168,21 +168,32 @@ static bool text_matches(const struct kreg_kernel *e, const uint8_t *code)
     return pos >= e->text_size || !memcmp(code + pos, e->text + pos, e->text_size - pos);
 }
 
+static bool kernel_at(struct emu_chan *c, const struct kreg_kernel *e, uint64_t va)
+{
+    const uint8_t *code = emu_vm_translate(&c->gpu->vm, &c->tlb, va, e->text_size);
+    return code && text_matches(e, code);
+}
+
 /* Kernel whose code sits at va, and its host function; reg.lock held. */
 static const struct kreg_kernel *find_kernel(struct emu_chan *c, uint64_t va, emu_kernel_fn *fn)
 {
+    const struct kreg_kernel *e = NULL;
     *fn = NULL;
-    for (size_t i = 0; i < reg.nkernels; i++) {
-        const struct kreg_kernel *e = &reg.kernels[i];
-        const uint8_t *code = emu_vm_translate(&c->gpu->vm, &c->tlb, va, e->text_size);
-        if (!code || !text_matches(e, code))
-            continue;
-        for (size_t j = 0; j < reg.nfns; j++)
-            if (!strcmp(reg.fns[j].name, e->k->name))
-                *fn = reg.fns[j].fn;
-        return e;
-    }
-    return NULL;
+    if (c->kcache_va == va && c->kcache_idx < reg.nkernels &&
+        kernel_at(c, &reg.kernels[c->kcache_idx], va))
+        e = &reg.kernels[c->kcache_idx];
+    for (size_t i = 0; !e && i < reg.nkernels; i++)
+        if (kernel_at(c, &reg.kernels[i], va)) {
+            e = &reg.kernels[i];
+            c->kcache_va = va;
+            c->kcache_idx = i;
+        }
+    if (!e)
+        return NULL;
+    for (size_t j = 0; j < reg.nfns; j++)
+        if (!strcmp(reg.fns[j].name, e->k->name))
+            *fn = reg.fns[j].fn;
+    return e;
 }
 
 /* ---- running blocks ---- */
