@@ -385,6 +385,7 @@ static void device_destroy(struct hcq_device *dev)
 {
     if (dev->h_device)
         nvdrv_rm_free(dev->drv, dev->drv->client, dev->h_device);
+    nvdrv_close_fd(dev->drv, dev->gpu_fd);
     pthread_mutex_destroy(&dev->lock);
     pthread_mutex_destroy(&dev->sig_lock);
     pthread_mutex_destroy(&dev->local_lock);
@@ -439,7 +440,12 @@ static void enumerate_once(void)
         dev->gpu_fd = -1;
         dev->va_low = &g_va_low;
         dev->va_high = &g_va_high;
-        r = probe(dev);
+        /* RM allocates NV01_DEVICE_0 only for a client that holds the GPU's
+         * /dev/nvidiaN open and registered (NV_ERR_INSUFFICIENT_PERMISSIONS
+         * otherwise), so the fd lives as long as the device. */
+        r = dev->gpu_fd = nvdrv_open_gpu_fd(&g_drv, dev->card.minor_number);
+        if (r >= 0)
+            r = probe(dev);
         if (r || !visible(dev, i)) {
             if (r) {
                 if (!g_error[0])
@@ -492,16 +498,12 @@ static void teardown(struct hcq_device *dev)
         nvdrv_rm_free(d, dev->h_device, dev->h_virtmem);
     dev->h_vaspace = dev->h_usermode = dev->h_virtmem = 0;
     dev->usermode = NULL;
-    nvdrv_close_fd(d, dev->gpu_fd);
-    dev->gpu_fd = -1;
 }
 
 static int bring_up(struct hcq_device *dev)
 {
     struct nvdrv *d = dev->drv;
-    int r = dev->gpu_fd = nvdrv_open_gpu_fd(d, dev->card.minor_number);
-    if (r < 0)
-        return r;
+    int r;
     NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS vm = {.limit = 0x1ffffffffffffull};
     if ((r = nvdrv_rm_alloc(d, dev->h_device, NV01_MEMORY_VIRTUAL, &vm, sizeof(vm),
                             &dev->h_virtmem)))
@@ -514,6 +516,11 @@ static int bring_up(struct hcq_device *dev)
                                  NVC361_USERMODE_SIZE, NULL, &um)))
         return nvdrv_errno(r);
     dev->usermode = um;
+    /* Clocks to maximum while this client lives, as CUDA asks; optional. */
+    NV2080_CTRL_PERF_BOOST_PARAMS boost = {.flags = NV2080_CTRL_PERF_BOOST_FLAGS_CUDA_MAX,
+                                           .duration = NV2080_CTRL_PERF_BOOST_DURATION_INFINITE};
+    if (nvdrv_rm_control(d, dev->h_subdevice, NV2080_CTRL_CMD_PERF_BOOST, &boost, sizeof(boost)))
+        CORE_LOG("device %u: PERF_BOOST refused; clocks left to the driver", dev->index);
     /* VA space owned by UVM: the process chooses every GPU address. */
     NV_VASPACE_ALLOCATION_PARAMETERS vs = {
         .flags = NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING |
