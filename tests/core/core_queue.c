@@ -228,6 +228,34 @@ static void test_wrap(struct hcq_device *dev)
     hcq_mem_free(m);
 }
 
+/* Copies and fills beyond what one LAUNCH_DMA carries (2^31 bytes per
+ * copy piece): device to device, checked through small windows copied
+ * back. Needs 4+ GiB of device memory, so only on a real GPU. */
+static void test_big_copy(struct hcq_device *dev, struct hcq_queue *cq)
+{
+    const uint64_t n = (1ull << 31) + 3 * 4096;
+    struct hcq_mem *src, *dst, *win;
+    REQUIRE(hcq_mem_alloc(dev, n, HCQ_MEM_DEVICE, &src) == 0);
+    REQUIRE(hcq_mem_alloc(dev, n, HCQ_MEM_DEVICE, &dst) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 3 * 4096, HCQ_MEM_HOST, &win) == 0);
+    uint32_t a = 0xA5A5F00Du, z = 0;
+    EXPECT_EQ(hcq_q_fill(cq, src->va, n, &a, 4), 0);
+    EXPECT_EQ(hcq_q_fill(cq, dst->va, n, &z, 4), 0);
+    EXPECT_EQ(hcq_q_copy(cq, dst->va, src->va, n), 0);
+    static const uint64_t at[3] = {0, (1ull << 31) - 2048, (1ull << 31) + 2 * 4096};
+    for (int i = 0; i < 3; i++)
+        EXPECT_EQ(hcq_q_copy(cq, win->va + i * 4096ull, dst->va + at[i], 4096), 0);
+    finish(cq);
+    const uint32_t *w = win->cpu;
+    int bad = 0;
+    for (int i = 0; i < 3 * 1024; i++)
+        bad += w[i] != a;
+    EXPECT_EQ(bad, 0);
+    hcq_mem_free(src);
+    hcq_mem_free(dst);
+    hcq_mem_free(win);
+}
+
 struct late_set {
     struct hcq_signal *s;
     unsigned ms;
@@ -293,6 +321,8 @@ int main(void)
     test_cross_queue(dev, kq, cq);
     test_wrap(dev);
     test_stalled_gpu(dev);
+    if (!hcq_device_info(dev)->emulated)
+        test_big_copy(dev, cq);
     hcq_queue_destroy(kq);
     hcq_queue_destroy(cq);
     EXPECT(!hcq_device_lost(dev));
