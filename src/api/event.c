@@ -391,7 +391,25 @@ static void *notifier_main(void *arg)
             nap_ns = 20000;
             continue;
         }
-        /* Nothing moved: back off up to 1 ms, woken early by new work. */
+        /* Nothing moved for a while: wait on the oldest GPU command in
+         * the core, which also notices a lost device (a channel error)
+         * that polling the value alone never would. */
+        if (nap_ns >= 1000000u) {
+            cl_event g = NULL;
+            pthread_mutex_lock(&T.lock);
+            for (cl_event e = T.first; e && !g; e = e->next)
+                if (atomic_load(&e->phase) == HCQCL_PH_GPU)
+                    g = e;
+            if (g)
+                hcqcl_event_ref(g);
+            pthread_mutex_unlock(&T.lock);
+            if (g) {
+                hcq_signal_wait(g->gpu_sig, g->gpu_val, 1000000);
+                hcqcl_event_unref(g);
+                continue;
+            }
+        }
+        /* Otherwise back off up to 1 ms, woken early by new work. */
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += (long)nap_ns;

@@ -1,0 +1,104 @@
+/*
+ * lost_test.c — a kernel that writes outside every buffer faults its
+ * channel; the device is then lost for the process: the command and those
+ * after it end with a negative status, waits return, clFinish reports
+ * CL_OUT_OF_RESOURCES, and the context's pfn_notify hears of it once.
+ * Its own process, since a lost device stays lost.
+ */
+#include "../api_platform/cltest.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+static atomic_int notified;
+
+static void CL_CALLBACK on_error(const char *info, const void *priv, size_t cb, void *data)
+{
+    atomic_fetch_add(&notified, 1);
+}
+
+static void *read_file(const char *name, size_t *size)
+{
+    const char *dir = getenv("HCQCL_TEST_DATA");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *p = malloc((size_t)n);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return p;
+}
+
+int main(void)
+{
+    if (!cltest_emulated()) {
+        /* Faulting a real GPU on purpose is not what a test run is for. */
+        printf("api_device_lost: skipped (real GPU)\n");
+        return 0;
+    }
+    cl_platform_id p = cltest_platform();
+    REQUIRE(p, "hcqcl platform not found");
+    cl_device_id dev;
+    cl_uint n = 0;
+    REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0,
+            "no device");
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, on_error, NULL, &err);
+    REQUIRE(ctx, "context: %d", err);
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    size_t size;
+    unsigned char *bin = read_file("queue_kernels.cubin", &size);
+    REQUIRE(bin, "queue_kernels.cubin not found under HCQCL_TEST_DATA");
+    const unsigned char *bins[] = {bin};
+    cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, NULL, &err);
+    free(bin);
+    REQUIRE(prog, "program: %d", err);
+    EXPECT_OK(clBuildProgram(prog, 1, &dev, NULL, NULL, NULL));
+    cl_kernel k = clCreateKernel(prog, "ids2d", &err);
+    REQUIRE(k, "kernel: %d", err);
+    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    cl_mem loc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    REQUIRE(out && loc, "buffers: %d", err);
+    /* Row 1 of a 2^30-wide grid: 4 GiB past the buffer. */
+    unsigned width = 1u << 30;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(out), &out));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(loc), &loc));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(width), &width));
+    const size_t off[] = {0, 1}, g[] = {1, 1};
+    cl_event bad, after;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 2, off, g, NULL, 0, NULL, &bad));
+    cl_int rc = clEnqueueMarkerWithWaitList(q, 0, NULL, &after);
+    EXPECT(rc == CL_SUCCESS || rc == CL_OUT_OF_RESOURCES, "marker after the fault: %d", rc);
+    EXPECT_ERR(clWaitForEvents(1, &bad), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    cl_int st = 0;
+    EXPECT_OK(clGetEventInfo(bad, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
+    EXPECT(st < 0, "faulting kernel status %d", st);
+    if (rc == CL_SUCCESS) {
+        EXPECT_ERR(clWaitForEvents(1, &after), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        EXPECT_OK(clReleaseEvent(after));
+    }
+    EXPECT_ERR(clFinish(q), CL_OUT_OF_RESOURCES);
+    for (int i = 0; i < 2000 && atomic_load(&notified) == 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    EXPECT(atomic_load(&notified) == 1, "pfn_notify called %d times", atomic_load(&notified));
+    EXPECT_OK(clReleaseEvent(bad));
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseProgram(prog));
+    EXPECT_OK(clReleaseMemObject(out));
+    EXPECT_OK(clReleaseMemObject(loc));
+    EXPECT_OK(clReleaseCommandQueue(q));
+    EXPECT_OK(clReleaseContext(ctx));
+    return cltest_result("api_device_lost");
+}
