@@ -227,6 +227,7 @@ struct emu_chan {
     struct emu_mem *userd_mem; /* referenced */
     uint64_t userd_off;
     struct emu_mem *err_mem;   /* referenced, may be NULL */
+    const void *tsg;           /* channel group (identity only); NULL: none */
 
     /* Walker state; the worker owns it while busy is set. */
     uint32_t gp_get;

@@ -39,6 +39,20 @@ void emu_gpu_ptimer_update(struct emu_gpu *gpu)
     __atomic_store_n(&u[NVC361_TIME_0 / 4], (uint32_t)t, __ATOMIC_RELEASE);
 }
 
+/* NvNotification: timeStamp (2 x u32 ns), info32, info16, status. */
+static void write_notifier(struct emu_chan *c, uint32_t code)
+{
+    if (!c->err_mem || c->err_mem->size < 16)
+        return;
+    uint8_t *n = c->err_mem->host;
+    uint64_t t = emu_gpu_time(c->gpu);
+    uint16_t info16 = 0;
+    memcpy(n, &t, 8);
+    memcpy(n + 8, &code, 4);
+    memcpy(n + 12, &info16, 2);
+    __atomic_store_n((uint16_t *)(n + 14), (uint16_t)0xffff, __ATOMIC_RELEASE);
+}
+
 void emu_chan_error(struct emu_chan *c, uint32_t code, const char *fmt, ...)
 {
     char msg[256];
@@ -49,16 +63,20 @@ void emu_chan_error(struct emu_chan *c, uint32_t code, const char *fmt, ...)
     if (atomic_exchange(&c->error, true))
         return; /* the first error is the one reported */
     EMU_LOG("gpu %u channel 0x%x: Xid %u: %s", c->gpu->index, c->handle, code, msg);
-    if (!c->err_mem || c->err_mem->size < 16)
+    write_notifier(c, code);
+    /* Recovery resets the whole channel group (TSG): every channel in it
+     * stops and is notified, as RM does. Called by the worker without
+     * gpu.lock; the other channels of the GPU are not being processed. */
+    if (!c->tsg)
         return;
-    /* NvNotification: timeStamp (2 x u32 ns), info32, info16, status. */
-    uint8_t *n = c->err_mem->host;
-    uint64_t t = emu_gpu_time(c->gpu);
-    uint16_t info16 = 0;
-    memcpy(n, &t, 8);
-    memcpy(n + 8, &code, 4);
-    memcpy(n + 12, &info16, 2);
-    __atomic_store_n((uint16_t *)(n + 14), (uint16_t)0xffff, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&c->gpu->lock);
+    for (struct emu_chan *o = c->gpu->chans; o; o = o->next)
+        if (o != c && o->tsg == c->tsg && !atomic_exchange(&o->error, true)) {
+            EMU_LOG("gpu %u channel 0x%x: stopped with its channel group", o->gpu->index,
+                    o->handle);
+            write_notifier(o, code);
+        }
+    pthread_mutex_unlock(&c->gpu->lock);
 }
 
 void *emu_chan_ptr(struct emu_chan *c, uint64_t va, uint64_t len, const char *what)

@@ -341,7 +341,7 @@ static void test_kernels(void)
 
     /* A launch whose code matches no registered kernel: channel error. */
     struct h_chan e;
-    h_chan_init(&H, &e, 2, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE);
+    h_chan_init(&H, &e, 2, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE, true);
     build_qmd(&p, q, args.va, asize, 1, 32);
     CHECK_EQ(nv_qmd_set_program(q, NV_QMD_V04_00, buf.va, 256), 0);
     h_begin(&H, &e);
@@ -357,7 +357,7 @@ static void test_kernels(void)
 
     /* A kernel touching unmapped memory: MMU fault. */
     struct h_chan f;
-    h_chan_init(&H, &f, 3, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE);
+    h_chan_init(&H, &f, 3, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE, true);
     uint64_t bad = 0x1ff0000000ull;
     memcpy(pp + 16, &bad, 8);
     build_qmd(&p, q, args.va, asize, 8, 128);
@@ -387,7 +387,7 @@ static void test_channel_errors(void)
 {
     /* An unknown compute method: GR exception, nothing after it runs. */
     struct h_chan c;
-    h_chan_init(&H, &c, 4, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE);
+    h_chan_init(&H, &c, 4, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE, true);
     h_begin(&H, &c);
     h_incr(&c, NV_SUBC_COMPUTE, 0x3ffc, 1, (uint32_t[]){1});
     h_release(&c, slot_va(14), 1);
@@ -398,7 +398,7 @@ static void test_channel_errors(void)
 
     /* A copy from unmapped memory: MMU fault. */
     struct h_chan k;
-    h_chan_init(&H, &k, 5, HOPPER_DMA_COPY_A, NV_SUBC_COPY);
+    h_chan_init(&H, &k, 5, HOPPER_DMA_COPY_A, NV_SUBC_COPY, true);
     h_begin(&H, &k);
     h_incr(&k, NV_SUBC_COPY, NVC8B5_OFFSET_IN_UPPER, 4,
            (uint32_t[]){0x1f, 0, (uint32_t)(sig.va >> 32), (uint32_t)sig.va});
@@ -409,19 +409,36 @@ static void test_channel_errors(void)
 
     /* A method on a subchannel with no object bound; a malformed header. */
     struct h_chan u;
-    h_chan_init(&H, &u, 6, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE);
+    h_chan_init(&H, &u, 6, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE, true);
     h_begin(&H, &u);
     h_incr(&u, 3, 0x200, 1, (uint32_t[]){1});
     h_submit(&H, &u);
     wait_error(&u, 13);
     struct h_chan m;
-    h_chan_init(&H, &m, 7, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE);
+    h_chan_init(&H, &m, 7, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE, true);
     h_begin(&H, &m);
     h_word(&m, 6u << 29); /* reserved opcode */
     h_submit(&H, &m);
     wait_error(&m, 32); /* ROBUST_CHANNEL_PBDMA_ERROR */
 
-    /* The healthy channels were not affected. */
+    /* An error stops every channel of its group: a sibling in the same
+     * group is notified too and runs nothing more. */
+    struct h_chan g1, g2;
+    h_chan_init(&H, &g1, 8, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE, true);
+    h_chan_join(&H, &g2, 9, HOPPER_DMA_COPY_A, NV_SUBC_COPY, &g1);
+    h_begin(&H, &g2);
+    h_acquire(&g2, slot_va(20), 1); /* parked until the group is reset */
+    h_release(&g2, slot_va(21), 1);
+    h_submit(&H, &g2);
+    h_begin(&H, &g1);
+    h_incr(&g1, NV_SUBC_COMPUTE, 0x3ffc, 1, (uint32_t[]){1});
+    h_submit(&H, &g1);
+    wait_error(&g1, 13);
+    wait_error(&g2, 13);
+    __atomic_store_n(slot(20), 1, __ATOMIC_RELEASE);
+    sleep_ms(5);
+    CHECK_EQ(*slot(21), 0);
+    /* The channels of other groups were not affected. */
     h_begin(&H, &H.compute);
     h_release(&H.compute, slot_va(15), 9);
     h_submit(&H, &H.compute);

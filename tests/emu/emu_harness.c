@@ -47,10 +47,23 @@ void h_free(struct harness *h, struct h_mem *m)
     memset(m, 0, sizeof(*m));
 }
 
-void h_chan_init(struct harness *h, struct h_chan *c, unsigned idx, uint32_t engine_cls,
-                 uint32_t subc)
+static void chan_create(struct harness *h, struct h_chan *c, unsigned idx, uint32_t engine_cls,
+                        uint32_t subc, bool own_group, uint32_t chgrp, uint32_t ctxshare)
 {
     memset(c, 0, sizeof(*c));
+    if (own_group) {
+        /* A channel error resets the whole channel group: a channel meant
+         * to fail gets a group of its own. */
+        NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS cg = {.engineType = NV2080_ENGINE_TYPE_GRAPHICS};
+        chgrp = ctxshare = 0;
+        CHECK_EQ(nvdrv_rm_alloc(&h->d, h->device, KEPLER_CHANNEL_GROUP_A, &cg, sizeof(cg), &chgrp),
+                 0);
+        NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {.hVASpace = h->vaspace, .flags = 1};
+        CHECK_EQ(nvdrv_rm_alloc(&h->d, chgrp, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs), &ctxshare),
+                 0);
+    }
+    c->chgrp = chgrp;
+    c->ctxshare = ctxshare;
     h_alloc(h, 0x1000, true, &c->notifier);
     c->entries = H_RING_ENTRIES;
     uint64_t ring_off = idx * 0x4000ull;
@@ -62,12 +75,11 @@ void h_chan_init(struct harness *h, struct h_chan *c, unsigned idx, uint32_t eng
         .hObjectBuffer = h->gpfifo.handle,
         .gpFifoOffset = c->ring_va,
         .gpFifoEntries = c->entries,
-        .hContextShare = h->ctxshare,
+        .hContextShare = ctxshare,
     };
     p.hUserdMemory[0] = h->gpfifo.handle;
     p.userdOffset[0] = ring_off + 0x2000;
-    CHECK_EQ(nvdrv_rm_alloc(&h->d, h->chgrp, HOPPER_CHANNEL_GPFIFO_A, &p, sizeof(p), &c->handle),
-             0);
+    CHECK_EQ(nvdrv_rm_alloc(&h->d, chgrp, HOPPER_CHANNEL_GPFIFO_A, &p, sizeof(p), &c->handle), 0);
     uint32_t obj = 0;
     CHECK_EQ(nvdrv_rm_alloc(&h->d, c->handle, engine_cls, NULL, 0, &obj), 0);
     NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS t = {.workSubmitToken = ~0u};
@@ -75,17 +87,37 @@ void h_chan_init(struct harness *h, struct h_chan *c, unsigned idx, uint32_t eng
                               sizeof(t)),
              0);
     c->token = t.workSubmitToken;
+    if (own_group) {
+        NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS sch = {.bEnable = 1};
+        CHECK_EQ(nvdrv_rm_control(&h->d, chgrp, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof(sch)),
+                 0);
+    }
     h_begin(h, c);
     h_word(c, nv_mthd_incr(subc, 0, 1));
     h_word(c, engine_cls);
     h_submit(h, c);
 }
 
+void h_chan_init(struct harness *h, struct h_chan *c, unsigned idx, uint32_t engine_cls,
+                 uint32_t subc, bool own_group)
+{
+    chan_create(h, c, idx, engine_cls, subc, own_group, h->chgrp, h->ctxshare);
+}
+
+void h_chan_join(struct harness *h, struct h_chan *c, unsigned idx, uint32_t engine_cls,
+                 uint32_t subc, const struct h_chan *sibling)
+{
+    chan_create(h, c, idx, engine_cls, subc, false, sibling->chgrp, sibling->ctxshare);
+}
+
 void h_init(struct harness *h)
 {
     memset(h, 0, sizeof(*h));
-    void *ctx;
-    const struct nvdrv_ops *ops = emu_ops(&ctx);
+    /* HCQCL_DEVICE=nv runs the same checks on the real driver and GPU:
+     * that is how the model's semantics are held to the hardware's. */
+    void *ctx = NULL;
+    const char *dev = getenv("HCQCL_DEVICE");
+    const struct nvdrv_ops *ops = dev && !strcmp(dev, "nv") ? &nvdrv_kernel_ops : emu_ops(&ctx);
     CHECK_EQ(nvdrv_open(&h->d, ops, ctx), 0);
     nv_ioctl_card_info_t cards[NVDRV_MAX_CARDS];
     unsigned n = 0;
@@ -130,8 +162,8 @@ void h_init(struct harness *h)
     h->next_va = H_VA_BASE;
     h_alloc(h, 0x40000, false, &h->gpfifo);
     h_alloc(h, 0x100000, false, &h->pbpool);
-    h_chan_init(h, &h->compute, 0, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE);
-    h_chan_init(h, &h->copy, 1, HOPPER_DMA_COPY_A, NV_SUBC_COPY);
+    h_chan_init(h, &h->compute, 0, HOPPER_COMPUTE_A, NV_SUBC_COMPUTE, false);
+    h_chan_init(h, &h->copy, 1, HOPPER_DMA_COPY_A, NV_SUBC_COPY, false);
     NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS sch = {.bEnable = 1};
     CHECK_EQ(nvdrv_rm_control(&h->d, h->chgrp, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof(sch)),
              0);

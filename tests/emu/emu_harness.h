@@ -39,6 +39,7 @@ struct h_mem {
 
 struct h_chan {
     uint32_t handle, token, entries, put;
+    uint32_t chgrp, ctxshare;
     struct h_mem notifier;
     uint64_t ring_va;
     uint64_t *ring;
@@ -65,9 +66,13 @@ struct harness {
 void h_init(struct harness *h);
 void h_fini(struct harness *h);
 /* Another channel (ring slot idx 0..15; 0 and 1 are compute and copy)
- * with engine_cls bound on subc. */
+ * with engine_cls bound on subc; in the harness's channel group, or in a
+ * new one of its own (own_group). */
 void h_chan_init(struct harness *h, struct h_chan *c, unsigned idx, uint32_t engine_cls,
-                 uint32_t subc);
+                 uint32_t subc, bool own_group);
+/* A channel in sibling's channel group. */
+void h_chan_join(struct harness *h, struct h_chan *c, unsigned idx, uint32_t engine_cls,
+                 uint32_t subc, const struct h_chan *sibling);
 /* vidmem (or sysmem when sys), CPU-mapped, GPU-mapped at a fresh VA. */
 void h_alloc(struct harness *h, uint64_t size, bool sys, struct h_mem *m);
 void h_free(struct harness *h, struct h_mem *m);
