@@ -6,12 +6,23 @@
  * info, a device object, a control with an exact size, a freed handle).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nvdrv/nvdrv.h"
 
 static int failures;
+#define REQUIRE_OK(x)                                                                     \
+    do {                                                                                  \
+        int r_ = (x);                                                                     \
+        if (r_) {                                                                         \
+            fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);              \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
 #define EXPECT(cond)                                                                      \
     do {                                                                                  \
         if (!(cond)) {                                                                    \
@@ -193,8 +204,15 @@ static int shim_open(void *ctx, const char *path, int flags)
     return shim_real->open(shim_ctx, path, flags);
 }
 static int shim_close(void *ctx, int fd) { return shim_real->close(shim_ctx, fd); }
+static int shim_eintr; /* fail this many ioctls with -EINTR first */
+static int shim_calls;
 static int shim_ioctl(void *ctx, int fd, unsigned long request, void *arg)
 {
+    shim_calls++;
+    if (shim_eintr > 0) {
+        shim_eintr--;
+        return -EINTR;
+    }
     int r = shim_real->ioctl(shim_ctx, fd, request, arg);
     if (r == 0 && ((request >> 8) & 0xff) == NV_IOCTL_MAGIC &&
         NVDRV_ESC_NR(request) == NV_ESC_RM_CONTROL) {
@@ -254,6 +272,39 @@ static void test_versions(void)
     }
 }
 
+/* An interrupted ioctl is issued again (the driver did not run it). */
+static void test_eintr(void)
+{
+    shim_real = emu_ops(&shim_ctx);
+    shim_version = "580.159.04";
+    struct nvdrv d;
+    REQUIRE_OK(nvdrv_open(&d, &shim_ops, NULL));
+    NV0000_CTRL_SYSTEM_GET_BUILD_VERSION_V2_PARAMS *v = calloc(1, sizeof(*v));
+    shim_eintr = 3;
+    shim_calls = 0;
+    EXPECT_EQ(nvdrv_rm_control(&d, d.client, NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2, v,
+                               sizeof(*v)),
+              0);
+    EXPECT_EQ(shim_calls, 4);
+    EXPECT(!strcmp(v->driverVersionBuffer, "580.159.04"));
+    free(v);
+    nvdrv_close(&d);
+}
+
+/* The real seam reports system-call errors as -errno. */
+static void test_kernel_seam(void)
+{
+    const struct nvdrv_ops *k = &nvdrv_kernel_ops;
+    EXPECT_EQ(k->open(NULL, "/nonexistent/hcqcl/nvidiactl", O_RDWR), -ENOENT);
+    EXPECT_EQ(k->close(NULL, -1), -EBADF);
+    NVOS54_PARAMETERS p = {0};
+    EXPECT_EQ(k->ioctl(NULL, -1, NVDRV_ESC_REQUEST(NV_ESC_RM_CONTROL, sizeof(p)), &p), -EBADF);
+    EXPECT(k->mmap(NULL, NULL, 4096, PROT_READ, MAP_SHARED, -1, 0) == MAP_FAILED);
+    void *m = k->mmap(NULL, NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT(m != MAP_FAILED);
+    EXPECT_EQ(k->munmap(NULL, m, 4096), 0);
+}
+
 int main(void)
 {
     test_requests();
@@ -262,6 +313,8 @@ int main(void)
     test_lists();
     test_emulated();
     test_versions();
+    test_eintr();
+    test_kernel_seam();
     if (failures) {
         fprintf(stderr, "nvdrv_abi: %d failure(s)\n", failures);
         return 1;
