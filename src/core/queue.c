@@ -185,9 +185,10 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
 /* Release value at va after all previous work (7 or 8 dwords). */
 static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
 {
-    if (q->engine == HCQ_ENGINE_COPY) {
+    if (q->engine == HCQ_ENGINE_COPY && q->engine_class >= HOPPER_DMA_COPY_A) {
         /* The CE's own semaphore is ordered after its copies; bit 27 +
-         * PAYLOAD_UPPER make it 64-bit on Hopper [H200]. */
+         * PAYLOAD_UPPER make it 64-bit on Hopper [H200]. Older copy
+         * classes release 32 bits only: they take the host path below. */
         uint32_t d[4] = {(uint32_t)(va >> 32), (uint32_t)va, (uint32_t)value,
                          (uint32_t)(value >> 32)};
         hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_SEMAPHORE_A, d, 4);
