@@ -500,21 +500,36 @@ static void teardown(struct hcq_device *dev)
     dev->usermode = NULL;
 }
 
+/* Log the step that failed: device open is where a real driver says no. */
+static int step(struct hcq_device *dev, int r, const char *what)
+{
+    if (r)
+        util_log(UTIL_LOG_ERR, "core: device %u open: %s failed: %s", dev->index, what,
+                 r < 0 ? strerror(-r) : nvdrv_status_name((uint32_t)r));
+    return nvdrv_errno(r);
+}
+
 static int bring_up(struct hcq_device *dev)
 {
     struct nvdrv *d = dev->drv;
     int r;
     NV_MEMORY_VIRTUAL_ALLOCATION_PARAMS vm = {.limit = 0x1ffffffffffffull};
-    if ((r = nvdrv_rm_alloc(d, dev->h_device, NV01_MEMORY_VIRTUAL, &vm, sizeof(vm),
-                            &dev->h_virtmem)))
-        return nvdrv_errno(r);
-    if ((r = nvdrv_rm_alloc(d, dev->h_subdevice, dev->info.usermode_class, NULL, 0,
-                            &dev->h_usermode)))
-        return nvdrv_errno(r);
+    if ((r = step(dev,
+                  nvdrv_rm_alloc(d, dev->h_device, NV01_MEMORY_VIRTUAL, &vm, sizeof(vm),
+                                 &dev->h_virtmem),
+                  "NV01_MEMORY_VIRTUAL")))
+        return r;
+    if ((r = step(dev,
+                  nvdrv_rm_alloc(d, dev->h_subdevice, dev->info.usermode_class, NULL, 0,
+                                 &dev->h_usermode),
+                  "usermode object")))
+        return r;
     void *um;
-    if ((r = nvdrv_rm_map_memory(d, dev->card.minor_number, dev->h_device, dev->h_usermode,
-                                 NVC361_USERMODE_SIZE, NULL, &um)))
-        return nvdrv_errno(r);
+    if ((r = step(dev,
+                  nvdrv_rm_map_memory(d, dev->card.minor_number, dev->h_device, dev->h_usermode,
+                                      NVC361_USERMODE_SIZE, NULL, &um),
+                  "usermode mapping")))
+        return r;
     dev->usermode = um;
     /* Clocks to maximum while this client lives, as CUDA asks; optional. */
     NV2080_CTRL_PERF_BOOST_PARAMS boost = {.flags = NV2080_CTRL_PERF_BOOST_FLAGS_CUDA_MAX,
@@ -528,13 +543,17 @@ static int bring_up(struct hcq_device *dev)
         .vaSize = 0x1fffffb000000ull,
         .vaBase = 0x1000,
     };
-    if ((r = nvdrv_rm_alloc(d, dev->h_device, FERMI_VASPACE_A, &vs, sizeof(vs), &dev->h_vaspace)))
-        return nvdrv_errno(r);
-    if ((r = nvdrv_uvm_register_gpu(d, dev->info.uuid)))
-        return nvdrv_errno(r);
+    if ((r = step(dev,
+                  nvdrv_rm_alloc(d, dev->h_device, FERMI_VASPACE_A, &vs, sizeof(vs),
+                                 &dev->h_vaspace),
+                  "FERMI_VASPACE_A")))
+        return r;
+    if ((r = step(dev, nvdrv_uvm_register_gpu(d, dev->info.uuid), "UVM_REGISTER_GPU")))
+        return r;
     dev->uvm_gpu = true;
-    if ((r = nvdrv_uvm_register_gpu_vaspace(d, dev->info.uuid, dev->h_vaspace)))
-        return nvdrv_errno(r);
+    if ((r = step(dev, nvdrv_uvm_register_gpu_vaspace(d, dev->info.uuid, dev->h_vaspace),
+                  "UVM_REGISTER_GPU_VASPACE")))
+        return r;
     dev->uvm_vaspace = true;
     return 0;
 }

@@ -75,11 +75,13 @@ struct hcq_device {
     nv_ioctl_card_info_t card;
     uint32_t device_instance;
     uint32_t h_device, h_subdevice; /* allocated at enumeration */
+    int gpu_fd; /* registered /dev/nvidiaN, open from enumeration on: RM
+                 * allocates the device only for a client holding it; also
+                 * the fd of OS-descriptor allocations */
 
     /* Everything below is set up by hcq_device_open(), under lock. */
     pthread_mutex_t lock;
     unsigned refs;
-    int gpu_fd;           /* registered /dev/nvidiaN for OS-descriptor allocations */
     uint32_t h_virtmem;   /* NV01_MEMORY_VIRTUAL: hDma of every RM_MAP_MEMORY_DMA */
     uint32_t h_vaspace;   /* FERMI_VASPACE_A owned by UVM */
     uint32_t h_usermode;  /* HOPPER_USERMODE_A */
