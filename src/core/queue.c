@@ -476,6 +476,14 @@ static void queue_free(struct hcq_queue *q)
     free(q);
 }
 
+/* Log the step of channel creation the driver refused. */
+static int step(int r, const char *what)
+{
+    util_log(UTIL_LOG_ERR, "core: queue create: %s failed: %s", what,
+             r < 0 ? strerror(-r) : nvdrv_status_name((uint32_t)r));
+    return nvdrv_errno(r);
+}
+
 static int channel_alloc(struct hcq_queue *q)
 {
     struct hcq_device *dev = q->dev;
@@ -483,12 +491,12 @@ static int channel_alloc(struct hcq_queue *q)
     NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gp = {.engineType = NV2080_ENGINE_TYPE_GRAPHICS};
     int r = nvdrv_rm_alloc(d, dev->h_device, KEPLER_CHANNEL_GROUP_A, &gp, sizeof(gp), &q->h_chgrp);
     if (r)
-        return nvdrv_errno(r);
+        return step(r, "channel group");
     NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {
         .hVASpace = dev->h_vaspace, .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC};
     if ((r = nvdrv_rm_alloc(d, q->h_chgrp, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs),
                             &q->h_ctxshare)))
-        return nvdrv_errno(r);
+        return step(r, "context share");
     struct hcq_mem_priv *ring = hcq_mem_priv(q->ring_mem);
     NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS *ch = calloc(1, sizeof(*ch));
     if (!ch)
@@ -503,25 +511,25 @@ static int channel_alloc(struct hcq_queue *q)
     r = nvdrv_rm_alloc(d, q->h_chgrp, dev->info.gpfifo_class, ch, sizeof(*ch), &q->h_channel);
     free(ch);
     if (r)
-        return nvdrv_errno(r);
+        return step(r, "GPFIFO channel");
     if ((r = nvdrv_rm_alloc(d, q->h_channel, q->engine_class, NULL, 0, &q->h_engine)))
-        return nvdrv_errno(r);
+        return step(r, "engine object");
     NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS tok = {.workSubmitToken = 0xffffffffu};
     if ((r = nvdrv_rm_control(d, q->h_channel, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok,
                               sizeof(tok))))
-        return nvdrv_errno(r);
+        return step(r, "work submit token");
     q->token = tok.workSubmitToken;
     if ((r = hcq_va_alloc(dev->va_low, UVM_CHANNEL_RANGE, HCQ_PAGE_2M, &q->uvm_range)))
         return r;
     if ((r = nvdrv_uvm_register_channel(d, dev->info.uuid, q->h_channel, q->uvm_range,
                                         UVM_CHANNEL_RANGE)))
-        return nvdrv_errno(r);
+        return step(r, "UVM_REGISTER_CHANNEL");
     q->uvm_channel = true;
     /* After the channel exists: a group schedule enables only the
      * channels present when it is issued. */
     NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS sch = {.bEnable = 1};
     if ((r = nvdrv_rm_control(d, q->h_chgrp, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof(sch))))
-        return nvdrv_errno(r);
+        return step(r, "GPFIFO_SCHEDULE");
     return 0;
 }
 
