@@ -31,10 +31,12 @@ int nvdrv_errno(int r)
 int nvdrv_ioctl(struct nvdrv *d, int fd, unsigned long request, void *arg)
 {
     int r;
-    /* Like drmIoctl: a signal may interrupt the call before RM ran it. */
+    unsigned again = 0;
+    /* Like drmIoctl: a signal may interrupt the call before RM ran it.
+     * EAGAIN is retried too, but not forever. */
     do {
         r = d->ops->ioctl(d->ctx, fd, request, arg);
-    } while (r == -EINTR || r == -EAGAIN);
+    } while (r == -EINTR || (r == -EAGAIN && ++again < 1000));
     return r;
 }
 
