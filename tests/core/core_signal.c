@@ -87,13 +87,13 @@ static void test_waits(struct hcq_device *dev)
     EXPECT(dt >= 5000000 && dt < 500000000);
 
     /* 20 steps of 10 ms: 200 ms in all, but the value moves every 10 ms,
-     * so a 60 ms timeout never runs out. */
+     * so a 150 ms timeout (generous for a loaded machine) never runs out. */
     hcq_signal_set(s, 0);
     struct stepper st = {s, 20, 10000000};
     pthread_t th;
     pthread_create(&th, NULL, step, &st);
     t0 = util_now_ns();
-    EXPECT_EQ(hcq_signal_wait(s, 20, 60000000), 0);
+    EXPECT_EQ(hcq_signal_wait(s, 20, 150000000), 0);
     EXPECT(util_now_ns() - t0 >= 150000000);
     pthread_join(th, NULL);
 
