@@ -103,8 +103,8 @@ cl_int hcqcl_info_out(const void *src, size_t size, size_t param_value_size,
  * (declared below with the D3D object pointers as void *).
  *
  * Each is defined by the file of its object family; what no file defines
- * yet falls back to the weak default in unimplemented.c, which returns the
- * spec's error for an unsupported feature (docs/status.md lists which).
+ * yet falls back to the weak default in unimplemented.c or unsupported.c,
+ * which returns the spec's error (docs/status.md lists which).
  */
 #define HCQCL_ENTRY_POINTS(X, W)                  \
     X(clGetPlatformIDs)                           \
@@ -341,8 +341,8 @@ cl_int hcqcl_clEnqueueReleaseDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint
 struct _cl_platform_id {
     struct hcqcl_obj obj;
 };
-/* The platform, with its devices enumerated (first call enumerates; any
- * thread). */
+/* The platform. Cheap, any thread: devices are enumerated only by
+ * hcqcl_device_list (clGetDeviceIDs and context creation). */
 cl_platform_id hcqcl_platform_get(void);
 /* True for our platform. NULL is NOT valid here; entry points that accept
  * NULL as "the platform" map it first. */
@@ -358,7 +358,8 @@ struct _cl_device_id {
     unsigned index; /* position in clGetDeviceIDs(CL_DEVICE_TYPE_ALL) */
 };
 bool hcqcl_device_valid(cl_device_id d);
-/* All devices (after enumeration); *count 0 when no GPU could be used. */
+/* All devices; the first call enumerates them (hcq_enumerate, once, any
+ * thread). *count 0 when no GPU could be used (the reason is logged). */
 void hcqcl_device_list(cl_device_id **devices, cl_uint *count);
 
 /*
