@@ -13,7 +13,4 @@ JOBS=${JOBS:-$(nproc)}
 cmake -S . -B "$BUILD_DIR" -DHCQCL_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$BUILD_DIR" -j "$JOBS"
 cd "$BUILD_DIR"
-set +e
-ctest --output-on-failure -j "$JOBS"
-status=$?
-exit $status
+exec ctest --output-on-failure -j "$JOBS"
