@@ -244,6 +244,35 @@ static void test_build_and_program_info(void)
         EXPECT(nk2 == nk, "round trip: %zu kernels", nk2);
         EXPECT_OK(clReleaseProgram(again));
     }
+    /* Damaged containers: every cut, and flipped bytes in the header and
+     * metadata, either load (and then build and make kernels) or are
+     * refused as CL_INVALID_BINARY; nothing else happens. */
+    for (size_t cut = 1; cut < bsize; cut += cut < 1024 ? 7 : 1531)
+        from_binary(bin, cut, CL_INVALID_BINARY);
+    unsigned char *dmg = malloc(bsize);
+    REQUIRE(dmg, "host");
+    size_t loaded = 0;
+    for (size_t i = 0; i < bsize && i < 2048; i += 3) {
+        memcpy(dmg, bin, bsize);
+        dmg[i] ^= (unsigned char)(0x5b + i);
+        const unsigned char *dp = dmg;
+        cl_int st2;
+        cl_program q = clCreateProgramWithBinary(ctx, 1, &dev, &bsize, &dp, &st2, &err);
+        EXPECT(q ? err == CL_SUCCESS : err == CL_INVALID_BINARY, "byte %zu flipped: %d", i, err);
+        if (!q)
+            continue;
+        loaded++;
+        if (clBuildProgram(q, 0, NULL, NULL, NULL, NULL) == CL_SUCCESS) {
+            cl_uint nk3 = 0;
+            cl_kernel ks[16];
+            if (clCreateKernelsInProgram(q, 16, ks, &nk3) == CL_SUCCESS)
+                for (cl_uint j = 0; j < nk3 && j < 16; j++)
+                    clReleaseKernel(ks[j]);
+        }
+        clReleaseProgram(q);
+    }
+    free(dmg);
+    printf("api_program: %zu damaged containers still loaded\n", loaded);
     free(bin);
 
     /* Kernels keep the program from being rebuilt. */
