@@ -233,7 +233,8 @@ static int read_classes(struct hcq_device *dev)
         case HOPPER_COMPUTE_A:
             in->compute_class = cls[i];
             break;
-        case AMPERE_COMPUTE_B:
+        case AMPERE_COMPUTE_A: /* GA100 */
+        case AMPERE_COMPUTE_B: /* GA10x */
         case ADA_COMPUTE_A:
             if (in->compute_class != HOPPER_COMPUTE_A && cls[i] > in->compute_class)
                 in->compute_class = cls[i];
