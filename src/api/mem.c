@@ -100,6 +100,17 @@ static cl_int mem_check_props(const cl_mem_properties *props, size_t *bytes)
 /* Backing store                                                        */
 /* ------------------------------------------------------------------ */
 
+/* The widest access NVPTX code makes is 16 bytes (v4.f32, v2.f64), and
+ * it assumes buffers start aligned to it: application pages are used in
+ * place only from such an address, else through a shadow copy (a
+ * misaligned vector access would be a GPU fault). */
+#define ZERO_COPY_ALIGN 16u
+
+static bool zero_copy_ok(const void *host)
+{
+    return ((uintptr_t)host & (ZERO_COPY_ALIGN - 1)) == 0;
+}
+
 static cl_int err_from_errno(int rc)
 {
     return rc == -ENOMEM ? CL_MEM_OBJECT_ALLOCATION_FAILURE : CL_OUT_OF_RESOURCES;
@@ -157,7 +168,9 @@ static cl_int mem_store_shared(cl_mem m, const void *init)
 {
     cl_context ctx = m->ctx;
     void *base = m->host_ptr;
-    if (base) {
+    if (base && !zero_copy_ok(base)) {
+        m->shadow = true;
+    } else if (base) {
         int rc = 0;
         for (unsigned i = 0; i < ctx->num_devices && rc == 0; i++)
             rc = hcq_mem_register(ctx->devices[i]->hw, base, m->size, &m->store[i]);
@@ -200,7 +213,8 @@ static cl_int mem_store_single(cl_mem m, const void *init)
     struct hcq_mem **slot = &m->store[0];
     int rc;
     if (m->flags & CL_MEM_USE_HOST_PTR) {
-        rc = hcq_mem_register(dev, m->host_ptr, m->size, slot);
+        rc = zero_copy_ok(m->host_ptr) ? hcq_mem_register(dev, m->host_ptr, m->size, slot)
+                                       : -EINVAL;
         if (rc == 0) {
             m->cpu = m->host_ptr;
             return CL_SUCCESS;

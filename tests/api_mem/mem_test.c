@@ -369,6 +369,44 @@ static void test_contents(void)
     free(dst);
 }
 
+/* USE_HOST_PTR from an address the GPU can't use in place (not 16-byte
+ * aligned) works through a copy that map and unmap keep in step with the
+ * application's memory, as the spec's USE_HOST_PTR rules require. */
+static void test_use_host_ptr_copy(void)
+{
+    const size_t n = 8192;
+    uint8_t *raw = malloc(n + 16), *host = raw + 3, *tmp = malloc(n);
+    REQUIRE(raw && tmp, "host");
+    fill_pattern(host, n, 5);
+    cl_mem m = make(CL_MEM_USE_HOST_PTR, n, host, CL_SUCCESS);
+    if (m) {
+        EXPECT_OK(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, n, tmp, 0, NULL, NULL));
+        EXPECT(!memcmp(tmp, host, n), "initial contents from host_ptr");
+        /* The device's writes reach host_ptr when mapped. */
+        fill_pattern(tmp, n, 6);
+        EXPECT_OK(clEnqueueWriteBuffer(queue, m, CL_TRUE, 0, n, tmp, 0, NULL, NULL));
+        cl_int err;
+        uint8_t *p = clEnqueueMapBuffer(queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 100, 1000,
+                                        0, NULL, NULL, &err);
+        EXPECT(p == host + 100 && err == CL_SUCCESS, "map pointer %p, want %p (%d)", (void *)p,
+               (void *)(host + 100), err);
+        if (p) {
+            EXPECT(!memcmp(p, tmp + 100, 1000), "mapped region holds the device's contents");
+            memset(p, 0xa5, 1000); /* the application's writes reach the buffer at unmap */
+            EXPECT_OK(clEnqueueUnmapMemObject(queue, m, p, 0, NULL, NULL));
+            EXPECT_OK(clFinish(queue));
+            memset(tmp + 100, 0xa5, 1000);
+            uint8_t *back = malloc(n);
+            EXPECT_OK(clEnqueueReadBuffer(queue, m, CL_TRUE, 0, n, back, 0, NULL, NULL));
+            EXPECT(!memcmp(back, tmp, n), "unmapped writes in the buffer");
+            free(back);
+        }
+        EXPECT_OK(clReleaseMemObject(m));
+    }
+    free(raw);
+    free(tmp);
+}
+
 /* Many create/release cycles of every kind; LeakSanitizer fails the test
  * on any host memory left behind. */
 static void test_cycles(void)
@@ -466,6 +504,7 @@ int main(void)
     test_refcount_and_destructors();
     test_sub_buffers();
     test_contents();
+    test_use_host_ptr_copy();
     test_cycles();
     test_two_devices();
 

@@ -91,6 +91,39 @@ static void check_kinds(cl_context ctx, struct hcq_device *hw)
     free(host);
 }
 
+/* A USE_HOST_PTR address that is not 16-byte aligned gets a pinned copy
+ * (the GPU would fault on misaligned vector accesses) kept in step by the
+ * CPU_COPY mappings. */
+static void check_shadow(cl_context ctx, struct hcq_device *hw)
+{
+    uint8_t *raw = malloc(4096 + 16), *host = raw + 4;
+    for (int i = 0; i < 4096; i++)
+        host[i] = (uint8_t)i;
+    cl_int err;
+    cl_mem m = hcqcl_clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, 4096, host, &err);
+    EXPECT(m && err == CL_SUCCESS, "misaligned USE_HOST_PTR: %d", err);
+    if (m) {
+        EXPECT(m->shadow && hcqcl_mem_cpu(m) != host, "shadow copy");
+        EXPECT(hcqcl_mem_va(m, hw) % 16 == 0, "aligned VA");
+        EXPECT(!memcmp(hcqcl_mem_cpu(m), host, 4096), "initial copy");
+        struct hcqcl_mapping *map = NULL, *got = NULL;
+        EXPECT(hcqcl_mem_map_add(m, hw, 8, 64, CL_MAP_READ, &map) == CL_SUCCESS, "map");
+        if (map) {
+            EXPECT(map->kind == HCQCL_MAP_CPU_COPY && map->ptr == host + 8, "CPU_COPY at host+8");
+            memset((uint8_t *)hcqcl_mem_cpu(m) + 8, 0x77, 64);
+            hcqcl_mapping_pull(map);
+            EXPECT(host[8] == 0x77 && host[71] == 0x77 && host[72] == 72, "pull");
+            memset(host + 8, 0x11, 64);
+            hcqcl_mapping_push(map);
+            EXPECT(((uint8_t *)hcqcl_mem_cpu(m))[8] == 0x11, "push");
+            hcqcl_mem_map_remove(m, map->ptr, &got);
+            hcqcl_mapping_free(got);
+        }
+        hcqcl_clReleaseMemObject(m);
+    }
+    free(raw);
+}
+
 static void check_cycles(cl_context ctx, struct hcq_device *hw)
 {
     uint8_t *host = aligned_alloc(4096, 1 << 20);
@@ -140,6 +173,7 @@ int main(void)
         return 1;
     }
     check_kinds(ctx, devs[0]->hw);
+    check_shadow(ctx, devs[0]->hw);
     check_cycles(ctx, devs[0]->hw);
     hcqcl_clReleaseContext(ctx);
 
