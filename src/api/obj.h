@@ -451,8 +451,9 @@ struct _cl_mem;
  *  - ALLOC_HOST_PTR:   HCQ_MEM_HOST (pinned, CPU and GPU mapped)
  *  - USE_HOST_PTR:     the application's pages registered with
  *                      hcq_mem_register (zero copy); when they can't be
- *                      registered, a pinned HCQ_MEM_HOST "shadow" copied
- *                      from/to host_ptr (at creation, map and unmap)
+ *                      registered or host_ptr is not 16-byte aligned, a
+ *                      pinned HCQ_MEM_HOST "shadow" copied from/to
+ *                      host_ptr (at creation, map and unmap)
  *  - several devices:  one set of host pages registered on every device,
  *                      so all devices and the CPU see one copy
  * The store is allocated when the buffer is created, so a buffer never
