@@ -25,36 +25,7 @@ const struct hcq_device_info *hcq_device_info(const struct hcq_device *dev) { re
 
 bool hcq_device_lost(const struct hcq_device *dev) { return atomic_load(&dev->lost); }
 
-void hcq_device_set_lost(struct hcq_device *dev, const char *why)
-{
-    if (!atomic_exchange(&dev->lost, true))
-        util_log(UTIL_LOG_ERR, "core: device %u (%s) lost: %s", dev->index, dev->info.name, why);
-}
-
-bool hcq_device_check_lost(struct hcq_device *dev)
-{
-    if (atomic_load(&dev->lost))
-        return true;
-    pthread_mutex_lock(&dev->lock);
-    for (struct hcq_queue *q = dev->queues; q; q = q->next) {
-        if (!q->notifier || !q->notifier->cpu)
-            continue;
-        /* NvNotification: timestamp u64, info32 (the Xid) at +8, status
-         * u16 at +14; RM sets status when it reports a channel error. */
-        const volatile uint8_t *n = q->notifier->cpu;
-        uint16_t status = __atomic_load_n((const uint16_t *)(n + 14), __ATOMIC_ACQUIRE);
-        if (status) {
-            uint32_t xid;
-            memcpy(&xid, (const void *)(n + 8), 4);
-            char why[96];
-            snprintf(why, sizeof(why), "channel 0x%x reported error %u (Xid)", q->h_channel, xid);
-            hcq_device_set_lost(dev, why);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&dev->lock);
-    return atomic_load(&dev->lost);
-}
+/* hcq_device_set_lost, hcq_device_check_lost: fault.c. */
 
 /* ------------------------------------------------------------------ */
 /* Enumeration                                                          */
@@ -564,7 +535,7 @@ int hcq_device_open(struct hcq_device *dev)
     pthread_mutex_lock(&dev->lock);
     int r = 0;
     if (dev->refs == 0) {
-        atomic_store(&dev->lost, false);
+        hcq_device_fault_reset(dev);
         r = bring_up(dev);
         if (r) {
             util_log(UTIL_LOG_ERR, "core: device %u open failed: %s", dev->index, strerror(-r));

@@ -93,6 +93,14 @@ int hcq_device_timer(struct hcq_device *dev, uint64_t *gpu_ns, uint64_t *host_ns
 
 /* True once a channel error or hang has marked the device lost. */
 bool hcq_device_lost(const struct hcq_device *dev);
+/* Why the device was lost: copies one line naming the cause into why (if
+ * non-NULL; "" while not lost) and returns the channel error code the
+ * driver reported (ROBUST_CHANNEL_*, the kernel log's "Xid": 31 MMU
+ * fault, 13 graphics exception, 32 PBDMA error, 39.. copy engine), or 0
+ * when not lost or lost without a code (fault.c). Any thread. */
+uint32_t hcq_device_fault(const struct hcq_device *dev, char *why, size_t why_size);
+/* A readable name for a channel error code ("MMU fault (...)"). */
+const char *hcq_fault_name(uint32_t code);
 
 /* ------------------------------------------------------------------ */
 /* Memory                                                               */

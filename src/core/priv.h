@@ -92,6 +92,11 @@ struct hcq_device {
     struct hcq_va *va_low, *va_high;
     _Atomic uint64_t mem_in_use;
     atomic_bool lost;
+    /* Why (fault.c): written once by the first reporter, which claims
+     * lost_claimed, before lost is set. */
+    atomic_bool lost_claimed;
+    uint32_t lost_code; /* ROBUST_CHANNEL_* (Xid) or 0 */
+    char lost_why[192];
 
     /* Signal pool (signal.c), under sig_lock. */
     pthread_mutex_t sig_lock;
@@ -114,8 +119,12 @@ struct hcq_device {
     struct hcq_queue *queues;
 };
 
-/* Mark the device lost (channel error, hang); logs why once. */
+/* Mark the device lost (channel error, hang); logs why once (fault.c).
+ * _code also records the channel error code hcq_device_fault() returns. */
 void hcq_device_set_lost(struct hcq_device *dev, const char *why);
+void hcq_device_set_lost_code(struct hcq_device *dev, uint32_t code, const char *why);
+/* Clear the lost state: hcq_device_open() on the first reference only. */
+void hcq_device_fault_reset(struct hcq_device *dev);
 /* Read the error notifiers of the device's queues; marks the device lost
  * when a channel reported an error. Returns hcq_device_lost(dev). Cheap
  * enough to call every millisecond from a waiting thread. */

@@ -154,6 +154,9 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
     uint64_t v = hcq_signal_value(s);
     if (v >= target)
         return 0;
+    /* A lost device never moves the value again: fail at once. */
+    if (hcq_device_lost(dev))
+        return -EIO;
     enum wait_policy pol = wait_policy();
     uint64_t start = util_now_ns(), moved = start, last_check = start;
     uint64_t sleep_ns = WAIT_SLEEP_MIN_NS;
