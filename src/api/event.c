@@ -17,6 +17,7 @@
 #include "api/obj.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -94,6 +95,7 @@ static void release_objs(cl_event e)
     if (e->objs != e->objs_inline)
         free(e->objs);
     e->objs = e->objs_inline;
+    e->capobjs = UTIL_ARRAY_SIZE(e->objs_inline);
 }
 
 static void release_deps(cl_event e)
@@ -104,6 +106,7 @@ static void release_deps(cl_event e)
     if (e->deps != e->deps_inline)
         free(e->deps);
     e->deps = e->deps_inline;
+    e->capdeps = UTIL_ARRAY_SIZE(e->deps_inline);
 }
 
 void hcqcl_event_unref(cl_event e)
@@ -323,9 +326,14 @@ static void finished_outside(cl_event e, cl_int status)
     }
     if (status == CL_OUT_OF_RESOURCES && e->q && hcq_device_lost(e->q->hdev)) {
         static _Atomic bool told;
-        if (!atomic_exchange(&told, true))
-            hcqcl_context_notify(e->ctx, "hcqcl: the device was lost (channel error or hang)",
-                                 NULL, 0);
+        if (!atomic_exchange(&told, true)) {
+            /* The core names the cause (Xid and what it means). */
+            char why[224], msg[256];
+            hcq_device_fault(e->q->hdev, why, sizeof(why));
+            snprintf(msg, sizeof(msg), "hcqcl: the device was lost: %s",
+                     why[0] ? why : "channel error or hang");
+            hcqcl_context_notify(e->ctx, msg, NULL, 0);
+        }
     }
     hcqcl_event_unref(e); /* the FIFO's reference */
 }

@@ -6,6 +6,7 @@
  */
 #include "../api_platform/cltest.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -407,6 +408,67 @@ static void test_churn(void)
     EXPECT_OK(clReleaseEvent(last));
 }
 
+/* Several threads enqueue on one shared queue and on their own, wait on
+ * each other's events and query them: every call is thread-safe. */
+struct worker {
+    cl_command_queue shared, own;
+    cl_event last;      /* the shared queue's last event this thread made */
+    int done;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    cl_event prev = NULL;
+    for (int i = 0; i < 300; i++) {
+        cl_event e, f;
+        if (clEnqueueMarkerWithWaitList(w->shared, prev ? 1 : 0, prev ? &prev : NULL, &e) !=
+            CL_SUCCESS)
+            return NULL;
+        if (clEnqueueBarrierWithWaitList(w->own, 1, &e, &f) != CL_SUCCESS)
+            return NULL;
+        if (prev)
+            clReleaseEvent(prev);
+        if (i % 50 == 49 && clWaitForEvents(1, &f) != CL_SUCCESS)
+            return NULL;
+        clReleaseEvent(f);
+        prev = e;
+    }
+    w->last = prev;
+    w->done = 1;
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    enum { NT = 4 };
+    cl_int err;
+    cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    cl_command_queue shared = clCreateCommandQueueWithProperties(ctx, dev, ooo, &err);
+    REQUIRE(shared, "shared queue: %d", err);
+    struct worker w[NT];
+    pthread_t t[NT];
+    for (int i = 0; i < NT; i++) {
+        w[i] = (struct worker){.shared = shared};
+        w[i].own = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+        REQUIRE(w[i].own, "own queue: %d", err);
+        int rc = pthread_create(&t[i], NULL, worker_main, &w[i]);
+        REQUIRE(rc == 0, "thread: %d", rc);
+    }
+    for (int i = 0; i < NT; i++) {
+        pthread_join(t[i], NULL);
+        EXPECT(w[i].done, "worker %d failed", i);
+        EXPECT_OK(clFinish(w[i].own));
+        if (w[i].last) {
+            EXPECT(status_of(w[i].last) == CL_COMPLETE, "worker %d's last marker", i);
+            EXPECT_OK(clReleaseEvent(w[i].last));
+        }
+        EXPECT_OK(clReleaseCommandQueue(w[i].own));
+    }
+    EXPECT_OK(clFinish(shared));
+    EXPECT_OK(clReleaseCommandQueue(shared));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -427,6 +489,7 @@ int main(void)
     test_out_of_order();
     test_profiling();
     test_churn();
+    test_threads();
 
     EXPECT_OK(clReleaseContext(ctx2));
     EXPECT_OK(clReleaseContext(ctx));
