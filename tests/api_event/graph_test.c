@@ -304,6 +304,63 @@ static void test_failure(void)
     EXPECT_OK(clReleaseContext(c));
 }
 
+/* Two GPUs of one context: a command on the second waits for one on the
+ * first (no common signal memory: the host bridges the dependency). The
+ * buffer lives in host pages both GPUs map. */
+static void test_two_devices(cl_platform_id plat)
+{
+    cl_device_id devs[2];
+    cl_uint n = 0;
+    if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 2, devs, &n) != CL_SUCCESS || n < 2) {
+        printf("api_event_graph: one device, two-device graph skipped\n");
+        return;
+    }
+    cl_int err;
+    cl_context c = clCreateContext(NULL, 2, devs, NULL, NULL, &err);
+    REQUIRE(c, "two-device context: %d", err);
+    cl_command_queue q0 = clCreateCommandQueueWithProperties(c, devs[0], NULL, &err);
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(c, devs[1], NULL, &err);
+    REQUIRE(q0 && q1, "queues: %d", err);
+    size_t size;
+    unsigned char *bin = read_file("test_kernels.cubin", &size);
+    REQUIRE(bin, "test_kernels.cubin");
+    const unsigned char *bins[] = {bin, bin};
+    size_t sizes[] = {size, size};
+    cl_program p = clCreateProgramWithBinary(c, 2, devs, sizes, bins, NULL, &err);
+    free(bin);
+    REQUIRE(p, "program: %d", err);
+    EXPECT_OK(clBuildProgram(p, 2, devs, NULL, NULL, NULL));
+    cl_kernel k0 = clCreateKernel(p, "vadd", &err), k1 = clCreateKernel(p, "vadd", &err);
+    REQUIRE(k0 && k1, "kernels: %d", err);
+    cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    REQUIRE(x, "buffer: %d", err);
+    EXPECT_OK(clEnqueueWriteBuffer(q0, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    cl_event u = clCreateUserEvent(c, &err);
+    cl_event a = step(q0, k0, x, 1, 1, &u);
+    cl_event b = step(q1, k1, x, 2, 1, &a);
+    settle();
+    EXPECT(status_of(b) > CL_COMPLETE, "second GPU ran before the first");
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clWaitForEvents(1, &b));
+    EXPECT_OK(clEnqueueReadBuffer(q1, x, CL_TRUE, 0, N * 4, ya, 0, NULL, NULL));
+    int bad = 0;
+    for (int i = 0; i < N && bad < 5; i++)
+        if (ya[i] != 4.0f * (float)i + 4.0f) {
+            bad++;
+            EXPECT(false, "two GPUs: x[%d] = %g, want %g", i, ya[i], 4.0f * (float)i + 4.0f);
+        }
+    cl_event evs[] = {u, a, b};
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(clReleaseEvent(evs[i]));
+    EXPECT_OK(clReleaseKernel(k0));
+    EXPECT_OK(clReleaseKernel(k1));
+    EXPECT_OK(clReleaseProgram(p));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseCommandQueue(q0));
+    EXPECT_OK(clReleaseCommandQueue(q1));
+    EXPECT_OK(clReleaseContext(c));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -316,5 +373,6 @@ int main(void)
     test_graph();
     test_in_order_channels();
     test_failure();
+    test_two_devices(p);
     return cltest_result("api_event_graph");
 }
