@@ -934,6 +934,13 @@ cl_int hcqcl_wait_list_check(cl_context ctx, cl_uint num, const cl_event *wait_l
  *    and nothing on the GPU uses its resources any more (free a staging
  *    buffer). Any thread; no lock held.
  * fn must not call OpenCL entry points that wait on events.
+ *
+ * Failure: a command whose wait list holds an event that ends with a
+ * negative status ends with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+ * (its hooks see status < 0). Implicit order (in-order predecessor,
+ * barriers) does not pass failure on. The GPU part of such a command is
+ * already recorded and still runs once its gate opens; only its status
+ * (and its hooks) report the failure.
  */
 
 struct hcqcl_cmd {
