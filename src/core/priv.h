@@ -219,6 +219,7 @@ struct hcq_queue {
     uint32_t ring_entries;
     uint64_t put;     /* entries written, ever */
     uint64_t get_abs; /* entries the GPU has consumed, at least */
+    uint64_t hw_get_abs; /* absolute count of the last GP_GET read back */
 
     /* Pushbuffer arena (dwords) and per-submission scratch arena. */
     struct hcq_arena pb, scratch;

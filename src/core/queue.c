@@ -367,15 +367,23 @@ static uint64_t consumed_by_timeline(struct hcq_queue *q)
 }
 
 /* Advance get_abs, the absolute count of consumed entries. GP_GET is a
- * ring index the GPU writes back when it likes; decoding it relative to
- * get_abs is unambiguous because put never runs more than entries-1
- * ahead of get_abs. The timeline gives a second, never-stale bound. */
+ * ring index the GPU writes back when it likes, so it may lag the
+ * timeline: decoded relative to get_abs, a stale index would read as
+ * almost a whole lap ahead and let put overrun the ring. It is decoded
+ * relative to the last GP_GET seen (hw_get_abs; GP_GET only moves
+ * forward), which is unambiguous while put is less than a lap ahead of
+ * it; beyond that GP_GET is ignored and the timeline, a second,
+ * never-stale bound, alone frees ring slots. */
 static void update_get(struct hcq_queue *q)
 {
     uint32_t mask = q->ring_entries - 1;
-    uint64_t delta = (gp_get(q) - (uint32_t)q->get_abs) & mask;
-    if (delta <= q->put - q->get_abs)
-        q->get_abs += delta;
+    if (q->put - q->hw_get_abs <= mask) {
+        uint64_t delta = (gp_get(q) - (uint32_t)q->hw_get_abs) & mask;
+        if (delta <= q->put - q->hw_get_abs)
+            q->hw_get_abs += delta;
+        if (q->hw_get_abs > q->get_abs)
+            q->get_abs = q->hw_get_abs;
+    }
     uint64_t t = consumed_by_timeline(q);
     if (t > q->get_abs)
         q->get_abs = t;

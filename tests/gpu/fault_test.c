@@ -91,7 +91,7 @@ struct vadd_params {
 static void inject_qmd_program(struct fault_ctx *c)
 {
     GPU_REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
-    c->prog = gpu_load_kernels(c->dev, &c->cb);
+    c->prog = gpu_load_kernels(c->dev, "test_kernels.cubin", &c->cb);
     GPU_REQUIRE(hcq_mem_alloc(c->dev, 4096, HCQ_MEM_HOST, &c->buf) == 0);
     /* A copy of vadd whose QMD sends the SMs to code nothing maps. */
     struct hcq_kernel bad = *gpu_kernel(c->prog, "vadd");
@@ -106,7 +106,7 @@ static void inject_qmd_program(struct fault_ctx *c)
 static void inject_kernel_unmapped(struct fault_ctx *c)
 {
     GPU_REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
-    c->prog = gpu_load_kernels(c->dev, &c->cb);
+    c->prog = gpu_load_kernels(c->dev, "test_kernels.cubin", &c->cb);
     const struct hcq_kernel *k = gpu_kernel(c->prog, "vadd");
     struct vadd_params p = {UNMAPPED_HIGH, UNMAPPED_HIGH + 0x100000, UNMAPPED_HIGH + 0x200000,
                             1, 1024};

@@ -105,12 +105,13 @@ static inline struct hcq_device *gpu_device(void)
     return devs[0];
 }
 
-/* tests/kernels' cubin (HCQCL_TEST_DATA/test_kernels.cubin), loaded. */
-static inline struct hcq_program *gpu_load_kernels(struct hcq_device *dev, struct cubin **cb_out)
+/* One of tests/kernels' cubins (HCQCL_TEST_DATA/<file>), loaded. */
+static inline struct hcq_program *gpu_load_kernels(struct hcq_device *dev, const char *file,
+                                                   struct cubin **cb_out)
 {
     const char *dir = getenv("HCQCL_TEST_DATA");
     char path[4096];
-    snprintf(path, sizeof(path), "%s/test_kernels.cubin", dir ? dir : ".");
+    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", file);
     FILE *f = fopen(path, "rb");
     if (!f) {
         printf("FAIL setup: %s: %s\n", path, strerror(errno));
@@ -139,7 +140,7 @@ static inline const struct hcq_kernel *gpu_kernel(const struct hcq_program *p, c
 {
     const struct hcq_kernel *k = hcq_program_kernel(p, name);
     if (!k) {
-        printf("FAIL setup: kernel %s missing from test_kernels.cubin\n", name);
+        printf("FAIL setup: kernel %s missing from its cubin\n", name);
         exit(1);
     }
     return k;

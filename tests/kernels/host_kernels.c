@@ -17,6 +17,8 @@
 
 extern const unsigned char test_kernels_cubin[];
 extern const size_t test_kernels_cubin_size;
+extern const unsigned char gpu_kernels_cubin[];
+extern const size_t gpu_kernels_cubin_size;
 
 static void *gpu(const struct emu_block *b, uint64_t va, uint64_t len)
 {
@@ -177,6 +179,20 @@ static void host_fill_bytes(const struct emu_block *b)
     }
 }
 
+/* gpu_kernels.cu: empty(void). */
+static void host_empty(const struct emu_block *b) { (void)b; }
+
+/* atomic_inc(unsigned long long *counter): one atomic add per thread;
+ * blocks of a grid run concurrently on model threads. */
+static void host_atomic_inc(const struct emu_block *b)
+{
+    uint64_t *c = gpu(b, emu_param_u64(b, 0), 8);
+    if (!c)
+        return;
+    uint64_t threads = (uint64_t)b->block[0] * b->block[1] * b->block[2];
+    __atomic_fetch_add(c, threads, __ATOMIC_RELAXED);
+}
+
 __attribute__((visibility("default"))) int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     static const struct {
@@ -187,8 +203,11 @@ __attribute__((visibility("default"))) int hcqcl_emu_register_kernels(struct emu
         {"local_win", host_local_win}, {"dyn_smem", host_dyn_smem},
         {"consts", host_consts},       {"dims", host_dims},
         {"copy_bytes", host_copy_bytes}, {"fill_bytes", host_fill_bytes},
+        {"empty", host_empty},           {"atomic_inc", host_atomic_inc},
     };
     int rc = reg->add_cubin(reg, test_kernels_cubin, test_kernels_cubin_size);
+    if (rc == 0)
+        rc = reg->add_cubin(reg, gpu_kernels_cubin, gpu_kernels_cubin_size);
     for (size_t i = 0; rc == 0 && i < sizeof(fns) / sizeof(fns[0]); i++)
         rc = reg->add(reg, fns[i].name, fns[i].fn);
     return rc;

@@ -1,0 +1,14 @@
+// Kernels for tests/gpu and bench/hcqbench: compiled with nvcc -cubin
+// -arch=sm_90 -O3 and embedded in libhcqcl_test_kernels beside
+// test_kernels.cu, with host implementations for the emulated device in
+// host_kernels.c (keep the two in step).
+
+// Does nothing: launch overhead alone.
+extern "C" __global__ void empty(void) {}
+
+// Every thread adds 1 to *counter (64-bit): after N launches of G blocks
+// of T threads the counter holds exactly N * G * T.
+extern "C" __global__ void atomic_inc(unsigned long long *counter)
+{
+    atomicAdd(counter, 1ull);
+}
