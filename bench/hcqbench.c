@@ -1,0 +1,411 @@
+/*
+ * hcqbench — the raw core (src/core/hcq.h) measured without the OpenCL
+ * layer: what a launch costs the CPU, how fast launches go, round-trip
+ * latencies, and copy bandwidth. Prints one table with the target each
+ * figure is held to on an H200.
+ *
+ *   hcqbench [--quick] [--size MiB] [--strict]
+ *
+ *   --quick   fewer repetitions and 16 MiB copies (the emulated device)
+ *   --size    copy size in MiB (default 256)
+ *   --strict  exit 3 when a figure misses its target (real GPU only)
+ *
+ * The empty and atomic_inc kernels (tests/kernels/gpu_kernels.cu, sm_90)
+ * are embedded; on the emulated device the program registers host
+ * versions of them itself, so it runs anywhere. Exit status: 0 when every
+ * measurement ran (and, with --strict, met its target), 1 on an error.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/hcq.h"
+#include "cubin/cubin.h"
+#include "emu/emu_kernel.h"
+
+extern const unsigned char gpu_kernels_cubin[];
+extern const size_t gpu_kernels_cubin_size;
+
+#define WAIT_NS (30ull * 1000 * 1000 * 1000)
+
+static struct hcq_device *dev;
+static const struct hcq_kernel *k_empty, *k_atomic;
+static bool quick, strict;
+static uint64_t copy_bytes = 256ull << 20;
+static int missed;
+
+#define CHECK(call)                                                                       \
+    do {                                                                                  \
+        int r_ = (call);                                                                  \
+        if (r_) {                                                                         \
+            printf("FAIL %s: %s (line %d)\n", #call, strerror(-r_), __LINE__);            \
+            if (hcq_device_lost(dev)) {                                                   \
+                char why_[256];                                                           \
+                hcq_device_fault(dev, why_, sizeof(why_));                                \
+                printf("FAIL device lost: %s\n", why_);                                   \
+            }                                                                             \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorts v. */
+static double percentile(double *v, size_t n, double p)
+{
+    qsort(v, n, sizeof(*v), cmp_double);
+    size_t i = (size_t)(p * (double)(n - 1) + 0.5);
+    return v[i < n ? i : n - 1];
+}
+
+/* One table row. target_le: the figure must be <= target (else >=);
+ * target 0: no target. */
+static void row(const char *what, double value, const char *unit, double target, bool target_le,
+                const char *note)
+{
+    const char *verdict = "";
+    char tgt[32] = "";
+    if (target > 0) {
+        bool ok = target_le ? value <= target : value >= target;
+        snprintf(tgt, sizeof(tgt), "%s %g", target_le ? "<=" : ">=", target);
+        verdict = ok ? "ok" : "MISS";
+        if (!ok)
+            missed++;
+    }
+    printf("| %-44s | %12.3f %-8s | %-10s | %-4s | %s\n", what, value, unit, tgt, verdict,
+           note ? note : "");
+    fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernels                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Host versions for the emulated device (same results as the SASS). */
+static void host_empty(const struct emu_block *b) { (void)b; }
+static void host_atomic_inc(const struct emu_block *b)
+{
+    uint64_t *c = b->ptr(b, emu_param_u64(b, 0), 8);
+    if (c)
+        __atomic_fetch_add(c, (uint64_t)b->block[0] * b->block[1] * b->block[2],
+                           __ATOMIC_RELAXED);
+}
+static int register_host_kernels(struct emu_kernel_registry *reg)
+{
+    int r = reg->add_cubin(reg, gpu_kernels_cubin, gpu_kernels_cubin_size);
+    if (!r)
+        r = reg->add(reg, "empty", host_empty);
+    if (!r)
+        r = reg->add(reg, "atomic_inc", host_atomic_inc);
+    return r;
+}
+
+static struct cubin *cb;
+static struct hcq_program *prog;
+
+static void load_kernels(void)
+{
+    char log[256] = "";
+    if (cubin_parse(gpu_kernels_cubin, gpu_kernels_cubin_size, &cb, log, sizeof(log))) {
+        printf("FAIL embedded cubin: %s\n", log);
+        exit(1);
+    }
+    if (hcq_device_info(dev)->emulated)
+        CHECK(emu_register_kernels(register_host_kernels));
+    CHECK(hcq_program_load(dev, cb, &prog));
+    k_empty = hcq_program_kernel(prog, "empty");
+    k_atomic = hcq_program_kernel(prog, "atomic_inc");
+    if (!k_empty || !k_atomic) {
+        printf("FAIL embedded cubin lacks empty/atomic_inc\n");
+        exit(1);
+    }
+}
+
+static int launch_empty(struct hcq_queue *q)
+{
+    struct hcq_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}};
+    return hcq_q_exec(q, k_empty, &l);
+}
+
+static int finish(struct hcq_queue *q)
+{
+    uint64_t v;
+    int r = hcq_q_signal_next(q, &v);
+    if (!r)
+        r = hcq_q_submit(q);
+    if (!r)
+        r = hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS);
+    return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Launches                                                             */
+/* ------------------------------------------------------------------ */
+
+/* CPU time to record N launches and submit them (the GPU runs them
+ * meanwhile; waited for outside the measurement). */
+static void bench_submission(struct hcq_queue *q)
+{
+    enum { N = 1000 };
+    const int reps = quick ? 10 : 50;
+    double per[64], wall[64];
+    for (int i = 0; i < 3; i++) { /* warm: pages touched, caches filled */
+        for (int j = 0; j < N; j++)
+            CHECK(launch_empty(q));
+        CHECK(finish(q));
+    }
+    for (int i = 0; i < reps; i++) {
+        uint64_t c0 = cpu_ns(), w0 = now_ns();
+        for (int j = 0; j < N; j++)
+            CHECK(launch_empty(q));
+        CHECK(hcq_q_submit(q));
+        per[i] = (double)(cpu_ns() - c0) / N / 1e3;
+        wall[i] = (double)(now_ns() - w0) / N / 1e3;
+        CHECK(finish(q));
+    }
+    double w = percentile(wall, (size_t)reps, 0.5);
+    char note[96];
+    snprintf(note, sizeof(note), "%d launches recorded + one submit; wall %.3f us", N, w);
+    row("submission CPU cost per launch (median)", percentile(per, (size_t)reps, 0.5), "us",
+        0.3, true, note);
+}
+
+/* Back-to-back launches, submitted in batches of 64, until all finish. */
+static void bench_rate(struct hcq_queue *q)
+{
+    const uint32_t n = quick ? 20000 : 200000, batch = 64;
+    struct hcq_mem *ctr = NULL;
+    CHECK(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &ctr));
+    volatile uint64_t *c = ctr->cpu;
+    *c = 0;
+    uint64_t p = ctr->va;
+    struct hcq_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = &p,
+                           .params_size = 8};
+    uint64_t t0 = now_ns();
+    for (uint32_t i = 0; i < n; i++) {
+        CHECK(hcq_q_exec(q, k_atomic, &l));
+        if (i % batch == batch - 1)
+            CHECK(hcq_q_submit(q));
+    }
+    CHECK(finish(q));
+    double s = (double)(now_ns() - t0) / 1e9;
+    char note[96];
+    bool exact = *c == (uint64_t)n * 32;
+    snprintf(note, sizeof(note), "%u atomic_inc launches, count %s", n,
+             exact ? "exact" : "WRONG");
+    row("sustained launch rate", n / s / 1e6, "M/s", 0, false, note);
+    if (!exact) {
+        printf("FAIL launch rate: counter %llu, expected %llu\n", (unsigned long long)*c,
+               (unsigned long long)n * 32);
+        exit(1);
+    }
+    hcq_mem_free(ctr);
+}
+
+/* Round trips: record, submit, wait for the timeline. */
+static void bench_round_trip(struct hcq_queue *q, bool with_launch, const char *what,
+                             double target)
+{
+    const int n = quick ? 500 : 5000;
+    double *v = malloc(sizeof(double) * (size_t)n);
+    if (!v)
+        exit(1);
+    for (int i = -50; i < n; i++) {
+        uint64_t t0 = now_ns();
+        if (with_launch)
+            CHECK(launch_empty(q));
+        CHECK(finish(q));
+        if (i >= 0)
+            v[i] = (double)(now_ns() - t0) / 1e3;
+    }
+    double med = percentile(v, (size_t)n, 0.5), p99 = percentile(v, (size_t)n, 0.99);
+    char name[96], note[64];
+    snprintf(name, sizeof(name), "%s (median)", what);
+    snprintf(note, sizeof(note), "%d round trips", n);
+    row(name, med, "us", target, true, note);
+    snprintf(name, sizeof(name), "%s (p99)", what);
+    row(name, p99, "us", 0, true, NULL);
+    free(v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Copies                                                               */
+/* ------------------------------------------------------------------ */
+
+/* GPU time of one copy from the timestamps of releases around it. */
+static double copy_gbs(struct hcq_queue *q, struct hcq_signal *s0, struct hcq_signal *s1,
+                       uint64_t dst, uint64_t src, uint64_t bytes, uint64_t seq,
+                       double *wall_gbs)
+{
+    uint64_t t0 = now_ns();
+    CHECK(hcq_q_signal(q, s0, seq));
+    CHECK(hcq_q_copy(q, dst, src, bytes));
+    CHECK(hcq_q_signal(q, s1, seq));
+    CHECK(hcq_q_submit(q));
+    CHECK(hcq_signal_wait(s1, seq, WAIT_NS));
+    *wall_gbs = bytes / (double)(now_ns() - t0);
+    uint64_t g0 = hcq_signal_timestamp(s0), g1 = hcq_signal_timestamp(s1);
+    return g1 > g0 ? bytes / (double)(g1 - g0) : *wall_gbs;
+}
+
+static void bench_copy(struct hcq_queue *q, const char *what, uint64_t dst, uint64_t src,
+                       double factor, double target)
+{
+    const int reps = quick ? 3 : 9;
+    double gpu[16], wall[16];
+    struct hcq_signal *s0 = NULL, *s1 = NULL;
+    CHECK(hcq_signal_alloc(dev, &s0));
+    CHECK(hcq_signal_alloc(dev, &s1));
+    static uint64_t seq;
+    for (int i = -1; i < reps; i++) {
+        double w, g = copy_gbs(q, s0, s1, dst, src, copy_bytes, ++seq, &w);
+        if (i >= 0) {
+            gpu[i] = g * factor;
+            wall[i] = w * factor;
+        }
+    }
+    char note[96];
+    snprintf(note, sizeof(note), "%llu MiB, GPU timestamps; wall %.1f GB/s",
+             (unsigned long long)(copy_bytes >> 20), percentile(wall, (size_t)reps, 0.5));
+    row(what, percentile(gpu, (size_t)reps, 0.5), "GB/s", target, false, note);
+    hcq_signal_free(s0);
+    hcq_signal_free(s1);
+}
+
+/* Host->device on one copy queue and device->host on another at once;
+ * both bytes counted over the span of both. */
+static void bench_copy_both(struct hcq_queue *q1, struct hcq_queue *q2, struct hcq_mem *h1,
+                            struct hcq_mem *h2, struct hcq_mem *d1, struct hcq_mem *d2)
+{
+    const int reps = quick ? 3 : 9;
+    double v[16];
+    for (int i = -1; i < reps; i++) {
+        uint64_t t0 = now_ns(), v1, v2;
+        CHECK(hcq_q_copy(q1, d1->va, h1->va, copy_bytes));
+        CHECK(hcq_q_signal_next(q1, &v1));
+        CHECK(hcq_q_copy(q2, h2->va, d2->va, copy_bytes));
+        CHECK(hcq_q_signal_next(q2, &v2));
+        CHECK(hcq_q_submit(q1));
+        CHECK(hcq_q_submit(q2));
+        CHECK(hcq_signal_wait(hcq_queue_timeline(q1), v1, WAIT_NS));
+        CHECK(hcq_signal_wait(hcq_queue_timeline(q2), v2, WAIT_NS));
+        if (i >= 0)
+            v[i] = 2.0 * copy_bytes / (double)(now_ns() - t0);
+    }
+    char note[96];
+    snprintf(note, sizeof(note), "%llu MiB each way, two copy queues, wall",
+             (unsigned long long)(copy_bytes >> 20));
+    row("pinned host<->device both at once", percentile(v, (size_t)reps, 0.5), "GB/s", 0, false,
+        note);
+}
+
+static void bench_copies(void)
+{
+    struct hcq_queue *q1 = NULL, *q2 = NULL;
+    struct hcq_mem *h1 = NULL, *h2 = NULL, *d1 = NULL, *d2 = NULL;
+    CHECK(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q1));
+    CHECK(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q2));
+    CHECK(hcq_mem_alloc(dev, copy_bytes, HCQ_MEM_HOST, &h1));
+    CHECK(hcq_mem_alloc(dev, copy_bytes, HCQ_MEM_HOST, &h2));
+    CHECK(hcq_mem_alloc(dev, copy_bytes, HCQ_MEM_DEVICE, &d1));
+    CHECK(hcq_mem_alloc(dev, copy_bytes, HCQ_MEM_DEVICE, &d2));
+    uint64_t *w = h1->cpu;
+    for (uint64_t i = 0; i < copy_bytes / 8; i++)
+        w[i] = i * 0x9E3779B97F4A7C15ull;
+    memset(h2->cpu, 0, copy_bytes);
+
+    bench_copy(q1, "pinned host->device", d1->va, h1->va, 1.0, 55);
+    bench_copy(q1, "pinned device->host", h2->va, d1->va, 1.0, 55);
+    /* What was measured really moved. */
+    if (memcmp(h1->cpu, h2->cpu, copy_bytes)) {
+        printf("FAIL copies: device->host data differs from what went host->device\n");
+        exit(1);
+    }
+    bench_copy_both(q1, q2, h1, h2, d1, d2);
+    bench_copy(q1, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
+
+    hcq_mem_free(h1);
+    hcq_mem_free(h2);
+    hcq_mem_free(d1);
+    hcq_mem_free(d2);
+    hcq_queue_destroy(q1);
+    hcq_queue_destroy(q2);
+}
+
+/* ------------------------------------------------------------------ */
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick"))
+            quick = true;
+        else if (!strcmp(argv[i], "--strict"))
+            strict = true;
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc)
+            copy_bytes = strtoull(argv[++i], NULL, 0) << 20;
+        else {
+            fprintf(stderr, "usage: hcqbench [--quick] [--size MiB] [--strict]\n");
+            return 2;
+        }
+    }
+    struct hcq_device *const *devs;
+    unsigned n = 0;
+    hcq_enumerate(&devs, &n);
+    if (!n) {
+        printf("FAIL no device: %s\n", hcq_enumerate_error());
+        return 1;
+    }
+    dev = devs[0];
+    const struct hcq_device_info *in = hcq_device_info(dev);
+    if (in->emulated && copy_bytes == 256ull << 20)
+        quick = true;
+    if (quick && copy_bytes == 256ull << 20)
+        copy_bytes = 16ull << 20;
+    CHECK(hcq_device_open(dev));
+    printf("hcqbench: %s (sm_%x, %u SMs, driver %s)%s\n", in->name, in->arch >> 4, in->sm_count,
+           in->driver_version, quick ? ", quick" : "");
+    printf("| %-44s | %21s | %-10s | %-4s | %s\n", "measurement", "value", "H200 target", "",
+           "notes");
+    load_kernels();
+
+    struct hcq_queue *q = NULL, *qc = NULL;
+    CHECK(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q));
+    bench_submission(q);
+    bench_rate(q);
+    bench_round_trip(q, true, "launch + wait round trip", 4);
+    bench_round_trip(q, false, "semaphore submit + wait, compute", 0);
+    CHECK(hcq_queue_create(dev, HCQ_ENGINE_COPY, &qc));
+    bench_round_trip(qc, false, "semaphore submit + wait, copy", 0);
+    hcq_queue_destroy(qc);
+    hcq_queue_destroy(q);
+    bench_copies();
+
+    hcq_program_unload(prog);
+    cubin_free(cb);
+    hcq_device_close(dev);
+    if (missed)
+        printf("%d figure(s) below target%s\n", missed, in->emulated ? " (emulated device)" : "");
+    return strict && missed && !in->emulated ? 3 : 0;
+}
