@@ -25,7 +25,8 @@ static cl_int arg_buffer(cl_kernel k, cl_uint i, size_t arg_size, const void *ar
         memcpy(&m, arg_value, sizeof(m));
     if (m) {
         /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when arg_value is not a valid memory object */
-        HCQCL_CHECK(hcqcl_mem_valid(m) && m->ctx == k->prog->ctx, CL_INVALID_MEM_OBJECT,
+        HCQCL_CHECK(hcqcl_mem_is_live(m) && hcqcl_mem_valid(m) && m->ctx == k->prog->ctx,
+                    CL_INVALID_MEM_OBJECT,
                     "arg %u: %p is not a buffer of the kernel's context", i, (void *)m);
         /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when arg_value is not a valid memory object */
         HCQCL_CHECK(m->type == CL_MEM_OBJECT_BUFFER, CL_INVALID_MEM_OBJECT,
@@ -90,7 +91,7 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
         {
             cl_mem m = NULL;
             memcpy(&m, arg_value, sizeof(m));
-            if (m && hcqcl_mem_valid(m) && m->ctx == kernel->prog->ctx) {
+            if (hcqcl_mem_is_live(m) && hcqcl_mem_valid(m) && m->ctx == kernel->prog->ctx) {
                 nv.mem = m;
                 break;
             }

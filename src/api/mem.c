@@ -25,6 +25,104 @@ static unsigned popcount64(uint64_t v) { return (unsigned)__builtin_popcountll(v
 
 bool hcqcl_mem_valid(cl_mem m) { return hcqcl_obj_valid(m, HCQCL_TYPE_MEM); }
 
+/* ------------------------------------------------------------------ */
+/* Live buffers                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Every live memory object, so that 8 bytes of unknown meaning (an
+ * untyped pointer argument of an nvcc kernel) can be recognised as a
+ * handle without dereferencing them. Open addressing, linear probing,
+ * tombstones; a power-of-two table under one lock. */
+#define LIVE_TOMB ((uintptr_t)1)
+static struct {
+    pthread_mutex_t lock;
+    uintptr_t *slot;
+    size_t cap, used; /* used counts tombstones too */
+} live = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static size_t live_hash(uintptr_t p, size_t cap)
+{
+    return (size_t)((p >> 4) * 0x9e3779b97f4a7c15ull) & (cap - 1);
+}
+
+/* Rehash into a table four times the live count (tombstones dropped), so
+ * create/release churn does not grow it. */
+static bool live_grow_locked(void)
+{
+    size_t n = 1, cap = 256;
+    for (size_t i = 0; i < live.cap; i++)
+        n += live.slot[i] > LIVE_TOMB;
+    while (cap < n * 4)
+        cap *= 2;
+    uintptr_t *slot = calloc(cap, sizeof(*slot));
+    if (!slot)
+        return false;
+    for (size_t i = 0; i < live.cap; i++) {
+        uintptr_t p = live.slot[i];
+        if (p <= LIVE_TOMB)
+            continue;
+        size_t h = live_hash(p, cap);
+        while (slot[h])
+            h = (h + 1) & (cap - 1);
+        slot[h] = p;
+    }
+    free(live.slot);
+    live.slot = slot;
+    live.cap = cap;
+    live.used = 0;
+    for (size_t i = 0; i < cap; i++)
+        live.used += slot[i] != 0;
+    return true;
+}
+
+static bool live_add(cl_mem m)
+{
+    bool ok = true;
+    pthread_mutex_lock(&live.lock);
+    if ((live.used + 1) * 2 > live.cap)
+        ok = live_grow_locked();
+    if (ok) {
+        size_t h = live_hash((uintptr_t)m, live.cap);
+        while (live.slot[h] > LIVE_TOMB)
+            h = (h + 1) & (live.cap - 1);
+        live.used += live.slot[h] == 0;
+        live.slot[h] = (uintptr_t)m;
+    }
+    pthread_mutex_unlock(&live.lock);
+    return ok;
+}
+
+static void live_remove(cl_mem m)
+{
+    pthread_mutex_lock(&live.lock);
+    for (size_t h = live.cap ? live_hash((uintptr_t)m, live.cap) : 0; live.cap && live.slot[h];
+         h = (h + 1) & (live.cap - 1)) {
+        if (live.slot[h] == (uintptr_t)m) {
+            live.slot[h] = LIVE_TOMB;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&live.lock);
+}
+
+bool hcqcl_mem_is_live(const void *handle)
+{
+    bool found = false;
+    uintptr_t p = (uintptr_t)handle;
+    if (p <= LIVE_TOMB)
+        return false;
+    pthread_mutex_lock(&live.lock);
+    for (size_t h = live.cap ? live_hash(p, live.cap) : 0; live.cap && live.slot[h];
+         h = (h + 1) & (live.cap - 1)) {
+        if (live.slot[h] == p) {
+            found = true;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&live.lock);
+    return found;
+}
+
 static cl_mem mem_root(cl_mem m) { return m->parent ? m->parent : m; }
 
 static int ctx_device_index(cl_context ctx, const struct hcq_device *dev)
@@ -265,6 +363,11 @@ static cl_mem mem_new(cl_context ctx, cl_mem_flags flags, size_t size)
     m->type = CL_MEM_OBJECT_BUFFER;
     m->flags = flags;
     m->size = size;
+    if (!live_add(m)) {
+        pthread_mutex_destroy(&m->lock);
+        free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -278,6 +381,7 @@ static void mem_destroy(cl_mem m)
         next = map->next;
         hcqcl_mapping_free(map);
     }
+    live_remove(m);
     mem_store_free(m);
     m->obj.type = HCQCL_TYPE_NONE;
     for (struct hcqcl_mem_dtor *d = m->dtors, *next; d; d = next) {

@@ -515,6 +515,10 @@ struct _cl_mem {
 
 /* True when m is a live memory object. */
 bool hcqcl_mem_valid(cl_mem m);
+/* True when handle is a live memory object of hcqcl, decided without
+ * dereferencing it (for bytes that may or may not be a handle). Any
+ * thread. */
+bool hcqcl_mem_is_live(const void *handle);
 /* GPU VA of the first byte of m (sub-buffers: parent VA + offset) on dev,
  * which must be a device of m's context (0 otherwise). Any thread. */
 uint64_t hcqcl_mem_va(cl_mem m, struct hcq_device *dev);

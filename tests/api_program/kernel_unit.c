@@ -101,6 +101,13 @@ int main(void)
            "buffers to retain");
     EXPECT(hcqcl_kernel_mem_args(k, mems, 1) == 2, "count beyond cap");
 
+    /* Bytes that are no handle pass through unchanged. */
+    uint64_t raw = 0xdead0000beefull;
+    hcqcl_clSetKernelArg(k, 2, sizeof(raw), &raw);
+    EXPECT(hcqcl_kernel_params(k, dev, block, &dyn) == CL_SUCCESS, "raw params");
+    EXPECT(u64_at(block, 16) == raw, "raw pointer bytes");
+    EXPECT(hcqcl_kernel_mem_args(k, mems, 4) == 2, "raw bytes are no buffer");
+
     /* The same pointer arguments used as __local: offsets from 0x400 (no
      * static shared in vadd), each 16-aligned, dyn = their extent. */
     hcqcl_clSetKernelArg(k, 0, 100, NULL);

@@ -365,6 +365,8 @@ static void test_kernels(void)
     EXPECT_ERR(clSetKernelArg(k, 0, 0, NULL), CL_INVALID_ARG_SIZE);
     EXPECT_OK(clSetKernelArg(k, 0, sizeof(buf), &buf));
     EXPECT_OK(clSetKernelArg(k, 0, sizeof(cl_mem), NULL));
+    cl_ulong raw = 0xdead0000beefull; /* a device address, not a handle: taken as bytes */
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(raw), &raw));
     EXPECT_OK(clSetKernelArg(k, 0, 64, NULL)); /* __local use of a pointer */
     EXPECT_OK(clSetKernelArg(k, 3, sizeof(int), &ival));
     EXPECT_ERR(clSetKernelArg((cl_kernel)p, 0, sizeof(buf), &buf), CL_INVALID_KERNEL);
