@@ -134,6 +134,27 @@ static void test_valid_flags(void)
     free(host);
 }
 
+/* One buffer may take most of the device's memory (it is backed by
+ * device memory pages only, nothing is touched on the host). */
+static void test_large(void)
+{
+    cl_ulong global = 0;
+    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(global), &global, NULL));
+    size_t size = (size_t)(global / 4 * 3);
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, size, NULL, &err);
+    EXPECT(m && err == CL_SUCCESS, "buffer of %zu of %llu bytes: %d", size,
+           (unsigned long long)global, err);
+    if (m) {
+        /* Its last bytes are reachable. */
+        uint32_t v = 0x600dcafe, back = 0;
+        EXPECT_OK(clEnqueueWriteBuffer(queue, m, CL_TRUE, size - 4, 4, &v, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueReadBuffer(queue, m, CL_TRUE, size - 4, 4, &back, 0, NULL, NULL));
+        EXPECT(back == v, "last word %#x", back);
+        EXPECT_OK(clReleaseMemObject(m));
+    }
+}
+
 static void test_info_errors(void)
 {
     cl_mem m = make(0, 256, NULL, CL_SUCCESS);
@@ -505,6 +526,7 @@ int main(void)
     test_sub_buffers();
     test_contents();
     test_use_host_ptr_copy();
+    test_large();
     test_cycles();
     test_two_devices();
 
