@@ -23,6 +23,8 @@
 /* Bank 0 must hold at least what the launcher writes ahead of the
  * parameters. */
 #define CBUF0_MIN (NV_CBUF0_ENVREG + 4 * NV_CBUF0_ENVREGS)
+/* Banks up to this size are built on the stack, then copied (hcq_q_exec). */
+#define CBUF0_STAGE 4096u
 
 static void emit_local(struct hcq_queue *q, const struct hcq_device *dev)
 {
@@ -205,7 +207,16 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     rc = patch_qmd(qmd, k, l, shared_bytes, va, cb_size, dev->info.arch);
     if (rc)
         return rc;
-    fill_cbuf0(cpu, k, l, cb_size);
+    /* Scratch is write-combined BAR1 memory on a GPU: bank 0 is built in
+     * cached memory (zeroing, then the pieces) and crosses the bus once,
+     * in one sequential copy; only a large bank is built in place. */
+    if (cb_size <= CBUF0_STAGE) {
+        uint8_t stage[CBUF0_STAGE] __attribute__((aligned(64)));
+        fill_cbuf0(stage, k, l, cb_size);
+        memcpy(cpu, stage, cb_size);
+    } else {
+        fill_cbuf0(cpu, k, l, cb_size);
+    }
     memcpy((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
 
     /* The shader windows were set when the queue bound its engine. */

@@ -186,6 +186,7 @@ struct hcq_arena {
     struct hcq_mem *mem;
     uint8_t *cpu;
     uint64_t va, size;
+    uint64_t mask; /* size - 1 when size is a power of two, else 0 */
     uint64_t head, tail;
     struct {
         uint64_t end; /* head at the close of submission seq */
@@ -193,6 +194,13 @@ struct hcq_arena {
     } marks[HCQ_ARENA_MARKS];
     unsigned mhead, mtail; /* marks ring */
 };
+
+/* Offset of byte counter c in the arena: a mask for the usual power-of-two
+ * sizes (a 64-bit division costs tens of cycles, several per launch). */
+static inline uint64_t hcq_arena_off(const struct hcq_arena *a, uint64_t c)
+{
+    return a->mask ? c & a->mask : c % a->size;
+}
 
 #define HCQ_SUBMIT_HISTORY 4096 /* closed submissions remembered */
 #define HCQ_PENDING_GP 64       /* GP entries of the open submission */

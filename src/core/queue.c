@@ -48,6 +48,7 @@ static int arena_init(struct hcq_queue *q, struct hcq_arena *a, uint32_t bytes)
     a->cpu = a->mem->cpu;
     a->va = a->mem->va;
     a->size = bytes;
+    a->mask = util_is_pow2(bytes) ? bytes - 1 : 0;
     return 0;
 }
 
@@ -87,7 +88,7 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
     if (need > a->size)
         return -ENOMEM;
     for (;;) {
-        uint64_t off = a->head % a->size;
+        uint64_t off = hcq_arena_off(a, a->head);
         uint64_t pad = util_align_up(off, align) - off;
         if (off + pad + need > a->size)
             pad = a->size - off; /* next lap starts at offset 0 */
@@ -97,7 +98,7 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
                 if (a->head != q->open_start) {
                     if (q->npending == HCQ_PENDING_GP)
                         return -ENOMEM;
-                    uint64_t start = q->open_start % a->size;
+                    uint64_t start = hcq_arena_off(a, q->open_start);
                     q->pending_gp[q->npending++] = nv_gp_entry(
                         a->va + start, (uint32_t)((a->head - q->open_start) / 4));
                 }
@@ -141,7 +142,7 @@ int hcq_push_reserve(struct hcq_queue *q, uint32_t ndw) { return push_reserve(q,
 void hcq_push_incr(struct hcq_queue *q, uint32_t subc, uint32_t method, const uint32_t *data,
                    uint32_t n)
 {
-    volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + q->pb.head % q->pb.size);
+    volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + hcq_arena_off(&q->pb, q->pb.head));
     q->scratch_unpushed = false;
     p[0] = nv_mthd_incr(subc, method, n);
     for (uint32_t i = 0; i < n; i++)
@@ -163,7 +164,7 @@ int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu
     r = arena_room(q, &q->scratch, size, align, true, false);
     if (r)
         return r;
-    uint64_t off = q->scratch.head % q->scratch.size;
+    uint64_t off = hcq_arena_off(&q->scratch, q->scratch.head);
     *cpu = q->scratch.cpu + off;
     *va = q->scratch.va + off;
     q->scratch.head += size;
@@ -428,7 +429,7 @@ static int submit(struct hcq_queue *q)
         q->rel_pb_head = q->pb.head;
     }
     if (q->pb.head != q->open_start) {
-        uint64_t start = q->open_start % q->pb.size;
+        uint64_t start = hcq_arena_off(&q->pb, q->open_start);
         q->pending_gp[q->npending++] =
             nv_gp_entry(q->pb.va + start, (uint32_t)((q->pb.head - q->open_start) / 4));
     }

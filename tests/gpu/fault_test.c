@@ -61,7 +61,7 @@ static void inject_copy_unmapped(struct fault_ctx *c)
 static void push_raw(struct hcq_queue *q, const uint32_t *w, uint32_t n)
 {
     GPU_REQUIRE(hcq_push_reserve(q, n) == 0);
-    volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + q->pb.head % q->pb.size);
+    volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + hcq_arena_off(&q->pb, q->pb.head));
     for (uint32_t i = 0; i < n; i++)
         p[i] = w[i];
     q->pb.head += 4ull * n;
