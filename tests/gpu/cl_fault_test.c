@@ -1,0 +1,184 @@
+/*
+ * cl_fault_test.c — a faulting kernel seen through OpenCL (the loader and
+ * the ICD), on the GPU or, with HCQCL_GPU_TESTS_ON_EMU=1, the emulated
+ * device: the kernel's event ends with a negative status, clWaitForEvents
+ * and clFinish return errors within a second instead of hanging, a later
+ * blocking read fails just as fast, the context's pfn_notify hears once
+ * with a message naming the driver's error code (Xid), and every object
+ * is released cleanly.
+ *
+ * The kernel is queue_kernels.cu's ids2d (tests/api_queue), launched at
+ * row 1 of a 2^30-wide grid: it writes 4 GiB past its buffer.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+static atomic_int notified;
+static char notice[512];
+
+static void check(bool ok, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void check(bool ok, const char *name, const char *fmt, ...)
+{
+    char d[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d, sizeof(d), fmt, ap);
+    va_end(ap);
+    printf("%s %s: %s\n", ok ? "PASS" : "FAIL", name, d);
+    fflush(stdout);
+    failures += !ok;
+}
+
+#define REQUIRE(cond)                                                                     \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            printf("FAIL %s:%d: required %s\n", __FILE__, __LINE__, #cond);               \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+static void CL_CALLBACK on_error(const char *info, const void *priv, size_t cb, void *data)
+{
+    if (atomic_fetch_add(&notified, 1) == 0)
+        snprintf(notice, sizeof(notice), "%s", info);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void *read_data(const char *name, size_t *size)
+{
+    const char *dir = getenv("HCQCL_TEST_DATA");
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *p = malloc((size_t)n);
+    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    *size = (size_t)n;
+    return p;
+}
+
+/* The hcqcl platform, or NULL. */
+static cl_platform_id hcqcl_platform(void)
+{
+    cl_platform_id ps[16];
+    cl_uint n = 0;
+    if (clGetPlatformIDs(16, ps, &n) != CL_SUCCESS)
+        return NULL;
+    for (cl_uint i = 0; i < n && i < 16; i++) {
+        char name[256] = "";
+        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
+        if (strstr(name, "hcqcl"))
+            return ps[i];
+    }
+    return NULL;
+}
+
+int main(void)
+{
+    const char *emu = getenv("HCQCL_GPU_TESTS_ON_EMU");
+    bool on_emu = emu && !strcmp(emu, "1");
+    if (on_emu) {
+        setenv("HCQCL_DEVICE", "emu", 1);
+    } else {
+        const char *d = getenv("HCQCL_DEVICE");
+        if (access("/dev/nvidiactl", F_OK) != 0 || (d && !strcmp(d, "emu"))) {
+            printf("SKIP: no NVIDIA GPU\n");
+            return 77;
+        }
+    }
+    cl_platform_id p = hcqcl_platform();
+    REQUIRE(p != NULL);
+    cl_device_id dev;
+    cl_uint n = 0;
+    REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0);
+    char dname[256] = "";
+    clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(dname), dname, NULL);
+    printf("device: %s\n", dname);
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, on_error, NULL, &err);
+    REQUIRE(ctx != NULL);
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q != NULL);
+    size_t size = 0;
+    unsigned char *bin = read_data("queue_kernels.cubin", &size);
+    REQUIRE(bin != NULL);
+    const unsigned char *bins[] = {bin};
+    cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, NULL, &err);
+    free(bin);
+    REQUIRE(prog != NULL);
+    REQUIRE(clBuildProgram(prog, 1, &dev, NULL, NULL, NULL) == CL_SUCCESS);
+    cl_kernel k = clCreateKernel(prog, "ids2d", &err);
+    REQUIRE(k != NULL);
+    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    cl_mem loc = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    REQUIRE(out && loc);
+    unsigned width = 1u << 30;
+    REQUIRE(clSetKernelArg(k, 0, sizeof(out), &out) == CL_SUCCESS);
+    REQUIRE(clSetKernelArg(k, 1, sizeof(loc), &loc) == CL_SUCCESS);
+    REQUIRE(clSetKernelArg(k, 2, sizeof(width), &width) == CL_SUCCESS);
+
+    const size_t off[] = {0, 1}, g[] = {1, 1};
+    cl_event bad = NULL;
+    uint64_t t0 = now_ns();
+    REQUIRE(clEnqueueNDRangeKernel(q, k, 2, off, g, NULL, 0, NULL, &bad) == CL_SUCCESS);
+    REQUIRE(clFlush(q) == CL_SUCCESS);
+    cl_int rw = clWaitForEvents(1, &bad);
+    uint64_t dt = now_ns() - t0;
+    cl_int st = 0;
+    clGetEventInfo(bad, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL);
+    check(rw == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST && st < 0 && dt < 1000000000ull,
+          "cl_fault_wait", "clWaitForEvents %d, kernel status %d, after %.3f ms", rw, st,
+          dt / 1e6);
+
+    t0 = now_ns();
+    cl_int rf = clFinish(q);
+    char buf[64];
+    cl_int rr = clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof(buf), buf, 0, NULL, NULL);
+    dt = now_ns() - t0;
+    check(rf == CL_OUT_OF_RESOURCES && rr != CL_SUCCESS && dt < 1000000000ull, "cl_fault_after",
+          "clFinish %d, blocking read %d, within %.3f ms", rf, rr, dt / 1e6);
+
+    for (int i = 0; i < 1000 && atomic_load(&notified) == 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    bool named = strstr(notice, "Xid") != NULL;
+    if (on_emu)
+        named = named && strstr(notice, "MMU fault") != NULL;
+    check(atomic_load(&notified) == 1 && named, "cl_fault_notify", "pfn_notify %d time(s): \"%s\"",
+          atomic_load(&notified), notice);
+
+    bool clean = clReleaseEvent(bad) == CL_SUCCESS && clReleaseKernel(k) == CL_SUCCESS &&
+                 clReleaseProgram(prog) == CL_SUCCESS && clReleaseMemObject(out) == CL_SUCCESS &&
+                 clReleaseMemObject(loc) == CL_SUCCESS && clReleaseCommandQueue(q) == CL_SUCCESS &&
+                 clReleaseContext(ctx) == CL_SUCCESS;
+    check(clean, "cl_fault_release", "every object released");
+    printf("cl_fault: %s\n", failures ? "FAILED" : "all checks passed");
+    return failures ? 1 : 0;
+}
