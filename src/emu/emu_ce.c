@@ -151,7 +151,8 @@ static bool ce_transfer(struct emu_chan *c, unsigned s, uint32_t d)
                        "LAUNCH_DMA 0x%08x: block-linear layouts are not emulated", d);
         return false;
     }
-    if (NV_FIELD_GET(NVC8B5_LAUNCH_DMA_SRC_TYPE, d) || NV_FIELD_GET(NVC8B5_LAUNCH_DMA_DST_TYPE, d)) {
+    if (NV_FIELD_GET(NVC8B5_LAUNCH_DMA_SRC_TYPE, d) ||
+        NV_FIELD_GET(NVC8B5_LAUNCH_DMA_DST_TYPE, d)) {
         emu_chan_error(c, ROBUST_CHANNEL_CE0_ERROR,
                        "LAUNCH_DMA 0x%08x: physical addressing is not emulated", d);
         return false;

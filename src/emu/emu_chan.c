@@ -239,7 +239,8 @@ static bool chan_run(struct emu_chan *c, bool *caught_up)
                     break;
                 }
                 if (immd) {
-                    enum emu_mres r = exec_method(c, c->subch, c->mthd, NV_FIELD_GET(NVC86F_DMA_IMMD_DATA, w));
+                    uint32_t data = NV_FIELD_GET(NVC86F_DMA_IMMD_DATA, w);
+                    enum emu_mres r = exec_method(c, c->subch, c->mthd, data);
                     if (r != EMU_M_OK)
                         return progress; /* header re-decoded on retry */
                 }

@@ -141,8 +141,8 @@ static void load_libraries(void)
             memcpy(path, list, n);
             path[n] = 0;
             void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-            emu_register_kernels_fn fn = h ? (emu_register_kernels_fn)dlsym(h, EMU_REGISTER_KERNELS_SYMBOL)
-                                           : NULL;
+            emu_register_kernels_fn fn =
+                h ? (emu_register_kernels_fn)dlsym(h, EMU_REGISTER_KERNELS_SYMBOL) : NULL;
             if (!fn)
                 util_log(UTIL_LOG_ERR, "emu: kernel library %s: %s", path,
                          h ? "no " EMU_REGISTER_KERNELS_SYMBOL : dlerror());

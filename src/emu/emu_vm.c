@@ -35,8 +35,8 @@ struct emu_mem *emu_mem_create(uint64_t size)
     if (!m)
         return NULL;
     m->size = util_align_up(size, page_size());
-    void *p = mmap(NULL, m->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
+    void *p = mmap(NULL, m->size, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         free(m);
         return NULL;
