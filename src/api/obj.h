@@ -429,6 +429,32 @@ void *hcqcl_unsupported_obj(const char *func, cl_int *errcode_ret, cl_int err);
             return NULL;                                                                  \
         }                                                                                 \
     } while (0)
+/*
+ * A whole default in one entry: validate the first handle h (type tag
+ * HCQCL_TYPE_<type>, error bad when invalid), then refuse with err.
+ * HCQCL_DEFAULT_ERR returns err; HCQCL_DEFAULT_NULL (constructors, params
+ * must name errcode_ret) returns NULL with *errcode_ret = err;
+ * HCQCL_DEFAULT_ERR_PLATFORM validates a cl_platform_id instead. The spec
+ * quotes for bad and err stand above each group of entries.
+ */
+#define HCQCL_DEFAULT_ERR(ret, name, h, type, bad, err, params)                           \
+    HCQCL_DEFAULT(ret, name, params)                                                      \
+    {                                                                                     \
+        HCQCL_DEFAULT_CHECK_OBJ(h, HCQCL_TYPE_##type, bad);                               \
+        return HCQCL_UNSUPPORTED(err);                                                    \
+    }
+#define HCQCL_DEFAULT_NULL(ret, name, h, type, bad, err, params)                          \
+    HCQCL_DEFAULT(ret, name, params)                                                      \
+    {                                                                                     \
+        HCQCL_DEFAULT_CHECK_OBJ_ERR(h, HCQCL_TYPE_##type, bad);                           \
+        return HCQCL_UNSUPPORTED_OBJ(err);                                                \
+    }
+#define HCQCL_DEFAULT_ERR_PLATFORM(name, p, err, params)                                  \
+    HCQCL_DEFAULT(cl_int, name, params)                                                   \
+    {                                                                                     \
+        HCQCL_DEFAULT_CHECK_PLATFORM(p);                                                  \
+        return HCQCL_UNSUPPORTED(err);                                                    \
+    }
 
 /* ==================================================================== */
 /* Memory objects (mem.c)                                               */
