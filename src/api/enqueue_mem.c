@@ -87,6 +87,23 @@ cl_int hcqcl_xfer_begin(cl_command_queue q, cl_command_type type, enum hcqcl_xfe
     return hcqcl_cmd_begin(q, type, HCQ_ENGINE_COPY, num_events, wait_list, cmd);
 }
 
+cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bool write,
+                             cl_command_type type, cl_uint num_events,
+                             const cl_event *wait_list, struct hcqcl_cmd *cmd)
+{
+    /* CL_INVALID_VALUE if ptr is NULL */
+    HCQCL_CHECK(ptr, CL_INVALID_VALUE, "NULL ptr");
+    /* CL_INVALID_OPERATION if a read of a HOST_WRITE_ONLY / HOST_NO_ACCESS buffer, or a write of a HOST_READ_ONLY / HOST_NO_ACCESS one */
+    cl_int err = hcqcl_xfer_check_host_access(buf->flags, !write, write);
+    if (err != CL_SUCCESS)
+        return err;
+    err = hcqcl_xfer_begin(q, type, write ? HCQCL_XFER_H2D : HCQCL_XFER_D2H, num_events,
+                           wait_list, cmd);
+    if (err == CL_SUCCESS)
+        hcqcl_cmd_retain_mem(cmd, buf);
+    return err;
+}
+
 /* ---- Host <-> GPU data movement ------------------------------------ */
 
 /* What a host transfer keeps alive until its command is released. */
@@ -262,19 +279,12 @@ static cl_int xfer_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking, 
     err = hcqcl_xfer_check_range(offset, size, buf->size);
     if (err != CL_SUCCESS)
         return err;
-    /* CL_INVALID_VALUE if ptr is NULL */
-    HCQCL_CHECK(ptr, CL_INVALID_VALUE, "NULL ptr");
-    /* CL_INVALID_OPERATION if a read of a HOST_WRITE_ONLY / HOST_NO_ACCESS buffer, or a write of a HOST_READ_ONLY / HOST_NO_ACCESS one */
-    err = hcqcl_xfer_check_host_access(buf->flags, !write, write);
-    if (err != CL_SUCCESS)
-        return err;
-
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin(q, write ? CL_COMMAND_WRITE_BUFFER : CL_COMMAND_READ_BUFFER,
-                           write ? HCQCL_XFER_H2D : HCQCL_XFER_D2H, num_events, wait_list, &cmd);
+    err = hcqcl_xfer_begin_host(q, buf, ptr, write,
+                                write ? CL_COMMAND_WRITE_BUFFER : CL_COMMAND_READ_BUFFER,
+                                num_events, wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;
-    hcqcl_cmd_retain_mem(&cmd, buf);
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
     err = hcqcl_xfer_host(&cmd, dev, hcqcl_mem_va(buf, dev) + offset, ptr, size, write,
                           blocking);

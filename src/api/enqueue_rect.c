@@ -173,19 +173,12 @@ static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
         err = hcqcl_rect_check_bounds(&b, buf->size);
     if (err != CL_SUCCESS)
         return err;
-    /* CL_INVALID_VALUE if ptr is NULL */
-    HCQCL_CHECK(ptr, CL_INVALID_VALUE, "NULL ptr");
-    /* CL_INVALID_OPERATION if a read of a HOST_WRITE_ONLY / HOST_NO_ACCESS buffer, or a write of a HOST_READ_ONLY / HOST_NO_ACCESS one */
-    err = hcqcl_xfer_check_host_access(buf->flags, !write, write);
-    if (err != CL_SUCCESS)
-        return err;
-
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin(q, write ? CL_COMMAND_WRITE_BUFFER_RECT : CL_COMMAND_READ_BUFFER_RECT,
-                           write ? HCQCL_XFER_H2D : HCQCL_XFER_D2H, num_events, wait_list, &cmd);
+    err = hcqcl_xfer_begin_host(q, buf, ptr, write,
+                                write ? CL_COMMAND_WRITE_BUFFER_RECT : CL_COMMAND_READ_BUFFER_RECT,
+                                num_events, wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;
-    hcqcl_cmd_retain_mem(&cmd, buf);
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
     /* Fits: region[0] x region[1] x region[2] <= b.span <= buf->size. */
     const size_t packed = region[0] * region[1] * region[2];

@@ -1053,6 +1053,14 @@ enum hcqcl_xfer_dir { HCQCL_XFER_H2D, HCQCL_XFER_D2H, HCQCL_XFER_D2D };
 /* hcqcl_cmd_begin on a copy channel for dir (same contract). */
 cl_int hcqcl_xfer_begin(cl_command_queue q, cl_command_type type, enum hcqcl_xfer_dir dir,
                         cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd);
+/* The tail of a read or write between buf and host memory ptr, shared by
+ * the plain and rect entry points once q, buf and the range are checked:
+ * CL_INVALID_VALUE for a NULL ptr, CL_INVALID_OPERATION when buf's host
+ * access flags forbid it, then hcqcl_xfer_begin (H2D for write, else D2H)
+ * with buf retained for cmd. Same contract as hcqcl_xfer_begin. */
+cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bool write,
+                             cl_command_type type, cl_uint num_events,
+                             const cl_event *wait_list, struct hcqcl_cmd *cmd);
 /* Move size bytes between pageable host memory and GPU VA va inside a
  * begun command (to_gpu: host -> va). Chooses how: blocking transfers
  * above one staging chunk are pipelined inline through pool chunks (the
