@@ -449,7 +449,10 @@ static int submit(struct hcq_queue *q)
     q->seq++;
     /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    q->userd[NV_USERD_GP_PUT / 4] = (uint32_t)(q->put % q->ring_entries);
+    /* A release store: the emulated GPU's acquire of GPPut then orders
+     * everything written for this submission (and ThreadSanitizer sees it). */
+    __atomic_store_n(&q->userd[NV_USERD_GP_PUT / 4], (uint32_t)(q->put % q->ring_entries),
+                     __ATOMIC_RELEASE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     *(volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING) = q->token;
     return 0;
