@@ -10,17 +10,8 @@
 #include <string.h>
 
 #include "api/obj.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                                 \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            failures++;                                                                   \
-            fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond);             \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-        }                                                                                 \
-    } while (0)
 
 static void check_kinds(cl_context ctx, struct hcq_device *hw)
 {
@@ -192,9 +183,5 @@ int main(void)
             hcqcl_clReleaseContext(c2);
         }
     }
-    if (failures)
-        fprintf(stderr, "api_mem_unit: %d check(s) failed\n", failures);
-    else
-        printf("api_mem_unit: all checks passed\n");
-    return failures ? 1 : 0;
+    return check_done("api_mem_unit");
 }

@@ -4,6 +4,7 @@
  * and the error-name table.
  */
 #include "api/obj.h"
+#include "check.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,16 +13,6 @@
  * with the same name is all obj.c needs to stamp and compare. */
 const struct _cl_icd_dispatch hcqcl_dispatch;
 
-static int failures;
-#define EXPECT(cond, ...)                                                                 \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            failures++;                                                                   \
-            fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond);             \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-        }                                                                                 \
-    } while (0)
 
 static void test_objects(void)
 {
@@ -117,9 +108,5 @@ int main(void)
     test_objects();
     test_info_out();
     test_error_names();
-    if (failures)
-        fprintf(stderr, "api_obj: %d check(s) failed\n", failures);
-    else
-        printf("api_obj: all checks passed\n");
-    return failures != 0;
+    return check_done("api_obj");
 }

@@ -13,17 +13,8 @@
 #include <string.h>
 
 #include "api/obj.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond, ...)                                                                 \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            failures++;                                                                   \
-            fprintf(stderr, "%s:%d: FAIL (%s): ", __FILE__, __LINE__, #cond);             \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-        }                                                                                 \
-    } while (0)
 
 static uint64_t u64_at(const uint8_t *b, uint32_t off)
 {
@@ -41,17 +32,10 @@ static uint32_t u32_at(const uint8_t *b, uint32_t off)
 
 int main(void)
 {
-    char path[4096];
-    const char *data = getenv("HCQCL_TEST_DATA");
-    snprintf(path, sizeof(path), "%s/test_kernels.cubin", data ? data : ".");
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        perror(path);
+    size_t size;
+    uint8_t *bin = test_data_read("test_kernels.cubin", &size);
+    if (!bin)
         return 1;
-    }
-    static uint8_t bin[4 << 20];
-    size_t size = fread(bin, 1, sizeof(bin), f);
-    fclose(f);
 
     cl_device_id *devs = NULL;
     cl_uint n = 0;
@@ -143,9 +127,6 @@ int main(void)
     hcqcl_clReleaseMemObject(buf);
     hcqcl_clReleaseProgram(p);
     hcqcl_clReleaseContext(ctx);
-    if (failures)
-        fprintf(stderr, "kernel_unit: %d check(s) failed\n", failures);
-    else
-        printf("kernel_unit: all checks passed\n");
-    return failures ? 1 : 0;
+    free(bin);
+    return check_done("kernel_unit");
 }

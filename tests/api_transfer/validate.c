@@ -8,15 +8,8 @@
 #include <string.h>
 
 #include "api/obj.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);            \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
 
 static void test_range(void)
 {
@@ -186,10 +179,5 @@ int main(void)
     test_rect_resolve();
     test_rect_overlap();
     test_ranges_overlap();
-    if (failures) {
-        fprintf(stderr, "api_transfer_validate: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("api_transfer_validate: all passed\n");
-    return 0;
+    return check_done("api_transfer_validate");
 }

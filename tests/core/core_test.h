@@ -12,32 +12,8 @@
 #include <string.h>
 
 #include "core/priv.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-#define EXPECT_EQ(a, b)                                                                   \
-    do {                                                                                  \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);    \
-        if (a_ != b_) {                                                                   \
-            fprintf(stderr, "%s:%d: %s = 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, \
-                    #a, a_, b_);                                                          \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-/* Stop the test: later steps depend on this one. */
-#define REQUIRE(cond)                                                                     \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: required %s\n", __FILE__, __LINE__, #cond);           \
-            exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 /* The first device, opened. */
 static inline struct hcq_device *core_test_device(void)
@@ -53,14 +29,6 @@ static inline struct hcq_device *core_test_device(void)
     return devs[0];
 }
 
-static inline int core_test_done(const char *name)
-{
-    if (failures) {
-        fprintf(stderr, "%s: %d failure(s)\n", name, failures);
-        return 1;
-    }
-    printf("%s: ok\n", name);
-    return 0;
-}
+static inline int core_test_done(const char *name) { return check_done(name); }
 
 #endif

@@ -12,36 +12,8 @@
 #include <string.h>
 
 #include "cubin/cubin.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-
-static uint8_t *load_file(const char *name, size_t *size)
-{
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n);
-    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    fclose(f);
-    *size = (size_t)n;
-    return b;
-}
 
 /* A successful parse must describe memory inside what it allocated. */
 static void check_consistent(const struct cubin *cb)
@@ -92,7 +64,7 @@ static int parse_one(const uint8_t *buf, size_t size)
 int main(void)
 {
     size_t size;
-    uint8_t *file = load_file("test_kernels.cubin", &size);
+    uint8_t *file = test_data_load("test_kernels.cubin", &size);
     EXPECT(parse_one(file, size) == 0);
 
     /* Every truncation: the program header table ends the file, so every
@@ -173,7 +145,5 @@ int main(void)
     free(file);
     printf("cubin_fuzz: %zu truncations rejected, %u of %zu byte flips still parse\n", size,
            flip_ok, size);
-    if (failures)
-        fprintf(stderr, "cubin_fuzz: %d failure(s)\n", failures);
-    return failures != 0;
+    return check_done("cubin_fuzz");
 }

@@ -12,45 +12,8 @@
 #include <string.h>
 
 #include "cubin/cubin.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-#define EXPECT_EQ(a, b)                                                                   \
-    do {                                                                                  \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);    \
-        if (a_ != b_) {                                                                   \
-            fprintf(stderr, "%s:%d: %s = 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, \
-                    #a, a_, b_);                                                          \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-
-static uint8_t *load_file(const char *name, size_t *size)
-{
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)n);
-    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    fclose(f);
-    *size = (size_t)n;
-    return b;
-}
 
 /* Independent raw lookup of a section header by name (trusted input). */
 static const Elf64_Shdr *raw_section(const uint8_t *f, const char *name)
@@ -248,7 +211,7 @@ static void test_fatbin(const uint8_t *file, size_t size)
 static void test_nvcc_fatbin(const uint8_t *file, size_t size)
 {
     size_t fsz;
-    uint8_t *fb = load_file("test_kernels.fatbin", &fsz);
+    uint8_t *fb = test_data_load("test_kernels.fatbin", &fsz);
     const void *c = NULL;
     size_t cs = 0;
     char log[256];
@@ -376,16 +339,12 @@ static void test_corruptions(const uint8_t *file, size_t size)
 int main(void)
 {
     size_t size;
-    uint8_t *file = load_file("test_kernels.cubin", &size);
+    uint8_t *file = test_data_load("test_kernels.cubin", &size);
     test_kernels(file, size);
     test_fatbin(file, size);
     test_corruptions(file, size);
     test_nvcc_fatbin(file, size);
     test_reqntid(file, size);
     free(file);
-    if (failures)
-        fprintf(stderr, "cubin_test: %d failure(s)\n", failures);
-    else
-        printf("cubin_test: ok\n");
-    return failures != 0;
+    return check_done("cubin_test");
 }

@@ -16,22 +16,8 @@
 #include "core/priv.h"
 #include "cubin/cubin.h"
 #include "nv/nv.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-#define REQUIRE(cond)                                                                     \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: required %s\n", __FILE__, __LINE__, #cond);           \
-            exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 #define SENTINEL 0x5EED5EEDu
 #define WAIT_NS (20ull * 1000 * 1000 * 1000)
@@ -54,19 +40,10 @@ static void setup(void)
     REQUIRE(hcq_device_open(dev) == 0);
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
 
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/test_kernels.cubin", dir ? dir : ".");
-    FILE *f = fopen(path, "rb");
-    REQUIRE(f != NULL);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)size);
-    REQUIRE(buf && fread(buf, 1, (size_t)size, f) == (size_t)size);
-    fclose(f);
+    size_t size;
+    uint8_t *buf = test_data_load("test_kernels.cubin", &size);
     char log[256];
-    REQUIRE(cubin_parse(buf, (size_t)size, &cb, log, sizeof(log)) == 0);
+    REQUIRE(cubin_parse(buf, size, &cb, log, sizeof(log)) == 0);
     free(buf);
     REQUIRE(hcq_program_load(dev, cb, &prog) == 0);
 }
@@ -420,9 +397,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "unknown case %s\n", which);
         return 2;
     }
-    if (failures)
-        fprintf(stderr, "launch %s: %d failure(s)\n", which, failures);
-    else
-        printf("launch %s: ok\n", which);
-    return failures != 0;
+    char name[64];
+    snprintf(name, sizeof(name), "launch %s", which);
+    return check_done(name);
 }

@@ -9,24 +9,8 @@
 #include <string.h>
 
 #include "nv/nv.h"
+#include "check.h"
 
-static int failures;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-#define EXPECT_EQ(a, b)                                                                   \
-    do {                                                                                  \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);    \
-        if (a_ != b_) {                                                                   \
-            fprintf(stderr, "%s:%d: %s = 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, \
-                    #a, a_, b_);                                                          \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
 
 static void test_headers(void)
 {
@@ -247,9 +231,5 @@ int main(void)
     test_qmd_roundtrip();
     test_qmd_helpers();
     test_limits();
-    if (failures)
-        fprintf(stderr, "nv_test: %d failure(s)\n", failures);
-    else
-        printf("nv_test: ok\n");
-    return failures != 0;
+    return check_done("nv_test");
 }

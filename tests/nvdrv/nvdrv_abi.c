@@ -13,30 +13,14 @@
 #include <string.h>
 
 #include "nvdrv/nvdrv.h"
+#include "check.h"
 
-static int failures;
 #define REQUIRE_OK(x)                                                                     \
     do {                                                                                  \
         int r_ = (x);                                                                     \
         if (r_) {                                                                         \
             fprintf(stderr, "%s:%d: %s = %d\n", __FILE__, __LINE__, #x, r_);              \
             exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: expected %s\n", __FILE__, __LINE__, #cond);           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
-#define EXPECT_EQ(a, b)                                                                   \
-    do {                                                                                  \
-        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);    \
-        if (a_ != b_) {                                                                   \
-            fprintf(stderr, "%s:%d: %s = 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, \
-                    #a, a_, b_);                                                          \
-            failures++;                                                                   \
         }                                                                                 \
     } while (0)
 
@@ -315,10 +299,5 @@ int main(void)
     test_versions();
     test_eintr();
     test_kernel_seam();
-    if (failures) {
-        fprintf(stderr, "nvdrv_abi: %d failure(s)\n", failures);
-        return 1;
-    }
-    printf("nvdrv_abi: ok\n");
-    return 0;
+    return check_done("nvdrv_abi");
 }

@@ -1,0 +1,123 @@
+/*
+ * check.h — the checks every test program shares: expectations that
+ * report file:line and count failures, fatal requirements, the summary
+ * line, and files from the build's test data (HCQCL_TEST_DATA).
+ *
+ * Header-only (static functions): each test program includes it once, from
+ * its main thread; EXPECT may also be used from other threads of a test
+ * that joins them before check_done (the counter is atomic).
+ */
+#ifndef HCQCL_TESTS_COMMON_CHECK_H
+#define HCQCL_TESTS_COMMON_CHECK_H
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_int failures;
+
+/* fmt is " " followed by the caller's format (see EXPECT): a lone " "
+ * means the caller gave no message. */
+static void check_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), unused));
+static void check_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+{
+    atomic_fetch_add(&failures, 1);
+    if (!fmt[1]) {
+        fprintf(stderr, "%s:%d: expected %s\n", file, line, cond);
+        return;
+    }
+    fprintf(stderr, "%s:%d: FAIL (%s): ", file, line, cond);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt + 1, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* EXPECT(cond) or EXPECT(cond, "fmt", ...): count a failure and go on.
+ * The message, when given, must start with a string literal. */
+#define EXPECT(cond, ...)                                                                 \
+    do {                                                                                  \
+        if (!(cond))                                                                      \
+            check_fail(__FILE__, __LINE__, #cond, " " __VA_ARGS__);                       \
+    } while (0)
+/* Integers compared as unsigned long long, both printed in hex. */
+#define EXPECT_EQ(a, b)                                                                   \
+    do {                                                                                  \
+        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);    \
+        if (a_ != b_) {                                                                   \
+            fprintf(stderr, "%s:%d: %s = 0x%llx, expected 0x%llx\n", __FILE__, __LINE__, \
+                    #a, a_, b_);                                                          \
+            atomic_fetch_add(&failures, 1);                                               \
+        }                                                                                 \
+    } while (0)
+/* Stop the test: later steps depend on this one. */
+#define REQUIRE(cond)                                                                     \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: required %s\n", __FILE__, __LINE__, #cond);           \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
+/* main's exit status: 0 when no check failed; prints the summary. */
+static inline int check_done(const char *name)
+{
+    int n = atomic_load(&failures);
+    if (n) {
+        fprintf(stderr, "%s: %d failure(s)\n", name, n);
+        return 1;
+    }
+    printf("%s: ok\n", name);
+    return 0;
+}
+
+/* Path of a test data file: $HCQCL_TEST_DATA/<name> (. when unset). */
+static inline const char *test_data_path(const char *name, char *buf, size_t size)
+{
+    const char *dir = getenv("HCQCL_TEST_DATA");
+    snprintf(buf, size, "%s/%s", dir ? dir : ".", name);
+    return buf;
+}
+
+/* A test data file read whole into malloc'd memory (caller frees), its
+ * length in *size; NULL (with a message) when it can't be read. */
+static inline void *test_data_read(const char *name, size_t *size)
+{
+    char path[4096];
+    test_data_path(name, path, sizeof(path));
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return NULL;
+    }
+    void *b = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        b = malloc(n ? (size_t)n : 1);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    if (!b)
+        fprintf(stderr, "cannot read %s\n", path);
+    else
+        *size = (size_t)n;
+    return b;
+}
+
+/* test_data_read, or exit(1): for data the whole test needs. */
+static inline void *test_data_load(const char *name, size_t *size)
+{
+    void *b = test_data_read(name, size);
+    if (!b)
+        exit(1);
+    return b;
+}
+
+#endif
