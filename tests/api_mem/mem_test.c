@@ -510,14 +510,12 @@ static void test_two_devices(void)
 
 int main(void)
 {
-    cl_int err;
-    plat = cltest_platform();
-    REQUIRE(plat, "hcqcl platform not found");
-    REQUIRE(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) == CL_SUCCESS, "no device");
-    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    REQUIRE(ctx && err == CL_SUCCESS, "context: %d", err);
-    queue = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(queue && err == CL_SUCCESS, "queue: %d", err);
+    struct cltest_env env;
+    cltest_setup(&env);
+    plat = env.platform;
+    dev = env.dev;
+    ctx = env.ctx;
+    queue = env.queue;
 
     test_create_errors();
     test_valid_flags();
@@ -530,7 +528,6 @@ int main(void)
     test_cycles();
     test_two_devices();
 
-    clReleaseCommandQueue(queue);
-    clReleaseContext(ctx);
+    cltest_teardown(&env);
     return cltest_result("api_mem");
 }

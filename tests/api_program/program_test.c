@@ -21,24 +21,6 @@ static cl_command_queue queue;
 static uint8_t *cubin;
 static size_t cubin_size;
 
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return buf;
-}
-
 static cl_program from_binary(const void *bin, size_t size, cl_int want)
 {
     cl_int err = 12345, st = 12345;
@@ -293,7 +275,7 @@ static void test_fatbin(void)
         return;
     }
     size_t size = 0;
-    uint8_t *fb = read_file(path, &size);
+    uint8_t *fb = test_file_read(path, &size);
     REQUIRE(fb, "read %s", path);
     cl_program p = from_binary(fb, size, CL_SUCCESS);
     if (p) {
@@ -735,20 +717,15 @@ static void test_two_devices(cl_platform_id plat)
 
 int main(void)
 {
-    cl_int err;
-    const char *data = getenv("HCQCL_TEST_DATA");
-    REQUIRE(data, "HCQCL_TEST_DATA not set");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/test_kernels.cubin", data);
-    cubin = read_file(path, &cubin_size);
-    REQUIRE(cubin, "can't read %s", path);
-    cl_platform_id plat = cltest_platform();
-    REQUIRE(plat, "hcqcl platform not found");
-    REQUIRE(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, NULL) == CL_SUCCESS, "no device");
-    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    REQUIRE(ctx, "context: %d", err);
-    queue = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(queue, "queue: %d", err);
+    REQUIRE(getenv("HCQCL_TEST_DATA"), "HCQCL_TEST_DATA not set");
+    cubin = test_data_read("test_kernels.cubin", &cubin_size);
+    REQUIRE(cubin, "can't read test_kernels.cubin");
+    struct cltest_env env;
+    cltest_setup(&env);
+    cl_platform_id plat = env.platform;
+    dev = env.dev;
+    ctx = env.ctx;
+    queue = env.queue;
 
     test_binary_errors();
     test_other_creators();
@@ -759,8 +736,7 @@ int main(void)
     test_source_programs();
     test_two_devices(plat);
 
-    clReleaseCommandQueue(queue);
-    clReleaseContext(ctx);
+    cltest_teardown(&env);
     free(cubin);
     return cltest_result("api_program");
 }

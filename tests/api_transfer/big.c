@@ -25,7 +25,7 @@ static void check(const char *what, const uint8_t *want, const uint8_t *got)
     long d = xt_diff(want, got, GIB);
     if (d >= 0) {
         fprintf(stderr, "%s: data differs at byte %ld\n", what, d);
-        xt_failures++;
+        failures++;
     }
 }
 

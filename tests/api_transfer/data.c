@@ -353,7 +353,7 @@ static void test_maps(void)
             EXPECT(p == hp + off);
         if (xt_diff(model + off, p, len) >= 0) {
             fprintf(stderr, "map read on %s buffer: wrong bytes\n", names[k]);
-            xt_failures++;
+            failures++;
         }
         EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
 
@@ -373,7 +373,7 @@ static void test_maps(void)
         clReleaseEvent(uev);
         if (xt_diff(model, out, n) >= 0) {
             fprintf(stderr, "map write on %s buffer: changes lost\n", names[k]);
-            xt_failures++;
+            failures++;
         }
 
         /* write-invalidate: the whole region is the host's */
@@ -400,7 +400,7 @@ static void test_maps(void)
         clReleaseEvent(uev);
         if (xt_diff(model, p, 16384) >= 0) {
             fprintf(stderr, "map read after fill on %s buffer: wrong bytes\n", names[k]);
-            xt_failures++;
+            failures++;
         }
         EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
         /* the whole buffer */
@@ -484,7 +484,7 @@ static void test_burst(void)
     for (size_t i = 0; i < N; i++) {
         if (memcmp(in + i * STRIDE + 1, out + i * STRIDE + 1, LEN - 1) != 0) {
             fprintf(stderr, "burst transfer %zu differs\n", i);
-            xt_failures++;
+            failures++;
             break;
         }
     }

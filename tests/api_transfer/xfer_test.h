@@ -2,8 +2,8 @@
  * xfer_test.h — shared set-up and checks for the buffer-transfer tests.
  *
  * The tests run through the ICD loader on whatever hcqcl drives: the
- * emulated device in CI, the GPU on a machine that has one. They pick the
- * platform named "hcqcl" (else the first one) and its first GPU.
+ * emulated device in CI, the GPU on a machine that has one, on hcqcl's
+ * first device (cl_setup.h).
  */
 #ifndef HCQCL_TESTS_XFER_TEST_H
 #define HCQCL_TESTS_XFER_TEST_H
@@ -15,15 +15,8 @@
 #include <string.h>
 #include <time.h>
 
-static int xt_failures;
-
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: FAILED: %s\n", __FILE__, __LINE__, #cond);            \
-            xt_failures++;                                                                \
-        }                                                                                 \
-    } while (0)
+#include "check.h"
+#include "cl_setup.h"
 
 /* Expect an OpenCL call to return exactly `want`. */
 #define EXPECT_ERR(want, call)                                                            \
@@ -32,19 +25,10 @@ static int xt_failures;
         if (got_ != (want)) {                                                             \
             fprintf(stderr, "%s:%d: FAILED: %s -> %d, want %s (%d)\n", __FILE__, __LINE__, \
                     #call, got_, #want, (int)(want));                                     \
-            xt_failures++;                                                                \
+            failures++;                                                                   \
         }                                                                                 \
     } while (0)
 #define EXPECT_OK(call) EXPECT_ERR(CL_SUCCESS, call)
-
-/* Fatal: the rest of the test can't run without it. */
-#define REQUIRE(cond)                                                                     \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: REQUIRED: %s\n", __FILE__, __LINE__, #cond);          \
-            exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 struct xt {
     cl_platform_id platform;
@@ -55,22 +39,12 @@ struct xt {
 
 static inline void xt_init(struct xt *t)
 {
-    cl_platform_id plats[16];
-    cl_uint np = 0;
-    REQUIRE(clGetPlatformIDs(16, plats, &np) == CL_SUCCESS && np > 0);
-    t->platform = plats[0];
-    for (cl_uint i = 0; i < np && i < 16; i++) {
-        char name[128] = "";
-        clGetPlatformInfo(plats[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
-        if (strcmp(name, "hcqcl") == 0)
-            t->platform = plats[i];
-    }
-    REQUIRE(clGetDeviceIDs(t->platform, CL_DEVICE_TYPE_GPU, 1, &t->dev, NULL) == CL_SUCCESS);
-    cl_int err;
-    t->ctx = clCreateContext(NULL, 1, &t->dev, NULL, NULL, &err);
-    REQUIRE(err == CL_SUCCESS && t->ctx);
-    t->q = clCreateCommandQueueWithProperties(t->ctx, t->dev, NULL, &err);
-    REQUIRE(err == CL_SUCCESS && t->q);
+    struct cltest_env e;
+    cltest_setup(&e);
+    t->platform = e.platform;
+    t->dev = e.dev;
+    t->ctx = e.ctx;
+    t->q = e.queue;
 }
 
 static inline void xt_fini(struct xt *t)
@@ -126,14 +100,6 @@ static inline long xt_diff(const void *a, const void *b, size_t n)
     return -1;
 }
 
-static inline int xt_done(const char *name)
-{
-    if (xt_failures) {
-        fprintf(stderr, "%s: %d failure(s)\n", name, xt_failures);
-        return 1;
-    }
-    printf("%s: all passed\n", name);
-    return 0;
-}
+static inline int xt_done(const char *name) { return check_done(name); }
 
 #endif

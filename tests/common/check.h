@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,22 +21,25 @@
 static atomic_int failures;
 
 /* fmt is " " followed by the caller's format (see EXPECT): a lone " "
- * means the caller gave no message. */
-static void check_fail(const char *file, int line, const char *cond, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5), unused));
-static void check_fail(const char *file, int line, const char *cond, const char *fmt, ...)
+ * means the caller gave no message. A fatal failure exits. */
+static void check_fail(const char *file, int line, const char *cond, bool fatal,
+                       const char *fmt, ...) __attribute__((format(printf, 5, 6), unused));
+static void check_fail(const char *file, int line, const char *cond, bool fatal,
+                       const char *fmt, ...)
 {
     atomic_fetch_add(&failures, 1);
     if (!fmt[1]) {
-        fprintf(stderr, "%s:%d: expected %s\n", file, line, cond);
-        return;
+        fprintf(stderr, "%s:%d: %s %s\n", file, line, fatal ? "required" : "expected", cond);
+    } else {
+        fprintf(stderr, "%s:%d: FAIL (%s): ", file, line, cond);
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt + 1, ap);
+        va_end(ap);
+        fputc('\n', stderr);
     }
-    fprintf(stderr, "%s:%d: FAIL (%s): ", file, line, cond);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt + 1, ap);
-    va_end(ap);
-    fputc('\n', stderr);
+    if (fatal)
+        exit(1);
 }
 
 /* EXPECT(cond) or EXPECT(cond, "fmt", ...): count a failure and go on.
@@ -43,7 +47,7 @@ static void check_fail(const char *file, int line, const char *cond, const char 
 #define EXPECT(cond, ...)                                                                 \
     do {                                                                                  \
         if (!(cond))                                                                      \
-            check_fail(__FILE__, __LINE__, #cond, " " __VA_ARGS__);                       \
+            check_fail(__FILE__, __LINE__, #cond, false, " " __VA_ARGS__);                \
     } while (0)
 /* Integers compared as unsigned long long, both printed in hex. */
 #define EXPECT_EQ(a, b)                                                                   \
@@ -55,14 +59,30 @@ static void check_fail(const char *file, int line, const char *cond, const char 
             atomic_fetch_add(&failures, 1);                                               \
         }                                                                                 \
     } while (0)
-/* Stop the test: later steps depend on this one. */
-#define REQUIRE(cond)                                                                     \
+/* REQUIRE(cond) or REQUIRE(cond, "fmt", ...): stop the test, later steps
+ * depend on this one. */
+#define REQUIRE(cond, ...)                                                                \
     do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            fprintf(stderr, "%s:%d: required %s\n", __FILE__, __LINE__, #cond);           \
-            exit(1);                                                                      \
-        }                                                                                 \
+        if (!(cond))                                                                      \
+            check_fail(__FILE__, __LINE__, #cond, true, " " __VA_ARGS__);                 \
     } while (0)
+
+/* A named check as one result line on stdout, "PASS name: detail" or
+ * "FAIL name: detail" (the GPU tests' report format); counts a failure. */
+static void check_report(bool ok, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), unused));
+static void check_report(bool ok, const char *name, const char *fmt, ...)
+{
+    char detail[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof(detail), fmt, ap);
+    va_end(ap);
+    printf("%s %s: %s\n", ok ? "PASS" : "FAIL", name, detail);
+    fflush(stdout);
+    if (!ok)
+        atomic_fetch_add(&failures, 1);
+}
 
 /* main's exit status: 0 when no check failed; prints the summary. */
 static inline int check_done(const char *name)
@@ -84,12 +104,10 @@ static inline const char *test_data_path(const char *name, char *buf, size_t siz
     return buf;
 }
 
-/* A test data file read whole into malloc'd memory (caller frees), its
- * length in *size; NULL (with a message) when it can't be read. */
-static inline void *test_data_read(const char *name, size_t *size)
+/* A file read whole into malloc'd memory (caller frees), its length in
+ * *size; NULL (with a message) when it can't be read. */
+static inline void *test_file_read(const char *path, size_t *size)
 {
-    char path[4096];
-    test_data_path(name, path, sizeof(path));
     FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "cannot open %s\n", path);
@@ -109,6 +127,13 @@ static inline void *test_data_read(const char *name, size_t *size)
     else
         *size = (size_t)n;
     return b;
+}
+
+/* test_file_read of $HCQCL_TEST_DATA/<name>. */
+static inline void *test_data_read(const char *name, size_t *size)
+{
+    char path[4096];
+    return test_file_read(test_data_path(name, path, sizeof(path)), size);
 }
 
 /* test_data_read, or exit(1): for data the whole test needs. */

@@ -23,31 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
+#include "cl_setup.h"
+
 static atomic_int notified;
 static char notice[512];
-
-static void check(bool ok, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void check(bool ok, const char *name, const char *fmt, ...)
-{
-    char d[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d, sizeof(d), fmt, ap);
-    va_end(ap);
-    printf("%s %s: %s\n", ok ? "PASS" : "FAIL", name, d);
-    fflush(stdout);
-    failures += !ok;
-}
-
-#define REQUIRE(cond)                                                                     \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            printf("FAIL %s:%d: required %s\n", __FILE__, __LINE__, #cond);               \
-            exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 static void CL_CALLBACK on_error(const char *info, const void *priv, size_t cb, void *data)
 {
@@ -60,43 +39,6 @@ static uint64_t now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void *read_data(const char *name, size_t *size)
-{
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
-/* The hcqcl platform, or NULL. */
-static cl_platform_id hcqcl_platform(void)
-{
-    cl_platform_id ps[16];
-    cl_uint n = 0;
-    if (clGetPlatformIDs(16, ps, &n) != CL_SUCCESS)
-        return NULL;
-    for (cl_uint i = 0; i < n && i < 16; i++) {
-        char name[256] = "";
-        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
-        if (strstr(name, "hcqcl"))
-            return ps[i];
-    }
-    return NULL;
 }
 
 int main(void)
@@ -112,7 +54,7 @@ int main(void)
             return 77;
         }
     }
-    cl_platform_id p = hcqcl_platform();
+    cl_platform_id p = cltest_platform();
     REQUIRE(p != NULL);
     cl_device_id dev;
     cl_uint n = 0;
@@ -125,14 +67,7 @@ int main(void)
     REQUIRE(ctx != NULL);
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     REQUIRE(q != NULL);
-    size_t size = 0;
-    unsigned char *bin = read_data("queue_kernels.cubin", &size);
-    REQUIRE(bin != NULL);
-    const unsigned char *bins[] = {bin};
-    cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, NULL, &err);
-    free(bin);
-    REQUIRE(prog != NULL);
-    REQUIRE(clBuildProgram(prog, 1, &dev, NULL, NULL, NULL) == CL_SUCCESS);
+    cl_program prog = cltest_program(ctx, dev, "queue_kernels.cubin");
     cl_kernel k = clCreateKernel(prog, "ids2d", &err);
     REQUIRE(k != NULL);
     cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
@@ -152,17 +87,18 @@ int main(void)
     uint64_t dt = now_ns() - t0;
     cl_int st = 0;
     clGetEventInfo(bad, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL);
-    check(rw == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST && st < 0 && dt < 1000000000ull,
-          "cl_fault_wait", "clWaitForEvents %d, kernel status %d, after %.3f ms", rw, st,
-          dt / 1e6);
+    check_report(rw == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST && st < 0 && dt < 1000000000ull,
+                 "cl_fault_wait", "clWaitForEvents %d, kernel status %d, after %.3f ms", rw, st,
+                 dt / 1e6);
 
     t0 = now_ns();
     cl_int rf = clFinish(q);
     char buf[64];
     cl_int rr = clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof(buf), buf, 0, NULL, NULL);
     dt = now_ns() - t0;
-    check(rf == CL_OUT_OF_RESOURCES && rr != CL_SUCCESS && dt < 1000000000ull, "cl_fault_after",
-          "clFinish %d, blocking read %d, within %.3f ms", rf, rr, dt / 1e6);
+    check_report(rf == CL_OUT_OF_RESOURCES && rr != CL_SUCCESS && dt < 1000000000ull,
+                 "cl_fault_after", "clFinish %d, blocking read %d, within %.3f ms", rf, rr,
+                 dt / 1e6);
 
     for (int i = 0; i < 1000 && atomic_load(&notified) == 0; i++) {
         struct timespec ts = {0, 1000000};
@@ -171,14 +107,14 @@ int main(void)
     bool named = strstr(notice, "Xid") != NULL;
     if (on_emu)
         named = named && strstr(notice, "MMU fault") != NULL;
-    check(atomic_load(&notified) == 1 && named, "cl_fault_notify", "pfn_notify %d time(s): \"%s\"",
-          atomic_load(&notified), notice);
+    check_report(atomic_load(&notified) == 1 && named, "cl_fault_notify",
+                 "pfn_notify %d time(s): \"%s\"", atomic_load(&notified), notice);
 
     bool clean = clReleaseEvent(bad) == CL_SUCCESS && clReleaseKernel(k) == CL_SUCCESS &&
                  clReleaseProgram(prog) == CL_SUCCESS && clReleaseMemObject(out) == CL_SUCCESS &&
                  clReleaseMemObject(loc) == CL_SUCCESS && clReleaseCommandQueue(q) == CL_SUCCESS &&
                  clReleaseContext(ctx) == CL_SUCCESS;
-    check(clean, "cl_fault_release", "every object released");
+    check_report(clean, "cl_fault_release", "every object released");
     printf("cl_fault: %s\n", failures ? "FAILED" : "all checks passed");
     return failures ? 1 : 0;
 }

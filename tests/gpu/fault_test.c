@@ -51,16 +51,16 @@ struct fault_ctx {
 
 static void inject_copy_unmapped(struct fault_ctx *c)
 {
-    GPU_REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COPY, &c->q) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(c->dev, 1 << 20, HCQ_MEM_HOST, &c->buf) == 0);
-    GPU_REQUIRE(hcq_q_copy(c->q, c->buf->va, UNMAPPED_HIGH, 1 << 20) == 0);
+    REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COPY, &c->q) == 0);
+    REQUIRE(hcq_mem_alloc(c->dev, 1 << 20, HCQ_MEM_HOST, &c->buf) == 0);
+    REQUIRE(hcq_q_copy(c->q, c->buf->va, UNMAPPED_HIGH, 1 << 20) == 0);
     c->expect_code = XID_MMU_FAULT;
 }
 
 /* Raw words into the open pushbuffer, as hcq_push_incr writes them. */
 static void push_raw(struct hcq_queue *q, const uint32_t *w, uint32_t n)
 {
-    GPU_REQUIRE(hcq_push_reserve(q, n) == 0);
+    REQUIRE(hcq_push_reserve(q, n) == 0);
     volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + hcq_arena_off(&q->pb, q->pb.head));
     for (uint32_t i = 0; i < n; i++)
         p[i] = w[i];
@@ -69,7 +69,7 @@ static void push_raw(struct hcq_queue *q, const uint32_t *w, uint32_t n)
 
 static void inject_pb_method(struct fault_ctx *c)
 {
-    GPU_REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
+    REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
     const uint32_t w[2] = {nv_mthd_incr(NV_SUBC_COMPUTE, PB_UNKNOWN_METHOD, 1), 0x12345678u};
     push_raw(c->q, w, 2);
     c->expect_code = XID_GR_EXCEPTION;
@@ -77,7 +77,7 @@ static void inject_pb_method(struct fault_ctx *c)
 
 static void inject_pb_header(struct fault_ctx *c)
 {
-    GPU_REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
+    REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
     const uint32_t w[2] = {PB_RESERVED_HEADER | 0x1234u, 0xdeadbeefu};
     push_raw(c->q, w, 2);
     c->expect_code = XID_PBDMA_ERROR;
@@ -90,27 +90,27 @@ struct vadd_params {
 
 static void inject_qmd_program(struct fault_ctx *c)
 {
-    GPU_REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
+    REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
     c->prog = gpu_load_kernels(c->dev, "test_kernels.cubin", &c->cb);
-    GPU_REQUIRE(hcq_mem_alloc(c->dev, 4096, HCQ_MEM_HOST, &c->buf) == 0);
+    REQUIRE(hcq_mem_alloc(c->dev, 4096, HCQ_MEM_HOST, &c->buf) == 0);
     /* A copy of vadd whose QMD sends the SMs to code nothing maps. */
     struct hcq_kernel bad = *gpu_kernel(c->prog, "vadd");
-    GPU_REQUIRE(nv_qmd_set_program(bad.qmd, (enum nv_qmd_version)bad.qmd_version, UNMAPPED_LOW,
+    REQUIRE(nv_qmd_set_program(bad.qmd, (enum nv_qmd_version)bad.qmd_version, UNMAPPED_LOW,
                                    256) == 0);
     bad.program_va = UNMAPPED_LOW;
     struct vadd_params p = {c->buf->va, c->buf->va, c->buf->va, 0, 16};
-    GPU_REQUIRE(gpu_exec(c->q, &bad, 1, 1, 1, 32, 1, 1, 0, &p, sizeof(p)) == 0);
+    REQUIRE(gpu_exec(c->q, &bad, 1, 1, 1, 32, 1, 1, 0, &p, sizeof(p)) == 0);
     c->expect_code = XID_MMU_FAULT;
 }
 
 static void inject_kernel_unmapped(struct fault_ctx *c)
 {
-    GPU_REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
+    REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
     c->prog = gpu_load_kernels(c->dev, "test_kernels.cubin", &c->cb);
     const struct hcq_kernel *k = gpu_kernel(c->prog, "vadd");
     struct vadd_params p = {UNMAPPED_HIGH, UNMAPPED_HIGH + 0x100000, UNMAPPED_HIGH + 0x200000,
                             1, 1024};
-    GPU_REQUIRE(gpu_exec(c->q, k, 8, 1, 1, 128, 1, 1, 0, &p, sizeof(p)) == 0);
+    REQUIRE(gpu_exec(c->q, k, 8, 1, 1, 128, 1, 1, 0, &p, sizeof(p)) == 0);
     c->expect_code = XID_MMU_FAULT;
 }
 
@@ -130,14 +130,14 @@ static void teardown(struct fault_ctx *c)
 static void check_reopen(struct hcq_device *dev)
 {
     int r = hcq_device_open(dev);
-    gpu_result(r == 0 && !hcq_device_lost(dev), "reopen", "device open after close: %d", r);
+    check_report(r == 0 && !hcq_device_lost(dev), "reopen", "device open after close: %d", r);
     if (r)
         return;
     struct hcq_queue *q = NULL;
     r = hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q);
     if (!r)
         r = gpu_finish(q, WAIT_NS);
-    gpu_result(r == 0, "reopen", "semaphore round trip on a new queue: %d", r);
+    check_report(r == 0, "reopen", "semaphore round trip on a new queue: %d", r);
     hcq_queue_destroy(q);
     hcq_device_close(dev);
 }
@@ -167,24 +167,25 @@ int main(int argc, char **argv)
     inject(&c);
 
     uint64_t v;
-    GPU_REQUIRE(hcq_q_signal_next(c.q, &v) == 0);
+    REQUIRE(hcq_q_signal_next(c.q, &v) == 0);
     uint64_t t0 = gpu_now_ns();
     int r = hcq_q_submit(c.q);
     if (!r)
         r = hcq_signal_wait(hcq_queue_timeline(c.q), v, WAIT_NS);
     uint64_t dt = gpu_now_ns() - t0;
-    gpu_result(r == -EIO && dt < REPORT_NS, which, "wait returned %d (%s) after %.3f ms", r,
-               r ? strerror(-r) : "completed", dt / 1e6);
+    check_report(r == -EIO && dt < REPORT_NS, which, "wait returned %d (%s) after %.3f ms", r,
+                 r ? strerror(-r) : "completed", dt / 1e6);
 
     char why[256];
     uint32_t code = hcq_device_fault(c.dev, why, sizeof(why));
     bool named = hcq_device_lost(c.dev) && why[0] != 0;
     if (gpu_on_emu)
-        gpu_result(named && code == c.expect_code, which, "fault decoded: Xid %u (%s), expected %u; %s",
-                   code, hcq_fault_name(code), c.expect_code, why);
+        check_report(named && code == c.expect_code, which,
+                     "fault decoded: Xid %u (%s), expected %u; %s", code, hcq_fault_name(code),
+                     c.expect_code, why);
     else
-        gpu_result(named && code != 0, which, "fault decoded: Xid %u (%s); %s", code,
-                   hcq_fault_name(code), why);
+        check_report(named && code != 0, which, "fault decoded: Xid %u (%s); %s", code,
+                     hcq_fault_name(code), why);
 
     /* Everything after it fails fast. */
     t0 = gpu_now_ns();
@@ -197,8 +198,8 @@ int main(int argc, char **argv)
     int rq = hcq_queue_create(c.dev, HCQ_ENGINE_COPY, &q2);
     hcq_queue_destroy(q2);
     dt = gpu_now_ns() - t0;
-    gpu_result(rs == -EIO && rw == -EIO && rq == -EIO && dt < 10 * 1000 * 1000ull, "after_fault",
-               "submit %d, wait %d, queue create %d, all within %.3f ms", rs, rw, rq, dt / 1e6);
+    check_report(rs == -EIO && rw == -EIO && rq == -EIO && dt < 10 * 1000 * 1000ull, "after_fault",
+                 "submit %d, wait %d, queue create %d, all within %.3f ms", rs, rw, rq, dt / 1e6);
 
     teardown(&c);
     check_reopen(c.dev);

@@ -1,7 +1,8 @@
 /*
  * gpu_common.h — shared by the tests in tests/gpu: the GPU-present gate,
- * PASS/FAIL reporting, bring-up of the first device, the sm_90 test
- * kernels, and small helpers (timing, random data, a timeline wait).
+ * the summary of check.h's PASS/FAIL lines, bring-up of the first device,
+ * the sm_90 test kernels, and small helpers (timing, random data, a
+ * timeline wait).
  *
  * These tests are meant for a machine with an NVIDIA GPU. Without one
  * (no /dev/nvidiactl, or HCQCL_DEVICE=emu) they print "SKIP: no NVIDIA
@@ -24,34 +25,11 @@
 #include "core/priv.h"
 #include "cubin/cubin.h"
 
+#include "check.h"
+
 #define GPU_SKIP 77
 
-static int gpu_failures;
 static bool gpu_on_emu;
-
-/* One result line per check: "PASS name: detail" / "FAIL name: detail". */
-static void gpu_result(bool ok, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void gpu_result(bool ok, const char *name, const char *fmt, ...)
-{
-    char detail[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(detail, sizeof(detail), fmt, ap);
-    va_end(ap);
-    printf("%s %s: %s\n", ok ? "PASS" : "FAIL", name, detail);
-    fflush(stdout);
-    if (!ok)
-        gpu_failures++;
-}
-
-#define GPU_REQUIRE(cond)                                                                 \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            printf("FAIL %s:%d: required %s\n", __FILE__, __LINE__, #cond);               \
-            exit(1);                                                                      \
-        }                                                                                 \
-    } while (0)
 
 static inline uint64_t gpu_now_ns(void)
 {
@@ -109,29 +87,21 @@ static inline struct hcq_device *gpu_device(void)
 static inline struct hcq_program *gpu_load_kernels(struct hcq_device *dev, const char *file,
                                                    struct cubin **cb_out)
 {
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", file);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        printf("FAIL setup: %s: %s\n", path, strerror(errno));
+    size_t size = 0;
+    uint8_t *buf = test_data_read(file, &size);
+    if (!buf) {
+        printf("FAIL setup: %s: %s\n", file, strerror(errno));
         exit(1);
     }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc((size_t)size);
-    GPU_REQUIRE(buf && fread(buf, 1, (size_t)size, f) == (size_t)size);
-    fclose(f);
     char log[256] = "";
     struct cubin *cb = NULL;
-    if (cubin_parse(buf, (size_t)size, &cb, log, sizeof(log))) {
-        printf("FAIL setup: %s: %s\n", path, log);
+    if (cubin_parse(buf, size, &cb, log, sizeof(log))) {
+        printf("FAIL setup: %s: %s\n", file, log);
         exit(1);
     }
     free(buf);
     struct hcq_program *p = NULL;
-    GPU_REQUIRE(hcq_program_load(dev, cb, &p) == 0);
+    REQUIRE(hcq_program_load(dev, cb, &p) == 0);
     *cb_out = cb;
     return p;
 }
@@ -187,8 +157,9 @@ static inline int gpu_exec(struct hcq_queue *q, const struct hcq_kernel *k, uint
 
 static inline int gpu_done(const char *name)
 {
-    if (gpu_failures) {
-        printf("%s: %d check(s) FAILED\n", name, gpu_failures);
+    int n = atomic_load(&failures);
+    if (n) {
+        printf("%s: %d check(s) FAILED\n", name, n);
         return 1;
     }
     printf("%s: all checks passed\n", name);

@@ -27,14 +27,14 @@ static void test_no_libcuda(void)
 {
     /* Do real work first, so any lazily loaded library would be here. */
     struct hcq_queue *q = NULL;
-    GPU_REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
-    GPU_REQUIRE(gpu_exec(q, gpu_kernel(prog_gpu, "empty"), 1, 1, 1, 32, 1, 1, 0, NULL, 0) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
+    REQUIRE(gpu_exec(q, gpu_kernel(prog_gpu, "empty"), 1, 1, 1, 32, 1, 1, 0, NULL, 0) == 0);
     int r = gpu_finish(q, WAIT_NS);
     hcq_queue_destroy(q);
-    gpu_result(r == 0, "no_libcuda", "empty kernel ran: %d", r);
+    check_report(r == 0, "no_libcuda", "empty kernel ran: %d", r);
 
     FILE *f = fopen("/proc/self/maps", "r");
-    GPU_REQUIRE(f != NULL);
+    REQUIRE(f != NULL);
     char line[4096], hit[4096] = "";
     static const char *const banned[] = {"libcuda.so", "libcudart", "libnvidia-ptxjitcompiler",
                                          "libnvcuvid", "libnvidia-opencl"};
@@ -43,7 +43,7 @@ static void test_no_libcuda(void)
             if (strstr(line, banned[i]) && !hit[0])
                 snprintf(hit, sizeof(hit), "%s", line);
     fclose(f);
-    gpu_result(!hit[0], "no_libcuda", "%s", hit[0] ? hit : "no CUDA library in /proc/self/maps");
+    check_report(!hit[0], "no_libcuda", "%s", hit[0] ? hit : "no CUDA library in /proc/self/maps");
 }
 
 /* ------------------------------------------------------------------ */
@@ -55,8 +55,8 @@ static void semaphores_on(enum hcq_engine e, const char *kind)
 {
     struct hcq_queue *q = NULL;
     struct hcq_signal *s = NULL, *gate = NULL;
-    GPU_REQUIRE(hcq_queue_create(dev, e, &q) == 0);
-    GPU_REQUIRE(hcq_signal_alloc(dev, &s) == 0 && hcq_signal_alloc(dev, &gate) == 0);
+    REQUIRE(hcq_queue_create(dev, e, &q) == 0);
+    REQUIRE(hcq_signal_alloc(dev, &s) == 0 && hcq_signal_alloc(dev, &gate) == 0);
 
     /* Release: 64-bit values, including one above 2^32. */
     const uint64_t vals[3] = {1, 0x12345678ull, 0x1122334455ull};
@@ -73,9 +73,9 @@ static void semaphores_on(enum hcq_engine e, const char *kind)
         worst = dt > worst ? dt : worst;
         bad += r != 0 || hcq_signal_value(s) != vals[i];
     }
-    gpu_result(!bad && hcq_signal_timestamp(s) != 0, kind,
-               "release of 1, 2^28.., 2^36.. seen, timestamp %llu ns, slowest %.1f us",
-               (unsigned long long)hcq_signal_timestamp(s), worst / 1e3);
+    check_report(!bad && hcq_signal_timestamp(s) != 0, kind,
+                 "release of 1, 2^28.., 2^36.. seen, timestamp %llu ns, slowest %.1f us",
+                 (unsigned long long)hcq_signal_timestamp(s), worst / 1e3);
 
     /* Acquire: the queue waits for the CPU. */
     uint64_t v;
@@ -84,7 +84,7 @@ static void semaphores_on(enum hcq_engine e, const char *kind)
         r = hcq_q_signal_next(q, &v);
     if (!r)
         r = hcq_q_submit(q);
-    GPU_REQUIRE(r == 0);
+    REQUIRE(r == 0);
     struct timespec ts = {0, 20 * 1000 * 1000};
     nanosleep(&ts, NULL);
     bool held = hcq_signal_value(hcq_queue_timeline(q)) < v;
@@ -94,8 +94,8 @@ static void semaphores_on(enum hcq_engine e, const char *kind)
     hcq_signal_set(gate, 7);
     uint64_t t0 = gpu_now_ns();
     r = hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS);
-    gpu_result(held && r == 0, kind, "acquire held until the CPU released 7 (%d), then %.1f us",
-               r, (gpu_now_ns() - t0) / 1e3);
+    check_report(held && r == 0, kind, "acquire held until the CPU released 7 (%d), then %.1f us",
+                 r, (gpu_now_ns() - t0) / 1e3);
     hcq_signal_free(s);
     hcq_signal_free(gate);
     hcq_queue_destroy(q);
@@ -109,9 +109,9 @@ static void test_semaphores(void)
     /* Ping-pong between a compute and a copy channel. */
     struct hcq_queue *qc = NULL, *qk = NULL;
     struct hcq_signal *s = NULL;
-    GPU_REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &qc) == 0);
-    GPU_REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &qk) == 0);
-    GPU_REQUIRE(hcq_signal_alloc(dev, &s) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &qc) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &qk) == 0);
+    REQUIRE(hcq_signal_alloc(dev, &s) == 0);
     enum { ROUNDS = 1000 };
     int r = 0;
     uint64_t t0 = gpu_now_ns();
@@ -131,9 +131,9 @@ static void test_semaphores(void)
     if (!r)
         r = hcq_signal_wait(s, 2 * ROUNDS, WAIT_NS);
     double us = (gpu_now_ns() - t0) / 1e3;
-    gpu_result(r == 0 && hcq_signal_value(s) == 2 * ROUNDS, "semaphores_cross",
-               "%d compute<->copy hand-offs in %.0f us (%.2f us each): %d", 2 * ROUNDS, us,
-               us / (2 * ROUNDS), r);
+    check_report(r == 0 && hcq_signal_value(s) == 2 * ROUNDS, "semaphores_cross",
+                 "%d compute<->copy hand-offs in %.0f us (%.2f us each): %d", 2 * ROUNDS, us,
+                 us / (2 * ROUNDS), r);
     hcq_signal_free(s);
     hcq_queue_destroy(qc);
     hcq_queue_destroy(qk);
@@ -171,11 +171,11 @@ static void test_copies(void)
     const uint64_t size = gpu_scale(1ull << 30, 16ull << 20);
     struct hcq_queue *q = NULL;
     struct hcq_mem *src = NULL, *back = NULL, *d1 = NULL, *d2 = NULL;
-    GPU_REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &src) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &back) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_DEVICE, &d1) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_DEVICE, &d2) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &src) == 0);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &back) == 0);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_DEVICE, &d1) == 0);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_DEVICE, &d2) == 0);
     gpu_fill_random(src->cpu, size, 0x9E3779B97F4A7C15ull);
     const char *mib = gpu_on_emu ? "16 MiB" : "1 GiB";
     double gbs;
@@ -189,9 +189,9 @@ static void test_copies(void)
         r = timed_copy(q, back->va, d1->va, size, &gbs);
     double d2h = gbs;
     bool ok = !r && same(back->cpu, src->cpu, size, &at);
-    gpu_result(ok, "copy_h2d_d2h", "%s random host->device %.1f GB/s, device->host %.1f GB/s: %s "
-               "(rc %d, first difference at %llu)", mib, h2d, d2h, ok ? "identical" : "DIFFERENT",
-               r, (unsigned long long)at);
+    check_report(ok, "copy_h2d_d2h", "%s random host->device %.1f GB/s, device->host %.1f GB/s: %s "
+                 "(rc %d, first difference at %llu)", mib, h2d, d2h, ok ? "identical" : "DIFFERENT",
+                 r, (unsigned long long)at);
 
     /* device -> device (a different random pattern, to not pass by luck). */
     gpu_fill_random(src->cpu, size, 0x243F6A8885A308D3ull);
@@ -208,9 +208,9 @@ static void test_copies(void)
         r = gpu_finish(q, WAIT_NS);
     at = 0;
     ok = !r && same(back->cpu, src->cpu, size, &at);
-    gpu_result(ok, "copy_d2d", "%s random device->device %.1f GB/s (read+write): %s (rc %d, "
-               "first difference at %llu)", mib, d2d, ok ? "identical" : "DIFFERENT", r,
-               (unsigned long long)at);
+    check_report(ok, "copy_d2d", "%s random device->device %.1f GB/s (read+write): %s (rc %d, "
+                 "first difference at %llu)", mib, d2d, ok ? "identical" : "DIFFERENT", r,
+                 (unsigned long long)at);
 
     /* Unaligned head and tail, odd length, inside the buffers. */
     const uint64_t off = 4093, len = size / 3 + 7;
@@ -223,8 +223,8 @@ static void test_copies(void)
     const uint8_t *b = back->cpu;
     ok = !r && same(b + 17, (const uint8_t *)src->cpu + off, len, &at) && b[16] == 0 &&
          b[17 + len] == 0;
-    gpu_result(ok, "copy_unaligned", "%llu bytes at odd offsets through device memory: %d",
-               (unsigned long long)len, r);
+    check_report(ok, "copy_unaligned", "%llu bytes at odd offsets through device memory: %d",
+                 (unsigned long long)len, r);
 
     hcq_mem_free(src);
     hcq_mem_free(back);
@@ -245,7 +245,7 @@ struct ptr_int {
 static struct hcq_mem *host_buf(uint64_t bytes)
 {
     struct hcq_mem *m = NULL;
-    GPU_REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_HOST, &m) == 0);
+    REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_HOST, &m) == 0);
     uint32_t *p = m->cpu;
     for (uint64_t i = 0; i < bytes / 4; i++)
         p[i] = SENTINEL;
@@ -260,7 +260,7 @@ static void kernel_empty(struct hcq_queue *q)
         r = gpu_exec(q, k, 1u << (i % 12), 1, 1, 1u << (i % 11), 1, 1, 0, NULL, 0);
     if (!r)
         r = gpu_finish(q, WAIT_NS);
-    gpu_result(r == 0, "kernel_empty", "16 launches, grids up to 2048 x 1024 threads: %d", r);
+    check_report(r == 0, "kernel_empty", "16 launches, grids up to 2048 x 1024 threads: %d", r);
 }
 
 /* vadd over device memory: inputs copied in on a copy queue, the compute
@@ -272,10 +272,10 @@ static void kernel_vadd(struct hcq_queue *q)
     struct hcq_queue *cq = NULL;
     struct hcq_mem *ha = host_buf(bytes), *hb = host_buf(bytes), *hc = host_buf(bytes + 256);
     struct hcq_mem *da = NULL, *db = NULL, *dc = NULL;
-    GPU_REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &cq) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_DEVICE, &da) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_DEVICE, &db) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_DEVICE, &dc) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &cq) == 0);
+    REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_DEVICE, &da) == 0);
+    REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_DEVICE, &db) == 0);
+    REQUIRE(hcq_mem_alloc(dev, bytes, HCQ_MEM_DEVICE, &dc) == 0);
     float *pa = ha->cpu, *pb = hb->cpu;
     for (uint32_t i = 0; i < n; i++) {
         pa[i] = (float)(i % 100003);
@@ -318,9 +318,9 @@ static void kernel_vadd(struct hcq_queue *q)
         bad += pc[i] != (float)(i % 100003) + (float)(2 * (i % 7919)) + 3.0f;
     for (uint32_t i = n; r == 0 && i < n + 64; i++)
         bad += ((const uint32_t *)hc->cpu)[i] != SENTINEL;
-    gpu_result(r == 0 && bad == 0, "kernel_vadd",
-               "%u floats in device memory, copy->compute->copy: %llu wrong (rc %d)", n,
-               (unsigned long long)bad, r);
+    check_report(r == 0 && bad == 0, "kernel_vadd",
+                 "%u floats in device memory, copy->compute->copy: %llu wrong (rc %d)", n,
+                 (unsigned long long)bad, r);
     hcq_mem_free(ha);
     hcq_mem_free(hb);
     hcq_mem_free(hc);
@@ -342,8 +342,8 @@ static void kernel_smem(struct hcq_queue *q)
     unsigned bad = 0;
     for (uint32_t i = 0; r == 0 && i < blocks * 256; i++)
         bad += o[i] != (int32_t)((((i % 256) + 5) & 255) * 3 + 1);
-    gpu_result(r == 0 && bad == 0, "kernel_smem",
-               "smem_win, %u blocks through the shared window: %u wrong (rc %d)", blocks, bad, r);
+    check_report(r == 0 && bad == 0, "kernel_smem",
+                 "smem_win, %u blocks through the shared window: %u wrong (rc %d)", blocks, bad, r);
     hcq_mem_free(out);
 
     /* Dynamic shared memory up to the per-block maximum. */
@@ -360,8 +360,8 @@ static void kernel_smem(struct hcq_queue *q)
     bad = 0;
     for (uint32_t i = 0; r == 0 && i < 256; i++)
         bad += o[i] != expect;
-    gpu_result(r == 0 && bad == 0, "kernel_dyn_smem", "227 KiB dynamic shared: %u wrong (rc %d)",
-               bad, r);
+    check_report(r == 0 && bad == 0, "kernel_dyn_smem", "227 KiB dynamic shared: %u wrong (rc %d)",
+                 bad, r);
     hcq_mem_free(out);
 }
 
@@ -379,9 +379,9 @@ static void kernel_local(struct hcq_queue *q)
         int32_t t = (int32_t)(i % 128);
         bad += o[i] != ((9 + t) & 63) * 7 + t + ((27 + t) & 63) * 7 + t;
     }
-    gpu_result(r == 0 && bad == 0, "kernel_local",
-               "local_win, %u blocks with a local array on every SM: %llu wrong (rc %d)", blocks,
-               (unsigned long long)bad, r);
+    check_report(r == 0 && bad == 0, "kernel_local",
+                 "local_win, %u blocks with a local array on every SM: %llu wrong (rc %d)", blocks,
+                 (unsigned long long)bad, r);
     hcq_mem_free(out);
 }
 
@@ -412,8 +412,8 @@ static void kernel_dims(struct hcq_queue *q)
                            (uint32_t)e[4] != d[1] || (uint32_t)e[5] != d[2] ||
                            e[6] != (int32_t)(x | y << 10 | z << 20) || (uint32_t)e[7] != SENTINEL;
                 }
-        gpu_result(r == 0 && bad == 0, "kernel_dims", "grid %ux%ux%u block %ux%ux%u: %llu wrong "
-                   "(rc %d)", d[0], d[1], d[2], d[3], d[4], d[5], (unsigned long long)bad, r);
+        check_report(r == 0 && bad == 0, "kernel_dims", "grid %ux%ux%u block %ux%ux%u: %llu wrong "
+                     "(rc %d)", d[0], d[1], d[2], d[3], d[4], d[5], (unsigned long long)bad, r);
         hcq_mem_free(out);
     }
 }
@@ -421,7 +421,7 @@ static void kernel_dims(struct hcq_queue *q)
 static void test_kernels(void)
 {
     struct hcq_queue *q = NULL;
-    GPU_REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
     kernel_empty(q);
     kernel_vadd(q);
     kernel_smem(q);
@@ -443,8 +443,8 @@ static void test_launches(void)
     const uint32_t blocks = 2, threads = 64;
     struct hcq_queue *q = NULL;
     struct hcq_mem *ctr = NULL;
-    GPU_REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
-    GPU_REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &ctr) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &ctr) == 0);
     volatile uint64_t *c = ctr->cpu;
     *c = 0;
     const struct hcq_kernel *k = gpu_kernel(prog_gpu, "atomic_inc");
@@ -462,11 +462,11 @@ static void test_launches(void)
         r = gpu_finish(q, 120ull * 1000 * 1000 * 1000);
     uint64_t t_all = gpu_now_ns() - t0;
     uint64_t want = (uint64_t)n * blocks * threads, got = *c;
-    gpu_result(r == 0 && got == want, "launches_100k",
-               "%u launches x %u threads: counter %llu, expected %llu; submitted in %.1f ms "
-               "(%.2f us/launch), all done in %.1f ms (%.0f launches/s) (rc %d)",
-               done, blocks * threads, (unsigned long long)got, (unsigned long long)want,
-               t_sub / 1e6, t_sub / 1e3 / n, t_all / 1e6, n / (t_all / 1e9), r);
+    check_report(r == 0 && got == want, "launches_100k",
+                 "%u launches x %u threads: counter %llu, expected %llu; submitted in %.1f ms "
+                 "(%.2f us/launch), all done in %.1f ms (%.0f launches/s) (rc %d)",
+                 done, blocks * threads, (unsigned long long)got, (unsigned long long)want,
+                 t_sub / 1e6, t_sub / 1e3 / n, t_all / 1e6, n / (t_all / 1e9), r);
     hcq_mem_free(ctr);
     hcq_queue_destroy(q);
 }
@@ -502,7 +502,7 @@ int main(int argc, char **argv)
     if (lost) {
         char why[256];
         hcq_device_fault(dev, why, sizeof(why));
-        gpu_result(false, "device", "lost: %s", why);
+        check_report(false, "device", "lost: %s", why);
     }
     hcq_program_unload(prog_test);
     hcq_program_unload(prog_gpu);

@@ -1,0 +1,117 @@
+/*
+ * cl_setup.h — set-up shared by the black-box tests that reach hcqcl
+ * through the ICD loader (OCL_ICD_VENDORS=build/vendors): hcqcl's
+ * platform, the device count to expect, a context and queue on the first
+ * device, a built program from one of tests/kernels' cubins.
+ *
+ * Header-only; call from the test's main thread. Set-up failures are
+ * fatal (REQUIRE of check.h): nothing after them could run.
+ */
+#ifndef HCQCL_TESTS_COMMON_CL_SETUP_H
+#define HCQCL_TESTS_COMMON_CL_SETUP_H
+
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+#include <CL/cl_icd.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+/* hcqcl's platform among those the loader lists (NULL if absent). */
+static inline cl_platform_id cltest_platform(void)
+{
+    cl_platform_id ps[16];
+    cl_uint n = 0;
+    if (clGetPlatformIDs(16, ps, &n) != CL_SUCCESS)
+        return NULL;
+    for (cl_uint i = 0; i < n && i < 16; i++) {
+        char name[64] = "";
+        clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof(name), name, NULL);
+        if (!strcmp(name, "hcqcl"))
+            return ps[i];
+    }
+    return NULL;
+}
+
+/* True when hcqcl will use the emulated device (HCQCL_DEVICE=emu, or auto
+ * on a machine without the NVIDIA driver). */
+static inline bool cltest_emulated(void)
+{
+    const char *d = getenv("HCQCL_DEVICE");
+    if (d && !strcmp(d, "emu"))
+        return true;
+    if (d && !strcmp(d, "nv"))
+        return false;
+    return access("/dev/nvidiactl", F_OK) != 0;
+}
+
+/* How many devices the platform must report: exactly HCQCL_EMU_GPUS
+ * (default 1) when emulated, at least one on a GPU machine (returned as 0:
+ * "any positive number"). A device test never passes with no device. */
+static inline cl_uint cltest_expected_devices(void)
+{
+    const char *e = getenv("HCQCL_EXPECT_DEVICES"); /* set by tests that filter devices */
+    if (e && *e)
+        return (cl_uint)atoi(e);
+    if (!cltest_emulated())
+        return 0;
+    const char *n = getenv("HCQCL_EMU_GPUS");
+    return n && *n ? (cl_uint)atoi(n) : 1;
+}
+
+/* The dispatch table behind any hcqcl handle: lets a test call the ICD
+ * directly where a loader would answer by itself. */
+static inline const struct _cl_icd_dispatch *cltest_dispatch(const void *handle)
+{
+    return *(const struct _cl_icd_dispatch *const *)handle;
+}
+
+/* What most tests run on: hcqcl's first device, a context of it alone and
+ * a default (in-order) queue. */
+struct cltest_env {
+    cl_platform_id platform;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue queue;
+};
+
+static inline void cltest_setup(struct cltest_env *e)
+{
+    cl_int err;
+    e->platform = cltest_platform();
+    REQUIRE(e->platform, "hcqcl platform not found");
+    REQUIRE(clGetDeviceIDs(e->platform, CL_DEVICE_TYPE_ALL, 1, &e->dev, NULL) == CL_SUCCESS,
+            "no device");
+    e->ctx = clCreateContext(NULL, 1, &e->dev, NULL, NULL, &err);
+    REQUIRE(e->ctx && err == CL_SUCCESS, "context: %d", err);
+    e->queue = clCreateCommandQueueWithProperties(e->ctx, e->dev, NULL, &err);
+    REQUIRE(e->queue && err == CL_SUCCESS, "queue: %d", err);
+}
+
+static inline void cltest_teardown(struct cltest_env *e)
+{
+    clReleaseCommandQueue(e->queue);
+    clReleaseContext(e->ctx);
+}
+
+/* $HCQCL_TEST_DATA/<file> (a cubin of tests/kernels) as a program of ctx
+ * for dev, built. */
+static inline cl_program cltest_program(cl_context ctx, cl_device_id dev, const char *file)
+{
+    size_t size = 0;
+    unsigned char *bin = test_data_read(file, &size);
+    REQUIRE(bin, "%s not found under HCQCL_TEST_DATA", file);
+    const unsigned char *bins[] = {bin};
+    cl_int err;
+    cl_program p = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, NULL, &err);
+    free(bin);
+    REQUIRE(p && err == CL_SUCCESS, "%s: clCreateProgramWithBinary %d", file, err);
+    err = clBuildProgram(p, 1, &dev, NULL, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "%s: clBuildProgram %d", file, err);
+    return p;
+}
+
+#endif
