@@ -80,6 +80,16 @@ cl_int hcqcl_xfer_check_buffer(cl_command_queue q, cl_mem m)
     return CL_SUCCESS;
 }
 
+cl_int hcqcl_xfer_check_args(cl_command_queue q, unsigned n, const cl_mem *bufs)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
+    cl_int err = CL_SUCCESS;
+    for (unsigned i = 0; i < n && err == CL_SUCCESS; i++)
+        err = hcqcl_xfer_check_buffer(q, bufs[i]);
+    return err;
+}
+
 cl_int hcqcl_xfer_begin(cl_command_queue q, cl_command_type type, enum hcqcl_xfer_dir dir,
                         cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd)
 {
@@ -270,9 +280,7 @@ static cl_int xfer_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking, 
                               size_t size, void *ptr, cl_uint num_events,
                               const cl_event *wait_list, cl_event *event, bool write)
 {
-    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
-    cl_int err = hcqcl_xfer_check_buffer(q, buf);
+    cl_int err = hcqcl_xfer_check_args(q, 1, &buf);
     if (err != CL_SUCCESS)
         return err;
     /* CL_INVALID_VALUE if the region specified by offset and size is out of bounds */
@@ -319,11 +327,7 @@ cl_int hcqcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buff
                                  const cl_event *event_wait_list, cl_event *event)
 {
     cl_command_queue q = command_queue;
-    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
-    cl_int err = hcqcl_xfer_check_buffer(q, src_buffer);
-    if (err == CL_SUCCESS)
-        err = hcqcl_xfer_check_buffer(q, dst_buffer);
+    cl_int err = hcqcl_xfer_check_args(q, 2, (const cl_mem[]){src_buffer, dst_buffer});
     if (err != CL_SUCCESS)
         return err;
     /* CL_INVALID_VALUE if the region specified by src_offset and size is out of bounds of src_buffer */
@@ -413,9 +417,7 @@ cl_int hcqcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
                                  const cl_event *event_wait_list, cl_event *event)
 {
     cl_command_queue q = command_queue;
-    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
-    cl_int err = hcqcl_xfer_check_buffer(q, buffer);
+    cl_int err = hcqcl_xfer_check_args(q, 1, &buffer);
     if (err != CL_SUCCESS)
         return err;
     /* CL_INVALID_VALUE for a NULL pattern, a bad pattern_size, misaligned offset/size or an out-of-bounds region */

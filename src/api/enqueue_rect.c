@@ -158,9 +158,7 @@ static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
                               size_t host_slice_pitch, void *ptr, cl_uint num_events,
                               const cl_event *wait_list, cl_event *event, bool write)
 {
-    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
-    cl_int err = hcqcl_xfer_check_buffer(q, buf);
+    cl_int err = hcqcl_xfer_check_args(q, 1, &buf);
     if (err != CL_SUCCESS)
         return err;
     /* CL_INVALID_VALUE for NULL origins or region, a zero region element or bad pitches */
@@ -261,11 +259,7 @@ cl_int hcqcl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_
                                      const cl_event *event_wait_list, cl_event *event)
 {
     cl_command_queue q = command_queue;
-    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "queue %p", (void *)q);
-    cl_int err = hcqcl_xfer_check_buffer(q, src_buffer);
-    if (err == CL_SUCCESS)
-        err = hcqcl_xfer_check_buffer(q, dst_buffer);
+    cl_int err = hcqcl_xfer_check_args(q, 2, (const cl_mem[]){src_buffer, dst_buffer});
     if (err != CL_SUCCESS)
         return err;
     /* CL_INVALID_VALUE for NULL origins or region, a zero region element or bad pitches */

@@ -1043,6 +1043,10 @@ bool hcqcl_xfer_ranges_overlap(uint64_t a, uint64_t b, uint64_t size);
  * q's context, CL_MISALIGNED_SUB_BUFFER_OFFSET for a sub-buffer whose
  * origin breaks the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN. */
 cl_int hcqcl_xfer_check_buffer(cl_command_queue q, cl_mem m);
+/* The handles of a buffer command, in the spec's order: q
+ * (CL_INVALID_COMMAND_QUEUE unless a valid host queue), then each of the
+ * n buffers as hcqcl_xfer_check_buffer. */
+cl_int hcqcl_xfer_check_args(cl_command_queue q, unsigned n, const cl_mem *bufs);
 /* The buffer whose store m addresses, and m's byte offset in it. */
 static inline cl_mem hcqcl_xfer_root(cl_mem m) { return m->parent ? m->parent : m; }
 static inline size_t hcqcl_xfer_base(cl_mem m) { return m->parent ? m->offset : 0; }

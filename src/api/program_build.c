@@ -115,9 +115,11 @@ static bool options_valid(const char *options, unsigned use, char *why, size_t w
 /* ------------------------------------------------------------------ */
 
 /* Validate (num_devices, device_list) against the program's devices and
- * fill targets[i] = true for every program device to build. */
+ * fill targets[i] = true for every program device to build; then the
+ * callback pair (has_notify: pfn_notify was given), checked next by both
+ * clBuildProgram and clCompileProgram. */
 static cl_int pick_devices(cl_program p, cl_uint num_devices, const cl_device_id *device_list,
-                           bool *targets)
+                           bool has_notify, const void *user_data, bool *targets)
 {
     /* CL_INVALID_VALUE if device_list is NULL and num_devices is greater than zero, or if device_list is not NULL and num_devices is zero */
     HCQCL_CHECK(!device_list == !num_devices, CL_INVALID_VALUE, "device_list %p, num_devices %u",
@@ -132,6 +134,8 @@ static cl_int pick_devices(cl_program p, cl_uint num_devices, const cl_device_id
         /* CL_INVALID_DEVICE if any device in device_list is not in the list of devices associated with program */
         HCQCL_CHECK(found, CL_INVALID_DEVICE, "device_list[%u] %p", d, (void *)device_list[d]);
     }
+    /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
+    HCQCL_CHECK(has_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
     return CL_SUCCESS;
 }
 
@@ -188,11 +192,9 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
     /* CL_INVALID_PROGRAM if program is not a valid program object */
     HCQCL_CHECK(hcqcl_program_valid(program), CL_INVALID_PROGRAM, "program %p", (void *)program);
     bool targets[program->num_devices];
-    err = pick_devices(program, num_devices, device_list, targets);
+    err = pick_devices(program, num_devices, device_list, pfn_notify != NULL, user_data, targets);
     if (err != CL_SUCCESS)
         return err;
-    /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
-    HCQCL_CHECK(pfn_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
     /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid */
     HCQCL_CHECK(options_valid(options, OPT_COMPILE | OPT_LINK, why, sizeof(why)),
                 CL_INVALID_BUILD_OPTIONS, "%s", why);
@@ -212,14 +214,11 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
         if (!targets[i])
             continue;
         set_options(pd, options);
-        if (program->source) {
-            hcqcl_program_dev_log_clear(pd);
-            err = hcqcl_program_dev_compile(pd, program->source, program->source_len, options,
-                             CL_BUILD_PROGRAM_FAILURE);
-        } else {
-            hcqcl_program_dev_log_clear(pd);
-            err = CL_SUCCESS;
-        }
+        hcqcl_program_dev_log_clear(pd);
+        err = program->source ? hcqcl_program_dev_compile(pd, program->source,
+                                                          program->source_len, options,
+                                                          CL_BUILD_PROGRAM_FAILURE)
+                              : CL_SUCCESS;
         if (err == CL_SUCCESS)
             err = hcqcl_program_dev_load(pd);
         pthread_mutex_lock(&program->lock);
@@ -331,11 +330,9 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
     /* CL_INVALID_PROGRAM if program is not a valid program object */
     HCQCL_CHECK(hcqcl_program_valid(program), CL_INVALID_PROGRAM, "program %p", (void *)program);
     bool targets[program->num_devices];
-    err = pick_devices(program, num_devices, device_list, targets);
+    err = pick_devices(program, num_devices, device_list, pfn_notify != NULL, user_data, targets);
     if (err != CL_SUCCESS)
         return err;
-    /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
-    HCQCL_CHECK(pfn_notify || !user_data, CL_INVALID_VALUE, "user_data without pfn_notify");
     /* CL_INVALID_VALUE if num_input_headers is zero and header_include_names or input_headers are not NULL */
     HCQCL_CHECK(num_input_headers || (!header_include_names && !input_headers), CL_INVALID_VALUE,
                 "headers given with num_input_headers 0");

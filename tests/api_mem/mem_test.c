@@ -510,12 +510,7 @@ static void test_two_devices(void)
 
 int main(void)
 {
-    struct cltest_env env;
-    cltest_setup(&env);
-    plat = env.platform;
-    dev = env.dev;
-    ctx = env.ctx;
-    queue = env.queue;
+    cltest_setup(&plat, &dev, &ctx, &queue);
 
     test_create_errors();
     test_valid_flags();
@@ -528,6 +523,6 @@ int main(void)
     test_cycles();
     test_two_devices();
 
-    cltest_teardown(&env);
+    cltest_teardown(ctx, queue);
     return cltest_result("api_mem");
 }

@@ -720,12 +720,8 @@ int main(void)
     REQUIRE(getenv("HCQCL_TEST_DATA"), "HCQCL_TEST_DATA not set");
     cubin = test_data_read("test_kernels.cubin", &cubin_size);
     REQUIRE(cubin, "can't read test_kernels.cubin");
-    struct cltest_env env;
-    cltest_setup(&env);
-    cl_platform_id plat = env.platform;
-    dev = env.dev;
-    ctx = env.ctx;
-    queue = env.queue;
+    cl_platform_id plat;
+    cltest_setup(&plat, &dev, &ctx, &queue);
 
     test_binary_errors();
     test_other_creators();
@@ -736,7 +732,7 @@ int main(void)
     test_source_programs();
     test_two_devices(plat);
 
-    cltest_teardown(&env);
+    cltest_teardown(ctx, queue);
     free(cubin);
     return cltest_result("api_program");
 }

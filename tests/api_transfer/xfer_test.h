@@ -39,19 +39,10 @@ struct xt {
 
 static inline void xt_init(struct xt *t)
 {
-    struct cltest_env e;
-    cltest_setup(&e);
-    t->platform = e.platform;
-    t->dev = e.dev;
-    t->ctx = e.ctx;
-    t->q = e.queue;
+    cltest_setup(&t->platform, &t->dev, &t->ctx, &t->q);
 }
 
-static inline void xt_fini(struct xt *t)
-{
-    clReleaseCommandQueue(t->q);
-    clReleaseContext(t->ctx);
-}
+static inline void xt_fini(struct xt *t) { cltest_teardown(t->ctx, t->q); }
 
 static inline cl_mem xt_buffer(struct xt *t, cl_mem_flags flags, size_t size, void *host)
 {

@@ -71,30 +71,24 @@ static inline const struct _cl_icd_dispatch *cltest_dispatch(const void *handle)
 
 /* What most tests run on: hcqcl's first device, a context of it alone and
  * a default (in-order) queue. */
-struct cltest_env {
-    cl_platform_id platform;
-    cl_device_id dev;
-    cl_context ctx;
-    cl_command_queue queue;
-};
-
-static inline void cltest_setup(struct cltest_env *e)
+static inline void cltest_setup(cl_platform_id *platform, cl_device_id *dev, cl_context *ctx,
+                                cl_command_queue *queue)
 {
     cl_int err;
-    e->platform = cltest_platform();
-    REQUIRE(e->platform, "hcqcl platform not found");
-    REQUIRE(clGetDeviceIDs(e->platform, CL_DEVICE_TYPE_ALL, 1, &e->dev, NULL) == CL_SUCCESS,
+    *platform = cltest_platform();
+    REQUIRE(*platform, "hcqcl platform not found");
+    REQUIRE(clGetDeviceIDs(*platform, CL_DEVICE_TYPE_ALL, 1, dev, NULL) == CL_SUCCESS,
             "no device");
-    e->ctx = clCreateContext(NULL, 1, &e->dev, NULL, NULL, &err);
-    REQUIRE(e->ctx && err == CL_SUCCESS, "context: %d", err);
-    e->queue = clCreateCommandQueueWithProperties(e->ctx, e->dev, NULL, &err);
-    REQUIRE(e->queue && err == CL_SUCCESS, "queue: %d", err);
+    *ctx = clCreateContext(NULL, 1, dev, NULL, NULL, &err);
+    REQUIRE(*ctx && err == CL_SUCCESS, "context: %d", err);
+    *queue = clCreateCommandQueueWithProperties(*ctx, *dev, NULL, &err);
+    REQUIRE(*queue && err == CL_SUCCESS, "queue: %d", err);
 }
 
-static inline void cltest_teardown(struct cltest_env *e)
+static inline void cltest_teardown(cl_context ctx, cl_command_queue queue)
 {
-    clReleaseCommandQueue(e->queue);
-    clReleaseContext(e->ctx);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(ctx);
 }
 
 /* $HCQCL_TEST_DATA/<file> (a cubin of tests/kernels) as a program of ctx
