@@ -266,19 +266,21 @@ static int uvm(struct nvdrv *d, unsigned long cmd, void *arg, const uint32_t *st
         NVDRV_LOG("%s: %s", what, r < 0 ? strerror(-r) : nvdrv_status_name((uint32_t)r));
     return r;
 }
+/* uvm() on the parameter struct p (an lvalue) of request cmd, logged by name. */
+#define UVM_IOCTL(d, cmd, p) uvm((d), (cmd), &(p), &(p).rmStatus, #cmd)
 
 int nvdrv_uvm_register_gpu(struct nvdrv *d, const uint8_t uuid[16])
 {
     UVM_REGISTER_GPU_PARAMS p = {.rmCtrlFd = -1};
     memcpy(p.gpu_uuid.uuid, uuid, 16);
-    return uvm(d, UVM_REGISTER_GPU, &p, &p.rmStatus, "UVM_REGISTER_GPU");
+    return UVM_IOCTL(d, UVM_REGISTER_GPU, p);
 }
 
 int nvdrv_uvm_unregister_gpu(struct nvdrv *d, const uint8_t uuid[16])
 {
     UVM_UNREGISTER_GPU_PARAMS p = {0};
     memcpy(p.gpu_uuid.uuid, uuid, 16);
-    return uvm(d, UVM_UNREGISTER_GPU, &p, &p.rmStatus, "UVM_UNREGISTER_GPU");
+    return UVM_IOCTL(d, UVM_UNREGISTER_GPU, p);
 }
 
 int nvdrv_uvm_register_gpu_vaspace(struct nvdrv *d, const uint8_t uuid[16], uint32_t vaspace)
@@ -286,14 +288,14 @@ int nvdrv_uvm_register_gpu_vaspace(struct nvdrv *d, const uint8_t uuid[16], uint
     UVM_REGISTER_GPU_VASPACE_PARAMS p = {
         .rmCtrlFd = d->ctl_fd, .hClient = d->client, .hVaSpace = vaspace};
     memcpy(p.gpuUuid.uuid, uuid, 16);
-    return uvm(d, UVM_REGISTER_GPU_VASPACE, &p, &p.rmStatus, "UVM_REGISTER_GPU_VASPACE");
+    return UVM_IOCTL(d, UVM_REGISTER_GPU_VASPACE, p);
 }
 
 int nvdrv_uvm_unregister_gpu_vaspace(struct nvdrv *d, const uint8_t uuid[16])
 {
     UVM_UNREGISTER_GPU_VASPACE_PARAMS p = {0};
     memcpy(p.gpuUuid.uuid, uuid, 16);
-    return uvm(d, UVM_UNREGISTER_GPU_VASPACE, &p, &p.rmStatus, "UVM_UNREGISTER_GPU_VASPACE");
+    return UVM_IOCTL(d, UVM_UNREGISTER_GPU_VASPACE, p);
 }
 
 int nvdrv_uvm_register_channel(struct nvdrv *d, const uint8_t uuid[16], uint32_t channel,
@@ -305,7 +307,7 @@ int nvdrv_uvm_register_channel(struct nvdrv *d, const uint8_t uuid[16], uint32_t
                                      .base = base,
                                      .length = length};
     memcpy(p.gpuUuid.uuid, uuid, 16);
-    return uvm(d, UVM_REGISTER_CHANNEL, &p, &p.rmStatus, "UVM_REGISTER_CHANNEL");
+    return UVM_IOCTL(d, UVM_REGISTER_CHANNEL, p);
 }
 
 int nvdrv_uvm_unregister_channel(struct nvdrv *d, const uint8_t uuid[16], uint32_t channel)
@@ -313,13 +315,13 @@ int nvdrv_uvm_unregister_channel(struct nvdrv *d, const uint8_t uuid[16], uint32
     UVM_UNREGISTER_CHANNEL_PARAMS p = {
         .rmCtrlFd = d->ctl_fd, .hClient = d->client, .hChannel = channel};
     memcpy(p.gpuUuid.uuid, uuid, 16);
-    return uvm(d, UVM_UNREGISTER_CHANNEL, &p, &p.rmStatus, "UVM_UNREGISTER_CHANNEL");
+    return UVM_IOCTL(d, UVM_UNREGISTER_CHANNEL, p);
 }
 
 int nvdrv_uvm_create_external_range(struct nvdrv *d, uint64_t base, uint64_t length)
 {
     UVM_CREATE_EXTERNAL_RANGE_PARAMS p = {.base = base, .length = length};
-    return uvm(d, UVM_CREATE_EXTERNAL_RANGE, &p, &p.rmStatus, "UVM_CREATE_EXTERNAL_RANGE");
+    return UVM_IOCTL(d, UVM_CREATE_EXTERNAL_RANGE, p);
 }
 
 int nvdrv_uvm_map_external_allocation(struct nvdrv *d, const uint8_t uuid[16], uint64_t base,
@@ -337,7 +339,7 @@ int nvdrv_uvm_map_external_allocation(struct nvdrv *d, const uint8_t uuid[16], u
     p->rmCtrlFd = d->ctl_fd;
     p->hClient = d->client;
     p->hMemory = memory;
-    int r = uvm(d, UVM_MAP_EXTERNAL_ALLOCATION, p, &p->rmStatus, "UVM_MAP_EXTERNAL_ALLOCATION");
+    int r = UVM_IOCTL(d, UVM_MAP_EXTERNAL_ALLOCATION, *p);
     free(p);
     return r;
 }
@@ -345,7 +347,7 @@ int nvdrv_uvm_map_external_allocation(struct nvdrv *d, const uint8_t uuid[16], u
 int nvdrv_uvm_free(struct nvdrv *d, uint64_t base, uint64_t length)
 {
     UVM_FREE_PARAMS p = {.base = base, .length = length};
-    return uvm(d, UVM_FREE, &p, &p.rmStatus, "UVM_FREE");
+    return UVM_IOCTL(d, UVM_FREE, p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -406,7 +408,7 @@ int nvdrv_open(struct nvdrv *d, const struct nvdrv_ops *ops, void *ctx)
         goto fail;
     d->uvm_fd = r;
     UVM_INITIALIZE_PARAMS init = {0};
-    r = uvm(d, UVM_INITIALIZE, &init, &init.rmStatus, "UVM_INITIALIZE");
+    r = UVM_IOCTL(d, UVM_INITIALIZE, init);
     if (r)
         goto fail;
     r = open_fd(d, NVDRV_PATH_UVM);
