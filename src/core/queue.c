@@ -524,6 +524,17 @@ static int channel_alloc(struct hcq_queue *q)
     free(ch);
     if (r)
         return step(r, "GPFIFO channel");
+    /* A copy channel in a GRAPHICS channel group runs on the graphics copy
+     * engine. On the H200 a copy queue alone in its group failed
+     * UVM_REGISTER_CHANNEL with NV_ERR_INVALID_OBJECT, while the verified
+     * bring-up (compute and copy channels in one group) registered both.
+     * The likely cause, not yet confirmed on the GPU: RM creates the group's
+     * GR context only with a compute object. So copy channels get one too. */
+    if (q->engine_class != dev->info.compute_class) {
+        uint32_t h_gr = 0;
+        if ((r = nvdrv_rm_alloc(d, q->h_channel, dev->info.compute_class, NULL, 0, &h_gr)))
+            return step(r, "compute object of a copy channel");
+    }
     if ((r = nvdrv_rm_alloc(d, q->h_channel, q->engine_class, NULL, 0, &q->h_engine)))
         return step(r, "engine object");
     NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS tok = {.workSubmitToken = 0xffffffffu};
