@@ -9,10 +9,19 @@
  * hcqcl-cc. Machines without clang (the GPU machine) run from caches
  * filled elsewhere; a miss there leaves the source in the writable cache
  * directory for `hcqcl-cc --from-spool` and says so in the build log.
+ *
+ * "Compiler available" (CL_DEVICE_COMPILER_AVAILABLE, hcqcl_compiler_
+ * available) means hcqcl-cc with a complete tool chain, or a kernel cache
+ * holding programs (the tool chain's output, made elsewhere): with either,
+ * source builds are served and a build that cannot be is a build failure
+ * whose log says why. With neither there is no compiler at all, and a
+ * build from source answers CL_COMPILER_NOT_AVAILABLE, as the spec ties
+ * that code to the device query.
  */
 #include "api/obj.h"
 #include "cubin/container.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +41,7 @@ extern char **environ;
 #define COMPILER_ID CUBIN_CONTAINER_COMPILER_ID
 
 /* hcqcl-cc's exit statuses. */
-enum { CC_OK = 0, CC_BUILD_FAILED = 1, CC_BAD_OPTIONS = 2 };
+enum { CC_OK = 0, CC_BUILD_FAILED = 1, CC_BAD_OPTIONS = 2, CC_ENVIRONMENT = 3 };
 
 static char *dup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *dup_printf(const char *fmt, ...)
@@ -107,6 +116,95 @@ bool hcqcl_compiler_present(void)
     char *cc = find_compiler();
     free(cc);
     return cc != NULL;
+}
+
+static char *writable_cache_dir(void);
+
+/* hcqcl-cc --check-tools: its clang, libclc and ptxas are all found.
+ * Asked once per process and compiler path (the environment hcqcl-cc
+ * reads is fixed for the process, as util_env's is). */
+static bool toolchain_usable(const char *cc)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static char *checked;
+    static bool usable;
+    pthread_mutex_lock(&lock);
+    if (checked && strcmp(checked, cc) == 0) {
+        bool r = usable;
+        pthread_mutex_unlock(&lock);
+        return r;
+    }
+    char *argv[] = { (char *)cc, "--check-tools", NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    bool ok = false, known = false;
+    if (posix_spawn(&pid, cc, &fa, NULL, argv, environ) == 0) {
+        int ws = 0;
+        int rc;
+        while ((rc = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
+            ;
+        /* ECHILD: SIGCHLD is ignored and the status is gone; ask again
+         * next time rather than remember a guess. */
+        if (rc == pid) {
+            ok = WIFEXITED(ws) && WEXITSTATUS(ws) == CC_OK;
+            known = true;
+        }
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    if (known) {
+        free(checked);
+        checked = strdup(cc);
+        usable = ok;
+    }
+    pthread_mutex_unlock(&lock);
+    UTIL_LOG(UTIL_LOG_API, "compiler: %s --check-tools: %s", cc, ok ? "complete" : "incomplete");
+    return ok;
+}
+
+/* dir holds at least one program container (<key>.bin). */
+static bool dir_has_programs(const char *dir)
+{
+    DIR *d = dir ? opendir(dir) : NULL;
+    if (!d)
+        return false;
+    bool found = false;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        found = e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + (n - 4), ".bin") == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+/* The read-only caches beside the library (build tree, installed). */
+static const char *const lib_cache_rel[] = { "cache", "../share/hcqcl/cache",
+                                             "../../share/hcqcl/cache" };
+
+static bool cache_present(void)
+{
+    char *w = writable_cache_dir();
+    bool found = dir_has_programs(w);
+    free(w);
+    char *libdir = library_dir();
+    for (size_t i = 0; libdir && !found && i < UTIL_ARRAY_SIZE(lib_cache_rel); i++) {
+        char *d = dup_printf("%s/%s", libdir, lib_cache_rel[i]);
+        found = dir_has_programs(d);
+        free(d);
+    }
+    free(libdir);
+    return found;
+}
+
+bool hcqcl_compiler_available(void)
+{
+    char *cc = find_compiler();
+    bool ok = cc && toolchain_usable(cc);
+    free(cc);
+    return ok || cache_present();
 }
 
 /* The writable cache directory (not created here), or NULL. */
@@ -411,13 +509,13 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
     /* Headers are not part of the key: with a compiler at hand a program
      * that includes files is always compiled, so edited headers count. */
     bool includes = memmem(src, len, "#include", 8) || strstr(opts, "-I");
-    if (!(includes && cc)) {
+    bool tools = includes && cc && toolchain_usable(cc);
+    if (!tools) {
         if (wdir && cache_lookup(wdir, key, arch, norm, container, size))
             goto out;
         if (libdir) {
-            const char *rel[] = { "cache", "../share/hcqcl/cache", "../../share/hcqcl/cache" };
-            for (size_t i = 0; i < UTIL_ARRAY_SIZE(rel); i++) {
-                char *d = dup_printf("%s/%s", libdir, rel[i]);
+            for (size_t i = 0; i < UTIL_ARRAY_SIZE(lib_cache_rel); i++) {
+                char *d = dup_printf("%s/%s", libdir, lib_cache_rel[i]);
                 bool hit = d && cache_lookup(d, key, arch, norm, container, size);
                 free(d);
                 if (hit)
@@ -426,19 +524,23 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
         }
     }
 
-    if (!cc) {
+    if (!tools)
+        tools = cc && toolchain_usable(cc);
+    if (!tools) {
         if (wdir)
             spool_miss(wdir, key, src, len, opts, arch);
         *log = dup_printf(
             "hcqcl: this program is not in the kernel cache (key %s) and no compiler is available "
-            "(hcqcl-cc: set HCQCL_CC, or install it with clang-16, libclc-16 and ptxas).\n"
+            "(hcqcl-cc with clang-16, libclc-16 and ptxas: set HCQCL_CC or install them).\n"
             "To precompile it on a machine that has them, either run\n"
             "  hcqcl-cc --arch=sm_%x%x --options='%s' --cache-dir=CACHE program.cl\n"
             "or copy %s/%s.cl and %s.build there, run `hcqcl-cc --from-spool=DIR` on that "
             "directory, and copy DIR/%s.bin back into %s (or into HCQCL_CACHE_DIR).\n",
             key, arch >> 8, (arch >> 4) & 0xf, opts, wdir ? wdir : "CACHE", key, key, key,
             wdir ? wdir : "the cache directory");
-        err = CL_BUILD_PROGRAM_FAILURE;
+        /* Only caches: serving them is the compiler this machine has, and
+         * this program is not among them. Not even those: no compiler. */
+        err = cache_present() ? CL_BUILD_PROGRAM_FAILURE : CL_COMPILER_NOT_AVAILABLE;
         goto out;
     }
 

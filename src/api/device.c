@@ -233,9 +233,11 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
         OUT_VAL(size_t, info->timer_resolution_ns ? info->timer_resolution_ns : 1);
     case CL_DEVICE_ENDIAN_LITTLE: OUT_VAL(cl_bool, CL_TRUE);
     case CL_DEVICE_AVAILABLE: OUT_VAL(cl_bool, !hcq_device_lost(device->hw));
-    /* Programs from source are built through hcqcl-cc or its cache. */
+    /* Programs from source are built through hcqcl-cc or its cache; with
+     * neither, clBuildProgram answers CL_COMPILER_NOT_AVAILABLE (compiler.c).
+     * Linking compiles the objects' sources again: the same compiler. */
     case CL_DEVICE_COMPILER_AVAILABLE:
-    case CL_DEVICE_LINKER_AVAILABLE: OUT_VAL(cl_bool, CL_TRUE);
+    case CL_DEVICE_LINKER_AVAILABLE: OUT_VAL(cl_bool, hcqcl_compiler_available());
     case CL_DEVICE_EXECUTION_CAPABILITIES: OUT_VAL(cl_device_exec_capabilities, CL_EXEC_KERNEL);
     case CL_DEVICE_QUEUE_ON_HOST_PROPERTIES:
         OUT_VAL(cl_command_queue_properties,
@@ -286,9 +288,12 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_MAX_NUM_SUB_GROUPS: OUT_VAL(cl_uint, 0);
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES: OUT_VAL(cl_device_device_enqueue_capabilities, 0);
     case CL_DEVICE_SVM_CAPABILITIES: OUT_VAL(cl_device_svm_capabilities, 0);
+    /* clEnqueueNDRangeKernel splits an uneven range into a uniform launch
+     * and remainder launches (enqueue_kernel.c), for programs built with
+     * -cl-std=CL2.0/CL3.0 and without -cl-uniform-work-group-size. */
+    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT: OUT_VAL(cl_bool, CL_TRUE);
     case CL_DEVICE_PIPE_SUPPORT:
     case CL_DEVICE_SUB_GROUP_INDEPENDENT_FORWARD_PROGRESS:
-    case CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT:
     case CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT:
     case CL_DEVICE_GENERIC_ADDRESS_SPACE_SUPPORT: OUT_VAL(cl_bool, CL_FALSE);
     /* The OpenCL 3.0 minimum: relaxed atomics and fences up to work-group scope. */

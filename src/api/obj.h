@@ -750,18 +750,26 @@ size_t hcqcl_kernel_mem_args(cl_kernel k, cl_mem *mems, size_t cap);
  * different programs run concurrently; the cache is updated with atomic
  * renames). options may be NULL.
  * Returns CL_SUCCESS (*container malloc'ed, *size bytes), or
- * CL_BUILD_PROGRAM_FAILURE (compile errors, or a miss with no compiler:
- * the log then names the cache key and says how to precompile),
+ * CL_BUILD_PROGRAM_FAILURE (compile errors, or a miss with no tool chain
+ * but a cache: the log then names the cache key and says how to
+ * precompile), CL_COMPILER_NOT_AVAILABLE (a miss with neither a tool chain
+ * nor any cached program: hcqcl_compiler_available() is false),
  * CL_INVALID_BUILD_OPTIONS, CL_OUT_OF_HOST_MEMORY. *log is always set on
  * return (malloc'ed, possibly "", NULL only when out of memory); the
  * caller frees container and log.
  *
  * hcqcl_compiler_present: true when hcqcl-cc can be found (the tool chain
  * behind it is checked only when it runs).
+ *
+ * hcqcl_compiler_available: CL_DEVICE_COMPILER_AVAILABLE / LINKER_
+ * AVAILABLE: hcqcl-cc with its complete tool chain (hcqcl-cc
+ * --check-tools, asked once per process), or a kernel cache holding at
+ * least one program. Any thread; may run hcqcl-cc once.
  */
 cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, uint32_t arch,
                             void **container, size_t *size, char **log);
 bool hcqcl_compiler_present(void);
+bool hcqcl_compiler_available(void);
 
 /* ==================================================================== */
 /* Queues, events, commands (queue.c, event.c, enqueue_*.c)             */

@@ -3,7 +3,9 @@
  * with hcqcl-cc and stores the container; a hit needs no compiler; a miss
  * without a compiler fails with a log naming the key and leaves the source
  * for `hcqcl-cc --from-spool`, which fills the cache; a damaged entry is
- * ignored. Environment is read once per process, so each phase runs in a
+ * ignored; with neither a tool chain nor any cached program the compiler
+ * is not available (CL_COMPILER_NOT_AVAILABLE, the device query's
+ * answer). Environment is read once per process, so each phase runs in a
  * child process of this test with its own HCQCL_CC / HCQCL_CACHE_DIR.
  *
  * usage: compiler_cache HCQCL-CC WORK_DIR
@@ -63,6 +65,7 @@ static void phase_fill(const char *dir)
     char *log;
     cubin_container_cache_key(src_a, strlen(src_a), opts_a, 0x900, COMPILER_ID, ka);
     EXPECT(hcqcl_compiler_present());
+    EXPECT(hcqcl_compiler_available());
     EXPECT(!exists(dir, ka, ".bin"));
     EXPECT(build(src_a, opts_a, &c, &n, &log) == CL_SUCCESS && c);
     EXPECT(exists(dir, ka, ".bin"));
@@ -109,6 +112,8 @@ static void phase_no_compiler(const char *dir, bool expect_b)
     cubin_container_cache_key(src_b, strlen(src_b), "", 0x900, COMPILER_ID, kb);
     cl_int err;
     EXPECT(!hcqcl_compiler_present());
+    /* The cache is this machine's compiler. */
+    EXPECT(hcqcl_compiler_available());
     /* Hit, with options spaced differently. */
     EXPECT(build(src_a, opts_a_respaced, &c, &n, &log) == CL_SUCCESS && c);
     free(c);
@@ -141,6 +146,26 @@ static void phase_corrupt(const char *dir)
     EXPECT(truncate(p, 100) == 0);
     EXPECT(build(src_a, opts_a, &c, &n, &log) == CL_BUILD_PROGRAM_FAILURE && !c);
     free(log);
+}
+
+/* An empty cache and no usable tool chain (no hcqcl-cc, or one without
+ * clang): no compiler; a build from source says so, and the log still
+ * says how to precompile. */
+static void phase_none(const char *dir)
+{
+    char kb[65];
+    void *c;
+    size_t n;
+    char *log;
+    cubin_container_cache_key(src_b, strlen(src_b), "", 0x900, COMPILER_ID, kb);
+    EXPECT(!hcqcl_compiler_available());
+    EXPECT(build(src_b, "", &c, &n, &log) == CL_COMPILER_NOT_AVAILABLE && !c);
+    EXPECT(log && strstr(log, kb));
+    free(c);
+    free(log);
+    /* The spooled source is no cached program. */
+    EXPECT(exists(dir, kb, ".cl"));
+    EXPECT(!hcqcl_compiler_available());
 }
 
 static int child(const char *self, const char *mode, const char *cc, const char *dir)
@@ -180,6 +205,8 @@ int main(int argc, char **argv)
         phase_no_compiler(dir, true);
     else if (!strcmp(mode, "corrupt"))
         phase_corrupt(dir);
+    else if (!strcmp(mode, "none"))
+        phase_none(dir);
     if (strcmp(mode, "parent"))
         return failures ? 1 : 0;
 
@@ -200,6 +227,16 @@ int main(int argc, char **argv)
     EXPECT(system(cmd) == 0);
     EXPECT(child(argv[0], "nocc-spooled", "/nonexistent/hcqcl-cc", dir) == 0);
     EXPECT(child(argv[0], "corrupt", "/nonexistent/hcqcl-cc", dir) == 0);
+    char empty[2048];
+    snprintf(empty, sizeof(empty), "%s-empty", dir);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", empty, empty);
+    EXPECT(system(cmd) == 0);
+    EXPECT(child(argv[0], "none", "/nonexistent/hcqcl-cc", empty) == 0);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", empty, empty);
+    EXPECT(system(cmd) == 0);
+    setenv("HCQCL_CLANG", "/nonexistent/clang-16", 1);
+    EXPECT(child(argv[0], "none", cc, empty) == 0);
+    unsetenv("HCQCL_CLANG");
     if (failures) {
         fprintf(stderr, "compiler_cache: %d failure(s)\n", failures);
         return 1;

@@ -39,6 +39,7 @@ static void usage(FILE *f)
             "  --options=STRING        build options as one string, as given to clBuildProgram\n"
             "  --cache-dir=DIR         also store the container in DIR under its cache key\n"
             "  --print-cache-key       print the cache key and exit\n"
+            "  --check-tools           exit 0 when clang, libclc and ptxas are found\n"
             "  --from-spool=DIR        build every <key>.cl/<key>.build left in DIR\n"
             "  --mode=binary --source=FILE --output=FILE --cl-device-info=FILE -- OPTIONS\n"
             "                          OpenCL CTS offline-compiler interface\n"
@@ -63,6 +64,18 @@ static void add_option(struct cc_buf *o, const char *a)
         cc_buf_add(o, a, 1);
     }
     cc_buf_add(o, "\"", 1);
+}
+
+/* --check-tools: the ICD asks this before it reports a compiler (see
+ * hcqcl_compiler_available); the same search a build does. */
+static int check_tools(void)
+{
+    struct cc_tools t;
+    int rc = cc_tools_find(&t);
+    if (cc_log.s)
+        fputs(cc_log.s, stderr);
+    cc_tools_free(&t);
+    return rc;
 }
 
 /* "--name=value" or "--name value". */
@@ -100,6 +113,8 @@ static int parse_args(int argc, char **argv, struct cc_args *a)
         } else if (!strcmp(s, "--version")) {
             printf("%s\n", CC_COMPILER_ID);
             exit(0);
+        } else if (!strcmp(s, "--check-tools")) {
+            exit(check_tools());
         } else if (!strcmp(s, "--keep-temps")) {
             a->keep = true;
         } else if (!strcmp(s, "-v") || !strcmp(s, "--verbose")) {
