@@ -228,7 +228,7 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_MAX_CONSTANT_ARGS: OUT_VAL(cl_uint, 8);
     case CL_DEVICE_LOCAL_MEM_TYPE: OUT_VAL(cl_device_local_mem_type, CL_LOCAL);
     case CL_DEVICE_LOCAL_MEM_SIZE: OUT_VAL(cl_ulong, info->shared_per_block_max);
-    case CL_DEVICE_ERROR_CORRECTION_SUPPORT: OUT_VAL(cl_bool, CL_FALSE);
+    case CL_DEVICE_ERROR_CORRECTION_SUPPORT: OUT_VAL(cl_bool, info->ecc_enabled);
     case CL_DEVICE_PROFILING_TIMER_RESOLUTION:
         OUT_VAL(size_t, info->timer_resolution_ns ? info->timer_resolution_ns : 1);
     case CL_DEVICE_ENDIAN_LITTLE: OUT_VAL(cl_bool, CL_TRUE);

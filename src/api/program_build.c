@@ -234,6 +234,7 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
         result = err;
     if (pfn_notify)
         pfn_notify(program, user_data);
+    /* CL_COMPILER_NOT_AVAILABLE if program is created with clCreateProgramWithSource and a compiler is not available (CL_DEVICE_COMPILER_AVAILABLE is CL_FALSE: compiler.c) */
     /* CL_BUILD_PROGRAM_FAILURE if there is a failure to build the program executable */
     HCQCL_CHECK(result == CL_SUCCESS, result, "program %p: see the build log", (void *)program);
     return CL_SUCCESS;
@@ -400,6 +401,7 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
         result = err;
     if (pfn_notify)
         pfn_notify(program, user_data);
+    /* CL_COMPILER_NOT_AVAILABLE if a compiler is not available, i.e. CL_DEVICE_COMPILER_AVAILABLE is CL_FALSE */
     /* CL_COMPILE_PROGRAM_FAILURE if there is a failure to compile the program source */
     HCQCL_CHECK(result == CL_SUCCESS, result, "program %p: see the build log", (void *)program);
     return CL_SUCCESS;
@@ -605,6 +607,7 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
                                                 : CL_LINK_PROGRAM_FAILURE);
         if (e == CL_COMPILE_PROGRAM_FAILURE)
             e = CL_LINK_PROGRAM_FAILURE;
+        /* CL_LINKER_NOT_AVAILABLE if a linker is not available, i.e. CL_DEVICE_LINKER_AVAILABLE is CL_FALSE (linking compiles again: the same answer) */
         if (e == CL_COMPILER_NOT_AVAILABLE)
             e = CL_LINKER_NOT_AVAILABLE;
         else if (e == CL_INVALID_BUILD_OPTIONS)

@@ -295,6 +295,12 @@ static int probe(struct hcq_device *dev)
     } else {
         snprintf(in->name, sizeof(in->name), "NVIDIA GPU %04x", dev->card.pci_info.device_id);
     }
+    /* Optional: GPUs without ECC refuse the control; that reads as "off". */
+    NV2080_CTRL_GPU_QUERY_ECC_CONFIGURATION_PARAMS ecc = {0};
+    in->ecc_enabled = nvdrv_rm_control(d, dev->h_subdevice,
+                                       NV2080_CTRL_CMD_GPU_QUERY_ECC_CONFIGURATION, &ecc,
+                                       sizeof(ecc)) == 0 &&
+                      ecc.currentConfiguration == NV2080_CTRL_GPU_ECC_CONFIGURATION_ENABLED;
     if ((r = read_gr_info(dev)))
         return r;
     if (read_fb_info(dev))

@@ -68,6 +68,7 @@ struct hcq_device_info {
     uint32_t timer_resolution_ns;     /* GPU timestamp granularity */
     uint32_t compute_class, copy_class, gpfifo_class, usermode_class;
     bool emulated;
+    bool ecc_enabled;                 /* RM's ECC configuration: enabled (false when unknown) */
 };
 
 /* Enumerate the GPUs once (thread-safe, cheap after the first call).

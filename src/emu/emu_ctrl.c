@@ -154,6 +154,13 @@ static uint32_t ctrl_subdevice(struct emu_gpu *g, uint32_t cmd, void *params)
                  "NVIDIA H200 (emulated)");
         return NV_OK;
     }
+    /* Datacenter boards such as the H200 run with ECC on, the factory default. */
+    case NV2080_CTRL_CMD_GPU_QUERY_ECC_CONFIGURATION: {
+        NV2080_CTRL_GPU_QUERY_ECC_CONFIGURATION_PARAMS *p = params;
+        p->currentConfiguration = NV2080_CTRL_GPU_ECC_CONFIGURATION_ENABLED;
+        p->defaultConfiguration = NV2080_CTRL_GPU_ECC_CONFIGURATION_ENABLED;
+        return NV_OK;
+    }
     case NV2080_CTRL_CMD_GPU_GET_GID_INFO: {
         NV2080_CTRL_GPU_GET_GID_INFO_PARAMS *p = params;
         memset(p->data, 0, sizeof(p->data));

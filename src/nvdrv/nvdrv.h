@@ -615,6 +615,17 @@ typedef struct NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS {
 _Static_assert(sizeof(NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS) == 132, "GET_NAME_STRING");
 #define NV2080_CTRL_GPU_GET_NAME_STRING_FLAGS_TYPE_ASCII 0
 
+/* QUERY_ECC_CONFIGURATION (ctrl2080gpu.h): the ECC mode the board holds in
+ * its non-volatile settings, which is the active one unless a change waits
+ * for the next GPU reset. GPUs without ECC answer NV_ERR_NOT_SUPPORTED. */
+typedef struct NV2080_CTRL_GPU_QUERY_ECC_CONFIGURATION_PARAMS {
+    uint32_t currentConfiguration;
+    uint32_t defaultConfiguration;
+} NV2080_CTRL_GPU_QUERY_ECC_CONFIGURATION_PARAMS;
+_Static_assert(sizeof(NV2080_CTRL_GPU_QUERY_ECC_CONFIGURATION_PARAMS) == 8, "QUERY_ECC_CONFIGURATION");
+#define NV2080_CTRL_GPU_ECC_CONFIGURATION_DISABLED 0u
+#define NV2080_CTRL_GPU_ECC_CONFIGURATION_ENABLED 1u
+
 typedef struct NV2080_CTRL_GR_INFO {
     uint32_t index;
     uint32_t data;
@@ -759,6 +770,7 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NV0080_CTRL_CMD_GPU_GET_CLASSLIST 0x00800201u
 #define NV2080_CTRL_CMD_GPU_GET_NAME_STRING 0x20800110u
 #define NV2080_CTRL_CMD_GPU_GET_GID_INFO 0x2080014Au
+#define NV2080_CTRL_CMD_GPU_QUERY_ECC_CONFIGURATION 0x20800133u
 #define NV2080_CTRL_CMD_GR_GET_INFO 0x20801201u
 #define NV2080_CTRL_CMD_FB_GET_INFO_V2 0x20801303u
 #define NV2080_CTRL_CMD_FB_FLUSH_GPU_CACHE 0x2080130Eu
@@ -784,6 +796,8 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
       NV2080_CTRL_GPU_GET_NAME_STRING_PARAMS, subdevice)                                  \
     X(NV2080_CTRL_CMD_GPU_GET_GID_INFO, 0x2080014Au, NV2080_CTRL_GPU_GET_GID_INFO_PARAMS,  \
       subdevice)                                                                          \
+    X(NV2080_CTRL_CMD_GPU_QUERY_ECC_CONFIGURATION, 0x20800133u,                           \
+      NV2080_CTRL_GPU_QUERY_ECC_CONFIGURATION_PARAMS, subdevice)                          \
     X(NV2080_CTRL_CMD_GR_GET_INFO, 0x20801201u, NV2080_CTRL_GR_GET_INFO_PARAMS, subdevice) \
     X(NV2080_CTRL_CMD_FB_GET_INFO_V2, 0x20801303u, NV2080_CTRL_FB_GET_INFO_V2_PARAMS,      \
       subdevice)                                                                          \

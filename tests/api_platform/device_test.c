@@ -319,6 +319,10 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
     free(s);
     s = get_string(d, CL_DEVICE_NAME);
     EXPECT(strlen(s) > 0, "empty name");
+    /* The emulated H200 answers RM's ECC configuration control "enabled"
+     * (a real GPU answers what its board holds). */
+    GET(d, CL_DEVICE_ERROR_CORRECTION_SUPPORT, b);
+    EXPECT(b || !strstr(s, "(emulated)"), "emulated H200 without ECC");
     free(s);
     s = get_string(d, CL_DEVICE_PROFILE);
     EXPECT(!strcmp(s, "FULL_PROFILE"), "profile %s", s);
