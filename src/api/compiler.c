@@ -147,11 +147,14 @@ static bool toolchain_usable(const char *cc)
         int rc;
         while ((rc = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
             ;
-        /* ECHILD: SIGCHLD is ignored and the status is gone; ask again
-         * next time rather than remember a guess. */
+        /* ECHILD: the application ignores SIGCHLD and the status is gone.
+         * Count the compiler in (a build then reports what is missing)
+         * and ask again next time rather than remember a guess. */
         if (rc == pid) {
             ok = WIFEXITED(ws) && WEXITSTATUS(ws) == CC_OK;
             known = true;
+        } else {
+            ok = true;
         }
     }
     posix_spawn_file_actions_destroy(&fa);
