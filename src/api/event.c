@@ -38,9 +38,17 @@ static struct {
     cl_event first, last; /* the FIFO of unfinished commands */
     struct hcqcl_event_cb *fire_first, *fire_last;
     bool started;
-    cl_event pool;        /* free events (linked through next) */
+    /* The notifier sleeps with no timeout (empty FIFO): only then must a
+     * new command wake it; otherwise its next pass (at most 1 ms away)
+     * sees it, and an enqueue costs no futex wake. */
+    bool idle;
+    /* Free events (linked through next), under their own lock so an
+     * enqueue does not contend with the tracker's passes. */
+    pthread_mutex_t pool_lock;
+    cl_event pool;
 } T = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .pool_lock = PTHREAD_MUTEX_INITIALIZER,
     .done = PTHREAD_COND_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
 };
@@ -51,11 +59,11 @@ static struct {
 
 cl_event hcqcl_event_new(cl_context ctx, cl_command_queue q, cl_command_type type)
 {
-    pthread_mutex_lock(&T.lock);
+    pthread_mutex_lock(&T.pool_lock);
     cl_event e = T.pool;
     if (e)
         T.pool = e->next;
-    pthread_mutex_unlock(&T.lock);
+    pthread_mutex_unlock(&T.pool_lock);
     if (!e) {
         e = malloc(sizeof(*e));
         if (!e)
@@ -130,10 +138,10 @@ void hcqcl_event_unref(cl_event e)
             if (slots[i])
                 hcqcl_queue_slot_put(q, slots[i]);
     }
-    pthread_mutex_lock(&T.lock);
+    pthread_mutex_lock(&T.pool_lock);
     e->next = T.pool;
     T.pool = e;
-    pthread_mutex_unlock(&T.lock);
+    pthread_mutex_unlock(&T.pool_lock);
     if (q)
         hcqcl_queue_unref(q);
     else if (ctx)
@@ -223,7 +231,9 @@ void hcqcl_event_track(cl_event e)
         T.first = e;
     T.last = e;
     start_notifier_locked();
-    pthread_cond_signal(&T.wake);
+    /* A gate or an after-hook waits for the notifier: wake it now. */
+    if (T.idle || atomic_load(&e->phase) == HCQCL_PH_GATED || e->after_fn)
+        pthread_cond_signal(&T.wake);
     pthread_mutex_unlock(&T.lock);
 }
 
@@ -382,8 +392,11 @@ static void *notifier_main(void *arg)
     uint64_t nap_ns = 20000;
     for (;;) {
         pthread_mutex_lock(&T.lock);
-        while (!T.first && !T.fire_first)
+        while (!T.first && !T.fire_first) {
+            T.idle = true;
             pthread_cond_wait(&T.wake, &T.lock);
+        }
+        T.idle = false;
         struct hcqcl_event_cb *cb = T.fire_first;
         T.fire_first = T.fire_last = NULL;
         pthread_mutex_unlock(&T.lock);

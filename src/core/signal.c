@@ -125,14 +125,18 @@ void hcq_signal_set(struct hcq_signal *s, uint64_t value)
 
 enum wait_policy { WAIT_AUTO, WAIT_SPIN, WAIT_BLOCK };
 
+/* HCQCL_WAIT, parsed once (the environment is read once anyway): a wait
+ * costs no string compares. */
 static enum wait_policy wait_policy(void)
 {
+    static _Atomic int cached = -1;
+    int p = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (p >= 0)
+        return (enum wait_policy)p;
     const char *w = util_env()->wait;
-    if (!strcmp(w, "spin"))
-        return WAIT_SPIN;
-    if (!strcmp(w, "block"))
-        return WAIT_BLOCK;
-    return WAIT_AUTO;
+    p = !strcmp(w, "spin") ? WAIT_SPIN : !strcmp(w, "block") ? WAIT_BLOCK : WAIT_AUTO;
+    atomic_store_explicit(&cached, p, memory_order_relaxed);
+    return (enum wait_policy)p;
 }
 
 static inline void cpu_relax(void)
@@ -142,10 +146,14 @@ static inline void cpu_relax(void)
 #endif
 }
 
-/* Spin this long before sleeping: most GPU round trips are shorter. */
-#define WAIT_SPIN_NS 20000ull
-#define WAIT_SLEEP_MIN_NS 2000ull
-#define WAIT_SLEEP_MAX_NS 200000ull
+/* auto: spin this long before sleeping. Most GPU round trips are shorter
+ * (an empty kernel's is ~7 us on the H200), and a sleep costs 50+ us of
+ * wake-up latency, so spinning past the common case keeps the tail short.
+ * Then sleeps grow by half from WAIT_SLEEP_MIN_NS to WAIT_SLEEP_MAX_NS:
+ * a long wait costs little CPU and oversleeps by at most a third. */
+#define WAIT_SPIN_NS 75000ull
+#define WAIT_SLEEP_MIN_NS 5000ull
+#define WAIT_SLEEP_MAX_NS 1000000ull
 #define WAIT_LOST_CHECK_NS 1000000ull
 
 int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns)
@@ -184,7 +192,6 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
         }
         struct timespec ts = {0, (long)sleep_ns};
         nanosleep(&ts, NULL);
-        if (sleep_ns < WAIT_SLEEP_MAX_NS)
-            sleep_ns *= 2;
+        sleep_ns = UTIL_MIN(sleep_ns + sleep_ns / 2, WAIT_SLEEP_MAX_NS);
     }
 }
