@@ -393,6 +393,11 @@ static void update_get(struct hcq_queue *q)
 /* Wait until the ring has a free slot: at most entries-1 outstanding. */
 static int ring_room(struct hcq_queue *q)
 {
+    /* The cached count first: it only lags the GPU, and reading GP_GET
+     * (USERD) and the timeline back costs more than a submit needs while
+     * the ring is far from full. */
+    if (q->put - q->get_abs < q->ring_entries - 1)
+        return 0;
     uint64_t t0 = util_now_ns(), last = q->get_abs;
     for (;;) {
         update_get(q);
