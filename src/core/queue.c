@@ -359,12 +359,23 @@ static uint32_t gp_get(struct hcq_queue *q)
 static uint64_t consumed_by_timeline(struct hcq_queue *q)
 {
     uint64_t tl = hcq_signal_value(q->timeline);
-    for (uint64_t s = q->seq; s-- > 0 && q->seq - s <= HCQ_SUBMIT_HISTORY;) {
+    /* Forward from seq_done: retire values grow with seq, so the scan ends
+     * at the first submission the timeline has not reached and passes each
+     * submission about once, however far the GPU lags (a waiter for ring
+     * space probes this in a loop). 0 = nothing new. */
+    uint64_t s = q->seq_done, found = 0;
+    if (q->seq - s > HCQ_SUBMIT_HISTORY)
+        s = q->seq - HCQ_SUBMIT_HISTORY;
+    for (; s < q->seq; s++) {
         uint64_t r = q->retire[s % HCQ_SUBMIT_HISTORY];
-        if (r && r <= tl)
-            return q->put_at[s % HCQ_SUBMIT_HISTORY];
+        if (r > tl)
+            break;
+        if (r) { /* 0: covered by a later release, not known yet */
+            found = q->put_at[s % HCQ_SUBMIT_HISTORY];
+            q->seq_done = s + 1;
+        }
     }
-    return 0;
+    return found;
 }
 
 /* Advance get_abs, the absolute count of consumed entries. GP_GET is a
