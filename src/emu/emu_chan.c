@@ -304,10 +304,11 @@ static void *worker_main(void *arg)
             if (caught_up && !c->seg_active)
                 c->pending = false;
             pthread_cond_broadcast(&gpu->cond);
-            if (gen != gpu->list_gen) {
-                rung = false;
+            /* The list changed under us: walk it again. A doorbell rung
+             * before the change still marks every channel (one not reached
+             * yet would otherwise lose it and never run). */
+            if (gen != gpu->list_gen)
                 goto restart;
-            }
         }
         if (progress || rung) {
             idle = 0;
