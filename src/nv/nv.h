@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nvdrv/nvdrv.h"
+
 /* ------------------------------------------------------------------ */
 /* Bit fields "hi:lo" inside one 32-bit word                            */
 /* ------------------------------------------------------------------ */
@@ -38,24 +40,8 @@
 /* Class ids                                                            */
 /* ------------------------------------------------------------------ */
 
-#define AMPERE_CHANNEL_GPFIFO_A 0xC56Fu
-#define HOPPER_CHANNEL_GPFIFO_A 0xC86Fu
-#define BLACKWELL_CHANNEL_GPFIFO_A 0xC96Fu
-#define VOLTA_USERMODE_A 0xC361u
-#define TURING_USERMODE_A 0xC461u
-#define AMPERE_USERMODE_A 0xC561u
-#define HOPPER_USERMODE_A 0xC661u
-#define AMPERE_COMPUTE_A 0xC6C0u
-#define AMPERE_COMPUTE_B 0xC7C0u
-#define ADA_COMPUTE_A 0xC9C0u
-#define HOPPER_COMPUTE_A 0xCBC0u
-#define BLACKWELL_COMPUTE_A 0xCDC0u
-#define BLACKWELL_COMPUTE_B 0xCEC0u
-#define AMPERE_DMA_COPY_A 0xC6B5u
-#define AMPERE_DMA_COPY_B 0xC7B5u
-#define HOPPER_DMA_COPY_A 0xC8B5u
-#define BLACKWELL_DMA_COPY_A 0xC9B5u
-#define BLACKWELL_DMA_COPY_B 0xCAB5u
+/* The class ids live with the driver ABI (nvdrv/nvdrv.h), which names every
+ * class hcqcl allocates; the method and QMD encodings below belong to them. */
 
 /* ------------------------------------------------------------------ */
 /* Pushbuffer method headers (clc86f.h NVC86F_DMA_*)                    */
