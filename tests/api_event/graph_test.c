@@ -16,31 +16,10 @@ enum { N = 1000 };
 
 static cl_device_id dev;
 
-static void *read_file(const char *name, size_t *size)
-{
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
 static cl_kernel vadd_kernel(cl_context ctx, cl_program *prog)
 {
     size_t size;
-    unsigned char *bin = read_file("test_kernels.cubin", &size);
+    unsigned char *bin = test_data_read("test_kernels.cubin", &size);
     REQUIRE(bin, "test_kernels.cubin not found under HCQCL_TEST_DATA");
     cl_int err, st;
     const unsigned char *bins[] = {bin};
@@ -322,7 +301,7 @@ static void test_two_devices(cl_platform_id plat)
     cl_command_queue q1 = clCreateCommandQueueWithProperties(c, devs[1], NULL, &err);
     REQUIRE(q0 && q1, "queues: %d", err);
     size_t size;
-    unsigned char *bin = read_file("test_kernels.cubin", &size);
+    unsigned char *bin = test_data_read("test_kernels.cubin", &size);
     REQUIRE(bin, "test_kernels.cubin");
     const unsigned char *bins[] = {bin, bin};
     size_t sizes[] = {size, size};

@@ -17,27 +17,6 @@ static void CL_CALLBACK on_error(const char *info, const void *priv, size_t cb, 
     atomic_fetch_add(&notified, 1);
 }
 
-static void *read_file(const char *name, size_t *size)
-{
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
 int main(void)
 {
     if (!cltest_emulated()) {
@@ -57,7 +36,7 @@ int main(void)
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     REQUIRE(q, "queue: %d", err);
     size_t size;
-    unsigned char *bin = read_file("queue_kernels.cubin", &size);
+    unsigned char *bin = test_data_read("queue_kernels.cubin", &size);
     REQUIRE(bin, "queue_kernels.cubin not found under HCQCL_TEST_DATA");
     const unsigned char *bins[] = {bin};
     cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, NULL, &err);

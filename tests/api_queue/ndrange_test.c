@@ -16,31 +16,10 @@ static cl_context ctx;
 static cl_command_queue q;
 static cl_mem out, loc;
 
-static void *read_file(const char *name, size_t *size)
-{
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
 static cl_program build(const char *options)
 {
     size_t size;
-    unsigned char *bin = read_file("queue_kernels.cubin", &size);
+    unsigned char *bin = test_data_read("queue_kernels.cubin", &size);
     REQUIRE(bin, "queue_kernels.cubin not found under HCQCL_TEST_DATA");
     cl_int err, st;
     const unsigned char *bins[] = {bin};

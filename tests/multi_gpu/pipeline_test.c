@@ -19,27 +19,6 @@ enum { N = 1000, NDEV = 4, NSTAGE = 4 };
 
 static const float sentinel = -1.0f, fill_value = 0.25f;
 
-static void *read_file(const char *name, size_t *size)
-{
-    const char *dir = getenv("HCQCL_TEST_DATA");
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir ? dir : ".", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = n > 0 ? malloc((size_t)n) : NULL;
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = n > 0 ? (size_t)n : 0;
-    return p;
-}
-
 static cl_int status_of(cl_event e)
 {
     cl_int s = 1234;
@@ -98,7 +77,7 @@ static void rig_open(struct rig *r, cl_platform_id plat)
         REQUIRE(r->q[d], "queue on device %d: %d", d, err);
     }
     size_t size;
-    unsigned char *bin = read_file("test_kernels.cubin", &size);
+    unsigned char *bin = test_data_read("test_kernels.cubin", &size);
     REQUIRE(bin, "test_kernels.cubin not found under HCQCL_TEST_DATA");
     const unsigned char *bins[NDEV];
     size_t sizes[NDEV];
