@@ -258,6 +258,44 @@ static int read_classes(struct hcq_device *dev)
     return 0;
 }
 
+/* The asynchronous copy engines, from the engine list and each engine's
+ * caps. A GPU or driver that answers neither leaves the list empty: copy
+ * queues then use the graphics copy engine. */
+static void read_copy_engines(struct hcq_device *dev)
+{
+    struct hcq_device_info *in = &dev->info;
+    NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS *e = calloc(1, sizeof(*e));
+    if (!e)
+        return;
+    if (nvdrv_rm_control(dev->drv, dev->h_subdevice, NV2080_CTRL_CMD_GPU_GET_ENGINES_V2, e,
+                         sizeof(*e)) == 0) {
+        uint32_t shared[16];
+        unsigned nshared = 0;
+        for (uint32_t i = 0; i < e->engineCount && i < NV2080_GPU_MAX_ENGINES_LIST_SIZE; i++) {
+            uint32_t t = e->engineList[i];
+            if (!NV2080_ENGINE_TYPE_IS_COPY(t))
+                continue;
+            NV2080_CTRL_CE_GET_CAPS_V2_PARAMS c = {.ceEngineType = t};
+            if (nvdrv_rm_control(dev->drv, dev->h_subdevice, NV2080_CTRL_CMD_CE_GET_CAPS_V2, &c,
+                                 sizeof(c)))
+                continue;
+            CORE_LOG("device %u: copy engine type 0x%x caps %02x %02x", dev->index, t,
+                     c.capsTbl[0], c.capsTbl[1]);
+            if (c.capsTbl[0] & NV2080_CTRL_CE_CAPS0_GRCE)
+                continue;
+            if (!(c.capsTbl[0] & NV2080_CTRL_CE_CAPS0_SHARED)) {
+                if (in->async_ce_count < UTIL_ARRAY_SIZE(in->async_ce))
+                    in->async_ce[in->async_ce_count++] = t;
+            } else if (nshared < UTIL_ARRAY_SIZE(shared)) {
+                shared[nshared++] = t;
+            }
+        }
+        for (unsigned i = 0; i < nshared && in->async_ce_count < UTIL_ARRAY_SIZE(in->async_ce); i++)
+            in->async_ce[in->async_ce_count++] = shared[i];
+    }
+    free(e);
+}
+
 /* RM objects and facts of one GPU; only queries, no channels. */
 static int probe(struct hcq_device *dev)
 {
@@ -278,6 +316,7 @@ static int probe(struct hcq_device *dev)
         return r;
     if ((r = read_classes(dev)))
         return r;
+    read_copy_engines(dev);
     NV2080_CTRL_GPU_GET_GID_INFO_PARAMS gid = {
         .flags = NV2080_GPU_CMD_GPU_GET_GID_FLAGS_FORMAT_BINARY, .length = 16};
     r = nvdrv_rm_control(d, dev->h_subdevice, NV2080_CTRL_CMD_GPU_GET_GID_INFO, &gid,

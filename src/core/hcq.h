@@ -67,6 +67,12 @@ struct hcq_device_info {
     uint64_t bar1_bytes;
     uint32_t timer_resolution_ns;     /* GPU timestamp granularity */
     uint32_t compute_class, copy_class, gpfifo_class, usermode_class;
+    /* Asynchronous copy engines (NV2080_ENGINE_TYPE_COPYn that do not
+     * belong to graphics), in the order copy queues take them: engines of
+     * their own first, shared ones after. None listed: copy queues run on
+     * the graphics copy engine, inside a graphics channel group. */
+    uint32_t async_ce[16];
+    unsigned async_ce_count;
     bool emulated;
     bool ecc_enabled;                 /* RM's ECC configuration: enabled (false when unknown) */
 };
@@ -184,6 +190,10 @@ enum hcq_engine { HCQ_ENGINE_COMPUTE, HCQ_ENGINE_COPY };
 int hcq_queue_create(struct hcq_device *dev, enum hcq_engine engine, struct hcq_queue **out);
 /* Waits for everything submitted, then frees the channel. */
 void hcq_queue_destroy(struct hcq_queue *q);
+
+/* The engine whose runlist the queue's channel is on (NV2080_ENGINE_TYPE_*:
+ * 1 graphics, or an asynchronous copy engine COPYn for copy queues). */
+uint32_t hcq_queue_runlist(const struct hcq_queue *q);
 
 /* The queue's timeline: hcq_q_signal_next() releases ++last on it. */
 struct hcq_signal *hcq_queue_timeline(struct hcq_queue *q);

@@ -91,6 +91,8 @@ struct hcq_device {
      * allocators are process-wide and these point at them. */
     struct hcq_va *va_low, *va_high;
     _Atomic uint64_t mem_in_use;
+    atomic_uint next_ce; /* copy queues take info.async_ce[] in turn */
+    atomic_bool ce_refused; /* an async copy engine refused a channel: use graphics */
     atomic_bool lost;
     /* Why (fault.c): written once by the first reporter, which claims
      * lost_claimed, before lost is set. */
@@ -214,6 +216,7 @@ struct hcq_queue {
      * context share, because a TSG schedule only enables the channels
      * that exist when it is issued. */
     uint32_t h_chgrp, h_ctxshare, h_channel, h_engine;
+    uint32_t runlist_engine; /* NV2080_ENGINE_TYPE_GRAPHICS or _COPYn */
     uint32_t token; /* doorbell work-submit token */
     uint64_t uvm_range; /* VA range given to UVM_REGISTER_CHANNEL */
     struct hcq_mem *notifier; /* error notifier; cpu may be NULL */

@@ -480,6 +480,8 @@ struct hcq_signal *hcq_queue_timeline(struct hcq_queue *q) { return q->timeline;
 
 uint64_t hcq_queue_last(const struct hcq_queue *q) { return q->last; }
 
+uint32_t hcq_queue_runlist(const struct hcq_queue *q) { return q->runlist_engine; }
+
 /* ------------------------------------------------------------------ */
 /* Create / destroy                                                     */
 /* ------------------------------------------------------------------ */
@@ -512,19 +514,30 @@ static int step(int r, const char *what)
     return nvdrv_errno(r);
 }
 
-static int channel_alloc(struct hcq_queue *q)
+/* One channel in a channel group of its own, on the runlist of
+ * `engine`: NV2080_ENGINE_TYPE_GRAPHICS (compute queues; copy queues when
+ * the GPU lists no asynchronous copy engine) or an asynchronous
+ * NV2080_ENGINE_TYPE_COPYn. A graphics group shares the VA space through a
+ * context share; a copy-engine group names the VA space itself and its
+ * channel inherits it, which is how RM's own copy channels are built. */
+static int channel_alloc_on(struct hcq_queue *q, uint32_t engine)
 {
     struct hcq_device *dev = q->dev;
     struct nvdrv *d = hcq_drv(dev);
-    NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gp = {.engineType = NV2080_ENGINE_TYPE_GRAPHICS};
+    const bool gr = engine == NV2080_ENGINE_TYPE_GRAPHICS;
+    q->runlist_engine = engine;
+    NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gp = {.engineType = engine,
+                                                 .hVASpace = gr ? 0 : dev->h_vaspace};
     int r = nvdrv_rm_alloc(d, dev->h_device, KEPLER_CHANNEL_GROUP_A, &gp, sizeof(gp), &q->h_chgrp);
     if (r)
         return step(r, "channel group");
-    NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {
-        .hVASpace = dev->h_vaspace, .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC};
-    if ((r = nvdrv_rm_alloc(d, q->h_chgrp, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs),
-                            &q->h_ctxshare)))
-        return step(r, "context share");
+    if (gr) {
+        NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {
+            .hVASpace = dev->h_vaspace, .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC};
+        if ((r = nvdrv_rm_alloc(d, q->h_chgrp, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs),
+                                &q->h_ctxshare)))
+            return step(r, "context share");
+    }
     struct hcq_mem_priv *ring = hcq_mem_priv(q->ring_mem);
     NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS *ch = calloc(1, sizeof(*ch));
     if (!ch)
@@ -536,29 +549,42 @@ static int channel_alloc(struct hcq_queue *q)
     ch->hContextShare = q->h_ctxshare;
     ch->hUserdMemory[0] = ring->h_memory;
     ch->userdOffset[0] = (uint64_t)q->ring_entries * 8;
+    ch->engineType = gr ? 0 : engine;
     r = nvdrv_rm_alloc(d, q->h_chgrp, dev->info.gpfifo_class, ch, sizeof(*ch), &q->h_channel);
     free(ch);
     if (r)
         return step(r, "GPFIFO channel");
-    /* A copy channel in a GRAPHICS channel group runs on the graphics copy
-     * engine. On the H200 a copy queue alone in its group failed
+    /* A copy channel in a graphics group runs on the graphics copy engine.
+     * On the H200 such a channel alone in its group failed
      * UVM_REGISTER_CHANNEL with NV_ERR_INVALID_OBJECT, while the verified
-     * bring-up (compute and copy channels in one group) registered both.
-     * The likely cause, not yet confirmed on the GPU: RM creates the group's
-     * GR context only with a compute object. So copy channels get one too. */
-    if (q->engine_class != dev->info.compute_class) {
+     * bring-up (compute and copy channels in one group) registered both:
+     * UVM retains the group's graphics context buffers, which exist only
+     * once a compute object does. So it gets one too. */
+    if (gr && q->engine == HCQ_ENGINE_COPY) {
         uint32_t h_gr = 0;
         if ((r = nvdrv_rm_alloc(d, q->h_channel, dev->info.compute_class, NULL, 0, &h_gr)))
             return step(r, "compute object of a copy channel");
     }
-    if ((r = nvdrv_rm_alloc(d, q->h_channel, q->engine_class, NULL, 0, &q->h_engine)))
+    if (q->engine == HCQ_ENGINE_COPY) {
+        /* On the graphics runlist VERSION_0/0 is what a NULL parameter
+         * block means to RM: the first copy engine, the graphics one. */
+        NVB0B5_ALLOCATION_PARAMETERS cp = {
+            .version = gr ? NVB0B5_ALLOCATION_PARAMETERS_VERSION_0
+                          : NVB0B5_ALLOCATION_PARAMETERS_VERSION_1,
+            .engineType = gr ? 0 : engine};
+        r = nvdrv_rm_alloc(d, q->h_channel, q->engine_class, &cp, sizeof(cp), &q->h_engine);
+    } else {
+        r = nvdrv_rm_alloc(d, q->h_channel, q->engine_class, NULL, 0, &q->h_engine);
+    }
+    if (r)
         return step(r, "engine object");
     NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS tok = {.workSubmitToken = 0xffffffffu};
     if ((r = nvdrv_rm_control(d, q->h_channel, NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, &tok,
                               sizeof(tok))))
         return step(r, "work submit token");
     q->token = tok.workSubmitToken;
-    if ((r = hcq_va_alloc(dev->va_low, UVM_CHANNEL_RANGE, HCQ_PAGE_2M, &q->uvm_range)))
+    if (!q->uvm_range &&
+        (r = hcq_va_alloc(dev->va_low, UVM_CHANNEL_RANGE, HCQ_PAGE_2M, &q->uvm_range)))
         return r;
     if ((r = nvdrv_uvm_register_channel(d, dev->info.uuid, q->h_channel, q->uvm_range,
                                         UVM_CHANNEL_RANGE)))
@@ -570,6 +596,48 @@ static int channel_alloc(struct hcq_queue *q)
     if ((r = nvdrv_rm_control(d, q->h_chgrp, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof(sch))))
         return step(r, "GPFIFO_SCHEDULE");
     return 0;
+}
+
+/* Undo a failed channel_alloc_on() so another engine can be tried. */
+static void channel_release(struct hcq_queue *q)
+{
+    struct hcq_device *dev = q->dev;
+    struct nvdrv *d = hcq_drv(dev);
+    if (q->uvm_channel)
+        nvdrv_uvm_unregister_channel(d, dev->info.uuid, q->h_channel);
+    if (q->h_chgrp)
+        nvdrv_rm_free(d, dev->h_device, q->h_chgrp);
+    q->uvm_channel = false;
+    q->h_chgrp = q->h_ctxshare = q->h_channel = q->h_engine = 0;
+}
+
+/* Compute queues go on the graphics runlist. Copy queues take the
+ * asynchronous copy engines in turn, so that two copy queues (one per
+ * direction) run on different engines and beside compute: each engine has
+ * a runlist of its own, while every group on the graphics runlist is
+ * time-sliced with the compute queues. When an engine refuses the channel,
+ * the next is tried, and the graphics copy engine last. */
+static int channel_alloc(struct hcq_queue *q)
+{
+    struct hcq_device *dev = q->dev;
+    const unsigned n = q->engine == HCQ_ENGINE_COPY && !atomic_load(&dev->ce_refused)
+                           ? dev->info.async_ce_count
+                           : 0;
+    const unsigned first = n ? atomic_fetch_add(&dev->next_ce, 1) % n : 0;
+    for (unsigned k = 0; k < n; k++) {
+        uint32_t engine = dev->info.async_ce[(first + k) % n];
+        int r = channel_alloc_on(q, engine);
+        if (r == 0)
+            return 0;
+        util_log(UTIL_LOG_ERR, "core: copy engine 0x%x refused a channel (%d); trying %s", engine,
+                 r, k + 1 < n ? "the next one" : "the graphics copy engine");
+        channel_release(q);
+        if (r == -ENOMEM)
+            return r;
+    }
+    if (n)
+        atomic_store(&dev->ce_refused, true);
+    return channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS);
 }
 
 int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
@@ -625,9 +693,9 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
     q->next = dev->queues;
     dev->queues = q;
     pthread_mutex_unlock(&dev->lock);
-    CORE_LOG("queue %s: channel 0x%x token %u ring %u entries at 0x%llx",
-             engine == HCQ_ENGINE_COMPUTE ? "compute" : "copy", q->h_channel, q->token,
-             ring_entries, (unsigned long long)q->ring_mem->va);
+    CORE_LOG("queue %s: channel 0x%x on engine 0x%x, token %u, ring %u entries at 0x%llx",
+             engine == HCQ_ENGINE_COMPUTE ? "compute" : "copy", q->h_channel, q->runlist_engine,
+             q->token, ring_entries, (unsigned long long)q->ring_mem->va);
     *out = q;
     return 0;
 

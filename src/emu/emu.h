@@ -58,6 +58,9 @@
 #ifndef NV_ERR_INVALID_LIMIT
 #define NV_ERR_INVALID_LIMIT 0x2E
 #endif
+#ifndef NV_ERR_INVALID_OBJECT
+#define NV_ERR_INVALID_OBJECT 0x31
+#endif
 #ifndef NV_ERR_INVALID_OBJECT_NEW
 #define NV_ERR_INVALID_OBJECT_NEW 0x34
 #endif
@@ -349,7 +352,15 @@ struct emu_obj {
     struct emu_mem *mem;     /* memory classes, usermode (referenced) */
     struct emu_chan *chan;   /* channel classes */
     uint64_t next_va;        /* NV01_MEMORY_VIRTUAL: non-fixed DMA maps */
+    uint32_t engine;         /* channel group, channel, copy object: NV2080_ENGINE_TYPE_* */
+    bool gr_ctx;             /* graphics channel group: a compute object exists */
 };
+/* The emulated H200's engines: graphics and copy engines COPY0..COPY9,
+ * of which COPY0 runs on the graphics runlist (GRCE) and COPY1 shares its
+ * physical engine; COPY2..COPY9 are asynchronous engines of their own. */
+#define EMU_COPY_ENGINES 10u
+bool emu_engine_is_grce(uint32_t engine_type);
+uint8_t emu_ce_caps0(uint32_t engine_type);
 /* Object handle of client hclient, as seen through ctl fd. NULL when the
  * client or object does not exist. hobject == hclient is the client. */
 struct emu_obj *emu_rm_find(int ctl_fd, uint32_t hclient, uint32_t hobject);

@@ -55,6 +55,32 @@ static uint32_t expected_size(uint32_t cmd, bool *known)
     }
 }
 
+bool emu_engine_is_grce(uint32_t t) { return t == NV2080_ENGINE_TYPE_COPY(0); }
+
+uint8_t emu_ce_caps0(uint32_t t)
+{
+    if (t == NV2080_ENGINE_TYPE_COPY(0))
+        return NV2080_CTRL_CE_CAPS0_GRCE | NV2080_CTRL_CE_CAPS0_SHARED | NV2080_CTRL_CE_CAPS0_SYSMEM |
+               NV2080_CTRL_CE_CAPS0_P2P;
+    if (t == NV2080_ENGINE_TYPE_COPY(1))
+        return NV2080_CTRL_CE_CAPS0_SHARED | NV2080_CTRL_CE_CAPS0_SYSMEM | NV2080_CTRL_CE_CAPS0_P2P;
+    uint8_t c = NV2080_CTRL_CE_CAPS0_SYSMEM | NV2080_CTRL_CE_CAPS0_P2P |
+                NV2080_CTRL_CE_CAPS0_NVLINK_P2P;
+    if (t == NV2080_ENGINE_TYPE_COPY(2))
+        c |= NV2080_CTRL_CE_CAPS0_SYSMEM_READ;
+    if (t == NV2080_ENGINE_TYPE_COPY(3))
+        c |= NV2080_CTRL_CE_CAPS0_SYSMEM_WRITE;
+    return c;
+}
+
+static bool is_emu_ce(uint32_t t)
+{
+    for (unsigned i = 0; i < EMU_COPY_ENGINES; i++)
+        if (t == NV2080_ENGINE_TYPE_COPY(i))
+            return true;
+    return false;
+}
+
 static uint32_t gr_value(uint32_t index, uint32_t *v)
 {
     switch (index) {
@@ -195,6 +221,22 @@ static uint32_t ctrl_subdevice(struct emu_gpu *g, uint32_t cmd, void *params)
             uint64_t v = fb_value(g, p->fbInfoList[i].index);
             p->fbInfoList[i].data = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
         }
+        return NV_OK;
+    }
+    case NV2080_CTRL_CMD_GPU_GET_ENGINES_V2: {
+        NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS *p = params;
+        memset(p, 0, sizeof(*p));
+        p->engineList[p->engineCount++] = NV2080_ENGINE_TYPE_GRAPHICS;
+        for (unsigned i = 0; i < EMU_COPY_ENGINES; i++)
+            p->engineList[p->engineCount++] = NV2080_ENGINE_TYPE_COPY(i);
+        return NV_OK;
+    }
+    case NV2080_CTRL_CMD_CE_GET_CAPS_V2: {
+        NV2080_CTRL_CE_GET_CAPS_V2_PARAMS *p = params;
+        if (!is_emu_ce(p->ceEngineType))
+            return NV_ERR_INVALID_ARGUMENT;
+        memset(p->capsTbl, 0, sizeof(p->capsTbl));
+        p->capsTbl[0] = emu_ce_caps0(p->ceEngineType);
         return NV_OK;
     }
     case NV2080_CTRL_CMD_FB_FLUSH_GPU_CACHE:

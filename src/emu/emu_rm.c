@@ -209,10 +209,26 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         o->next_va = 0x4000000000ull;
         return NV_OK;
     case FERMI_VASPACE_A:
-    case KEPLER_CHANNEL_GROUP_A:
     case EMU_GT200_DEBUGGER:
         NEED_PARENT(NV01_DEVICE_0);
         return NV_OK;
+    case KEPLER_CHANNEL_GROUP_A: {
+        /* A group lives on one runlist: graphics, or one copy engine's
+         * (a copy-engine group names its VA space; its channels inherit it). */
+        NEED_PARENT(NV01_DEVICE_0);
+        NEED_PARAMS();
+        const NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS *a = params;
+        o->engine = a->engineType;
+        if (a->engineType == NV2080_ENGINE_TYPE_GRAPHICS)
+            return NV_OK;
+        if (!NV2080_ENGINE_TYPE_IS_COPY(a->engineType) || emu_engine_is_grce(a->engineType) ||
+            !emu_ce_caps0(a->engineType))
+            return NV_ERR_INVALID_ARGUMENT;
+        struct emu_obj *vas = client_find(cl, a->hVASpace, NULL);
+        if (!vas || vas->cls != FERMI_VASPACE_A)
+            return NV_ERR_INVALID_OBJECT_HANDLE;
+        return NV_OK;
+    }
     case FERMI_CONTEXT_SHARE_A:
         NEED_PARENT(KEPLER_CHANNEL_GROUP_A);
         return NV_OK;
@@ -266,6 +282,11 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
             return NV_ERR_INVALID_OFFSET;
         if (a->gpFifoEntries < 2 || !util_is_pow2(a->gpFifoEntries) || (a->gpFifoOffset & 7))
             return NV_ERR_INVALID_ARGUMENT;
+        o->engine = parent->cls == KEPLER_CHANNEL_GROUP_A ? parent->engine
+                                                         : NV2080_ENGINE_TYPE_GRAPHICS;
+        /* engineType 0 takes the group's runlist; anything else must be it. */
+        if (a->engineType && a->engineType != o->engine)
+            return NV_ERR_INVALID_ARGUMENT;
         struct emu_chan *c = calloc(1, sizeof(*c));
         if (!c)
             return NV_ERR_NO_MEMORY;
@@ -284,10 +305,34 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         return NV_OK;
     }
     case HOPPER_COMPUTE_A:
-    case HOPPER_DMA_COPY_A:
         if (parent->cls != HOPPER_CHANNEL_GPFIFO_A && parent->cls != AMPERE_CHANNEL_GPFIFO_A)
             return NV_ERR_INVALID_OBJECT_PARENT;
+        /* Only the graphics runlist runs compute; the group's graphics
+         * context comes with its first compute object. */
+        if (parent->engine != NV2080_ENGINE_TYPE_GRAPHICS)
+            return NV_ERR_INVALID_ARGUMENT;
+        if (parent->parent->cls == KEPLER_CHANNEL_GROUP_A)
+            parent->parent->gr_ctx = true;
         return NV_OK;
+    case HOPPER_DMA_COPY_A: {
+        if (parent->cls != HOPPER_CHANNEL_GPFIFO_A && parent->cls != AMPERE_CHANNEL_GPFIFO_A)
+            return NV_ERR_INVALID_OBJECT_PARENT;
+        /* No parameters reads as VERSION_0, CE index 0. The engine must be
+         * the channel's: its own copy engine, or on the graphics runlist
+         * the graphics copy engine. */
+        NVB0B5_ALLOCATION_PARAMETERS a = {0};
+        if (params)
+            memcpy(&a, params, sizeof(a));
+        if (a.version == NVB0B5_ALLOCATION_PARAMETERS_VERSION_0 && a.engineType < 20)
+            o->engine = NV2080_ENGINE_TYPE_COPY(a.engineType);
+        else if (a.version == NVB0B5_ALLOCATION_PARAMETERS_VERSION_1)
+            o->engine = a.engineType;
+        else
+            return NV_ERR_INVALID_ARGUMENT;
+        bool ok = parent->engine == NV2080_ENGINE_TYPE_GRAPHICS ? emu_engine_is_grce(o->engine)
+                                                                : o->engine == parent->engine;
+        return ok ? NV_OK : NV_ERR_INVALID_ARGUMENT;
+    }
     default:
         return NV_ERR_NOT_SUPPORTED;
     }

@@ -189,6 +189,12 @@ int emu_uvm_ioctl(int fd, unsigned long cmd, void *arg)
         uint32_t st = gpu_bit(f, p->gpuUuid.uuid, &bit);
         if (st == NV_OK && (!o || !o->chan))
             st = NV_ERR_INVALID_OBJECT_HANDLE;
+        /* UVM retains a graphics channel's context buffers; a graphics
+         * group without a compute object has none [H200: a lone copy
+         * channel in a graphics group was refused this way]. */
+        else if (st == NV_OK && o->engine == NV2080_ENGINE_TYPE_GRAPHICS &&
+                 o->parent->cls == KEPLER_CHANNEL_GROUP_A && !o->parent->gr_ctx)
+            st = NV_ERR_INVALID_OBJECT;
         STATUS(UVM_REGISTER_CHANNEL_PARAMS, st);
     }
     case UVM_UNREGISTER_CHANNEL:

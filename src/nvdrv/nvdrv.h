@@ -416,6 +416,17 @@ typedef struct nvdrv_no_params {
     char none_[0];
 } nvdrv_no_params;
 
+/* Copy-engine objects (HOPPER_DMA_COPY_A, AMPERE_DMA_COPY_A/B): which
+ * engine the object binds to. VERSION_1 reads engineType as an
+ * NV2080_ENGINE_TYPE_COPYn; VERSION_0 as a CE index. */
+typedef struct NVB0B5_ALLOCATION_PARAMETERS {
+    uint32_t version;
+    uint32_t engineType;
+} NVB0B5_ALLOCATION_PARAMETERS;
+_Static_assert(sizeof(NVB0B5_ALLOCATION_PARAMETERS) == 8, "NVB0B5_ALLOCATION");
+#define NVB0B5_ALLOCATION_PARAMETERS_VERSION_0 0u
+#define NVB0B5_ALLOCATION_PARAMETERS_VERSION_1 1u
+
 typedef struct NV0080_ALLOC_PARAMETERS {
     uint32_t deviceId; /* GET_ID_INFO_V2.deviceInstance */
     uint32_t hClientShare;
@@ -682,6 +693,32 @@ _Static_assert(sizeof(NV2080_CTRL_FB_GET_INFO_V2_PARAMS) == 4 + 8 * 0x39, "FB_GE
 #define NV2080_CTRL_FB_INFO_INDEX_L2CACHE_SIZE 0x1B /* bytes */
 #define NV2080_CTRL_FB_INFO_INDEX_USABLE_RAM_SIZE 0x20
 
+/* NV2080_CTRL_CMD_GPU_GET_ENGINES_V2: the engines of the subdevice as
+ * NV2080_ENGINE_TYPE_* values. */
+#define NV2080_GPU_MAX_ENGINES_LIST_SIZE 0x54u
+typedef struct NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS {
+    uint32_t engineCount;
+    uint32_t engineList[NV2080_GPU_MAX_ENGINES_LIST_SIZE];
+} NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS;
+_Static_assert(sizeof(NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS) == 340, "GET_ENGINES_V2");
+
+/* NV2080_CTRL_CMD_CE_GET_CAPS_V2: capability bytes of one copy engine. */
+#define NV2080_CTRL_CE_CAPS_TBL_SIZE 2
+typedef struct NV2080_CTRL_CE_GET_CAPS_V2_PARAMS {
+    uint32_t ceEngineType; /* NV2080_ENGINE_TYPE_COPYn */
+    uint8_t capsTbl[NV2080_CTRL_CE_CAPS_TBL_SIZE];
+    uint8_t pad_[2];
+} NV2080_CTRL_CE_GET_CAPS_V2_PARAMS;
+_Static_assert(sizeof(NV2080_CTRL_CE_GET_CAPS_V2_PARAMS) == 8, "CE_GET_CAPS_V2");
+/* capsTbl[0] bits */
+#define NV2080_CTRL_CE_CAPS0_GRCE 0x01u         /* synchronous with GR (runs on its runlist) */
+#define NV2080_CTRL_CE_CAPS0_SHARED 0x02u       /* shares physical CEs with another CE */
+#define NV2080_CTRL_CE_CAPS0_SYSMEM_READ 0x04u  /* preferred for reads of system memory */
+#define NV2080_CTRL_CE_CAPS0_SYSMEM_WRITE 0x08u /* preferred for writes of system memory */
+#define NV2080_CTRL_CE_CAPS0_NVLINK_P2P 0x10u
+#define NV2080_CTRL_CE_CAPS0_SYSMEM 0x20u
+#define NV2080_CTRL_CE_CAPS0_P2P 0x40u
+
 typedef struct NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS { /* 580: 3 bytes [H200] */
     uint8_t bEnable;
     uint8_t bSkipSubmit;
@@ -765,7 +802,7 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
     X(HOPPER_USERMODE_A, 0xC661, nvdrv_no_params)                                         \
     X(HOPPER_CHANNEL_GPFIFO_A, 0xC86F, NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS)            \
     X(HOPPER_COMPUTE_A, 0xCBC0, nvdrv_no_params)                                          \
-    X(HOPPER_DMA_COPY_A, 0xC8B5, nvdrv_no_params)
+    X(HOPPER_DMA_COPY_A, 0xC8B5, NVB0B5_ALLOCATION_PARAMETERS)
 
 #define NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 0x0000013Eu
 #define NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2 0x00000205u
@@ -774,6 +811,8 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NV2080_CTRL_CMD_GPU_GET_GID_INFO 0x2080014Au
 #define NV2080_CTRL_CMD_GPU_QUERY_ECC_CONFIGURATION 0x20800133u
 #define NV2080_CTRL_CMD_GR_GET_INFO 0x20801201u
+#define NV2080_CTRL_CMD_GPU_GET_ENGINES_V2 0x20800170u
+#define NV2080_CTRL_CMD_CE_GET_CAPS_V2 0x20802A03u
 #define NV2080_CTRL_CMD_FB_GET_INFO_V2 0x20801303u
 #define NV2080_CTRL_CMD_FB_FLUSH_GPU_CACHE 0x2080130Eu
 #define NV2080_CTRL_CMD_PERF_BOOST 0x2080200Au
@@ -801,6 +840,10 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
     X(NV2080_CTRL_CMD_GPU_QUERY_ECC_CONFIGURATION, 0x20800133u,                           \
       NV2080_CTRL_GPU_QUERY_ECC_CONFIGURATION_PARAMS, subdevice)                          \
     X(NV2080_CTRL_CMD_GR_GET_INFO, 0x20801201u, NV2080_CTRL_GR_GET_INFO_PARAMS, subdevice) \
+    X(NV2080_CTRL_CMD_GPU_GET_ENGINES_V2, 0x20800170u, NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS, \
+      subdevice)                                                                          \
+    X(NV2080_CTRL_CMD_CE_GET_CAPS_V2, 0x20802A03u, NV2080_CTRL_CE_GET_CAPS_V2_PARAMS,      \
+      subdevice)                                                                          \
     X(NV2080_CTRL_CMD_FB_GET_INFO_V2, 0x20801303u, NV2080_CTRL_FB_GET_INFO_V2_PARAMS,      \
       subdevice)                                                                          \
     X(NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, 0xA06C0101u, NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS,    \
@@ -850,6 +893,10 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NV_VASPACE_ALLOCATION_FLAGS_ENABLE_PAGE_FAULTING 0x40u
 #define NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC 1u
 #define NV2080_ENGINE_TYPE_GRAPHICS 1u
+#define NV2080_ENGINE_TYPE_COPY0 0x09u  /* COPY0..COPY9: 0x09..0x12 */
+#define NV2080_ENGINE_TYPE_COPY10 0x34u /* COPY10..COPY19: 0x34..0x3d */
+#define NV2080_ENGINE_TYPE_COPY(i) ((i) < 10 ? NV2080_ENGINE_TYPE_COPY0 + (i) : NV2080_ENGINE_TYPE_COPY10 + (i) - 10)
+#define NV2080_ENGINE_TYPE_IS_COPY(t) (((t) >= 0x09u && (t) <= 0x12u) || ((t) >= 0x34u && (t) <= 0x3du))
 
 /* ==================================================================== */
 /* NV_STATUS                                                             */

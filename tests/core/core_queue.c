@@ -306,6 +306,43 @@ static void test_stalled_gpu(struct hcq_device *dev)
     hcq_mem_free(m);
 }
 
+/* Compute runs on the graphics runlist; copy queues take the asynchronous
+ * copy engines in turn, so two copy queues (one per direction) overlap
+ * each other and compute. */
+static void test_runlists(struct hcq_device *dev, struct hcq_queue *kq, struct hcq_queue *cq)
+{
+    const struct hcq_device_info *in = hcq_device_info(dev);
+    EXPECT_EQ(hcq_queue_runlist(kq), 1u);
+    if (!in->async_ce_count) {
+        EXPECT_EQ(hcq_queue_runlist(cq), 1u);
+        return;
+    }
+    struct hcq_queue *cq2;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &cq2) == 0);
+    uint32_t a = hcq_queue_runlist(cq), b = hcq_queue_runlist(cq2);
+    EXPECT(a != 1u && b != 1u);
+    if (in->async_ce_count > 1)
+        EXPECT(a != b);
+    /* Both engines really copy. */
+    struct hcq_mem *m;
+    REQUIRE(hcq_mem_alloc(dev, 8192, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 8192);
+    uint32_t v1 = 0x11111111, v2 = 0x22222222;
+    EXPECT_EQ(hcq_q_fill(cq, m->va, 4096, &v1, 4), 0);
+    EXPECT_EQ(hcq_q_fill(cq2, m->va + 4096, 4096, &v2, 4), 0);
+    EXPECT_EQ(hcq_q_submit(cq), 0);
+    EXPECT_EQ(hcq_q_submit(cq2), 0);
+    finish(cq);
+    finish(cq2);
+    EXPECT_EQ(p[0], v1);
+    EXPECT_EQ(p[1023], v1);
+    EXPECT_EQ(p[1024], v2);
+    EXPECT_EQ(p[2047], v2);
+    hcq_mem_free(m);
+    hcq_queue_destroy(cq2);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
@@ -314,6 +351,7 @@ int main(void)
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &kq) == 0);
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &cq) == 0);
     EXPECT_EQ(hcq_q_copy(kq, 0, 0, 16), -ENOTSUP);
+    test_runlists(dev, kq, cq);
     test_copy(dev, cq);
     test_fill(dev, cq);
     test_copy_2d(dev, cq);

@@ -172,6 +172,94 @@ static void test_memory(struct harness *h)
              NV_ERR_INVALID_ADDRESS);
 }
 
+/* Copy engines: the engine list and caps, and the runlist rules: a
+ * copy-engine group names its VA space, its channel takes its engine,
+ * compute refuses it, the copy object must name the channel's engine; a
+ * graphics group registers with UVM only once it has a compute object. */
+static void test_copy_engines(struct harness *h)
+{
+    struct nvdrv *d = &h->d;
+    NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS e = {0};
+    CHECK_EQ(nvdrv_rm_control(d, h->subdevice, NV2080_CTRL_CMD_GPU_GET_ENGINES_V2, &e, sizeof(e)),
+             0);
+    unsigned ncopy = 0, nasync = 0;
+    for (uint32_t i = 0; i < e.engineCount; i++) {
+        if (!NV2080_ENGINE_TYPE_IS_COPY(e.engineList[i]))
+            continue;
+        ncopy++;
+        NV2080_CTRL_CE_GET_CAPS_V2_PARAMS c = {.ceEngineType = e.engineList[i]};
+        CHECK_EQ(nvdrv_rm_control(d, h->subdevice, NV2080_CTRL_CMD_CE_GET_CAPS_V2, &c, sizeof(c)),
+                 0);
+        nasync += !(c.capsTbl[0] & NV2080_CTRL_CE_CAPS0_GRCE);
+    }
+    CHECK_EQ(ncopy, 10);
+    CHECK_EQ(nasync, 9);
+    NV2080_CTRL_CE_GET_CAPS_V2_PARAMS bad = {.ceEngineType = NV2080_ENGINE_TYPE_GRAPHICS};
+    CHECK_EQ(nvdrv_rm_control(d, h->subdevice, NV2080_CTRL_CMD_CE_GET_CAPS_V2, &bad, sizeof(bad)),
+             NV_ERR_INVALID_ARGUMENT);
+
+    const uint32_t ce = NV2080_ENGINE_TYPE_COPY(4);
+    uint32_t g = 0, g_novas = 0, g_grce = 0;
+    NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gp = {.engineType = ce};
+    CHECK_EQ(nvdrv_rm_alloc(d, h->device, KEPLER_CHANNEL_GROUP_A, &gp, sizeof(gp), &g_novas),
+             NV_ERR_INVALID_OBJECT_HANDLE);
+    gp.hVASpace = h->vaspace;
+    gp.engineType = NV2080_ENGINE_TYPE_COPY(0); /* the graphics copy engine has no runlist */
+    CHECK_EQ(nvdrv_rm_alloc(d, h->device, KEPLER_CHANNEL_GROUP_A, &gp, sizeof(gp), &g_grce),
+             NV_ERR_INVALID_ARGUMENT);
+    gp.engineType = ce;
+    CHECK_EQ(nvdrv_rm_alloc(d, h->device, KEPLER_CHANNEL_GROUP_A, &gp, sizeof(gp), &g), 0);
+    struct h_mem notifier;
+    h_alloc(h, 0x1000, true, &notifier);
+    const uint64_t off = 14 * 0x4000ull;
+    NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS p = {
+        .hObjectError = notifier.handle,
+        .hObjectBuffer = h->gpfifo.handle,
+        .gpFifoOffset = h->gpfifo.va + off,
+        .gpFifoEntries = 256,
+        .engineType = NV2080_ENGINE_TYPE_COPY(5),
+    };
+    p.hUserdMemory[0] = h->gpfifo.handle;
+    p.userdOffset[0] = off + 0x2000;
+    uint32_t ch = 0, obj = 0;
+    CHECK_EQ(nvdrv_rm_alloc(d, g, HOPPER_CHANNEL_GPFIFO_A, &p, sizeof(p), &ch),
+             NV_ERR_INVALID_ARGUMENT); /* not the group's engine */
+    p.engineType = ce;
+    CHECK_EQ(nvdrv_rm_alloc(d, g, HOPPER_CHANNEL_GPFIFO_A, &p, sizeof(p), &ch), 0);
+    CHECK_EQ(nvdrv_rm_alloc(d, ch, HOPPER_COMPUTE_A, NULL, 0, &obj), NV_ERR_INVALID_ARGUMENT);
+    CHECK_EQ(nvdrv_rm_alloc(d, ch, HOPPER_DMA_COPY_A, NULL, 0, &obj), NV_ERR_INVALID_ARGUMENT);
+    NVB0B5_ALLOCATION_PARAMETERS cp = {.version = NVB0B5_ALLOCATION_PARAMETERS_VERSION_1,
+                                       .engineType = NV2080_ENGINE_TYPE_COPY(5)};
+    CHECK_EQ(nvdrv_rm_alloc(d, ch, HOPPER_DMA_COPY_A, &cp, sizeof(cp), &obj),
+             NV_ERR_INVALID_ARGUMENT);
+    cp.engineType = ce;
+    CHECK_EQ(nvdrv_rm_alloc(d, ch, HOPPER_DMA_COPY_A, &cp, sizeof(cp), &obj), 0);
+    const uint64_t range = 0x1d00000000ull;
+    CHECK_EQ(nvdrv_uvm_register_channel(d, h->uuid, ch, range, 0x4000000), 0);
+    CHECK_EQ(nvdrv_uvm_unregister_channel(d, h->uuid, ch), 0);
+    CHECK_EQ(nvdrv_rm_free(d, h->device, g), 0);
+
+    /* A copy channel alone in a graphics group: refused by UVM until the
+     * group has a compute object. */
+    NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gg = {.engineType = NV2080_ENGINE_TYPE_GRAPHICS};
+    CHECK_EQ(nvdrv_rm_alloc(d, h->device, KEPLER_CHANNEL_GROUP_A, &gg, sizeof(gg), &g), 0);
+    NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {.hVASpace = h->vaspace, .flags = 1};
+    uint32_t share = 0, gr = 0;
+    CHECK_EQ(nvdrv_rm_alloc(d, g, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs), &share), 0);
+    p.engineType = 0;
+    p.hContextShare = share;
+    CHECK_EQ(nvdrv_rm_alloc(d, g, HOPPER_CHANNEL_GPFIFO_A, &p, sizeof(p), &ch), 0);
+    CHECK_EQ(nvdrv_rm_alloc(d, ch, HOPPER_DMA_COPY_A, &cp, sizeof(cp), &obj),
+             NV_ERR_INVALID_ARGUMENT); /* an async engine on the graphics runlist */
+    CHECK_EQ(nvdrv_rm_alloc(d, ch, HOPPER_DMA_COPY_A, NULL, 0, &obj), 0);
+    CHECK_EQ(nvdrv_uvm_register_channel(d, h->uuid, ch, range, 0x4000000), NV_ERR_INVALID_OBJECT);
+    CHECK_EQ(nvdrv_rm_alloc(d, ch, HOPPER_COMPUTE_A, NULL, 0, &gr), 0);
+    CHECK_EQ(nvdrv_uvm_register_channel(d, h->uuid, ch, range, 0x4000000), 0);
+    CHECK_EQ(nvdrv_uvm_unregister_channel(d, h->uuid, ch), 0);
+    CHECK_EQ(nvdrv_rm_free(d, h->device, g), 0);
+    h_free(h, &notifier);
+}
+
 static void test_uvm_rules(struct harness *h)
 {
     struct nvdrv *d = &h->d;
@@ -234,6 +322,7 @@ int main(void)
     test_objects(&h);
     test_controls(&h);
     test_memory(&h);
+    test_copy_engines(&h);
     test_uvm_rules(&h);
     test_ptimer(&h);
     test_two_gpus(&h);
