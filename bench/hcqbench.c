@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "core/hcq.h"
+#include "util/util.h"
 #include "cubin/cubin.h"
 #include "emu/emu_kernel.h"
 
@@ -321,6 +322,36 @@ static void bench_copy_both(struct hcq_queue *q1, struct hcq_queue *q2, struct h
         note);
 }
 
+/* One copy split in n equal slices over n copy queues (each on its own
+ * copy engine when the GPU has that many), all submitted at once; wall
+ * time until every slice is done. */
+static void bench_copy_split(struct hcq_queue **qs, unsigned n, const char *what, uint64_t dst,
+                             uint64_t src, double factor, double target)
+{
+    const int reps = quick ? 3 : 9;
+    double v[16];
+    const uint64_t slice = util_align_up(copy_bytes / n, 4096);
+    for (int i = -1; i < reps; i++) {
+        uint64_t t0 = now_ns(), val[16];
+        for (unsigned k = 0; k < n; k++) {
+            uint64_t off = k * slice, len = off >= copy_bytes ? 0 : UTIL_MIN(slice, copy_bytes - off);
+            if (len)
+                CHECK(hcq_q_copy(qs[k], dst + off, src + off, len));
+            CHECK(hcq_q_signal_next(qs[k], &val[k]));
+            CHECK(hcq_q_submit(qs[k]));
+        }
+        for (unsigned k = 0; k < n; k++)
+            CHECK(hcq_signal_wait(hcq_queue_timeline(qs[k]), val[k], WAIT_NS));
+        if (i >= 0)
+            v[i] = factor * copy_bytes / (double)(now_ns() - t0);
+    }
+    char name[96], note[96];
+    snprintf(name, sizeof(name), "%s, %u engines", what, n);
+    snprintf(note, sizeof(note), "%llu MiB in %u slices, wall", (unsigned long long)(copy_bytes >> 20),
+             n);
+    row(name, percentile(v, (size_t)reps, 0.5), "GB/s", target, false, note);
+}
+
 static void bench_copies(void)
 {
     struct hcq_queue *q1 = NULL, *q2 = NULL;
@@ -345,6 +376,20 @@ static void bench_copies(void)
     }
     bench_copy_both(q1, q2, h1, h2, d1, d2);
     bench_copy(q1, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
+
+    /* The same copies spread over the asynchronous copy engines. */
+    struct hcq_queue *qs[8] = {q1, q2};
+    unsigned n = UTIL_MAX(2u, UTIL_MIN(8u, hcq_device_info(dev)->async_ce_count));
+    for (unsigned k = 2; k < n; k++)
+        CHECK(hcq_queue_create(dev, HCQ_ENGINE_COPY, &qs[k]));
+    bench_copy_split(qs, 2, "pinned host->device", d1->va, h1->va, 1.0, 55);
+    bench_copy_split(qs, 2, "pinned device->host", h2->va, d1->va, 1.0, 55);
+    for (unsigned m = 2; m <= n; m *= 2)
+        bench_copy_split(qs, m, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
+    if (n > 2 && (n & (n - 1)))
+        bench_copy_split(qs, n, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
+    for (unsigned k = 2; k < n; k++)
+        hcq_queue_destroy(qs[k]);
 
     hcq_mem_free(h1);
     hcq_mem_free(h2);

@@ -39,10 +39,19 @@ static int wait_value(struct hcq_queue *q, uint64_t value)
 /* Arenas                                                               */
 /* ------------------------------------------------------------------ */
 
+/* Pushbuffers and QMDs are written by the CPU word by word and read once
+ * by the GPU. In pinned host memory the CPU writes at cache speed and the
+ * GPU fetches over PCIe; through a BAR1 mapping of device memory every CPU
+ * store is an uncached bus write. HCQCL_PUSHBUF=device picks the latter. */
+static enum hcq_mem_kind arena_kind(void)
+{
+    return strcmp(util_env()->pushbuf, "device") == 0 ? HCQ_MEM_DEVICE_MAPPED : HCQ_MEM_HOST;
+}
+
 static int arena_init(struct hcq_queue *q, struct hcq_arena *a, uint32_t bytes)
 {
     memset(a, 0, sizeof(*a));
-    int r = hcq_mem_alloc_ex(q->dev, bytes, HCQ_MEM_DEVICE_MAPPED, HCQ_MEMF_LOW, &a->mem);
+    int r = hcq_mem_alloc_ex(q->dev, bytes, arena_kind(), HCQ_MEMF_LOW, &a->mem);
     if (r)
         return r;
     a->cpu = a->mem->cpu;
