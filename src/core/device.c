@@ -608,6 +608,21 @@ int hcq_device_timer(struct hcq_device *dev, uint64_t *gpu_ns, uint64_t *host_ns
 {
     if (!dev->usermode)
         return -EINVAL;
+    /* The emulated device's timer registers are only as fresh as its
+     * worker's last round (up to 0.5 ms when idle): ask the driver there,
+     * which reads the clock itself. On a GPU they are the live PTIMER. */
+    if (dev->info.emulated) {
+        NV2080_CTRL_TIMER_GET_TIME_PARAMS t = {0};
+        uint64_t before = util_now_ns();
+        int r = nvdrv_rm_control(dev->drv, dev->h_subdevice, NV2080_CTRL_CMD_TIMER_GET_TIME, &t,
+                                 sizeof(t));
+        uint64_t after = util_now_ns();
+        if (r)
+            return nvdrv_errno(r);
+        *gpu_ns = t.time_nsec;
+        *host_ns = before + (after - before) / 2;
+        return 0;
+    }
     const volatile uint32_t *t0 = (const volatile uint32_t *)(dev->usermode + NVC361_TIME_0);
     const volatile uint32_t *t1 = (const volatile uint32_t *)(dev->usermode + NVC361_TIME_1);
     uint32_t hi, lo;

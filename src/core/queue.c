@@ -39,13 +39,15 @@ static int wait_value(struct hcq_queue *q, uint64_t value)
 /* Arenas                                                               */
 /* ------------------------------------------------------------------ */
 
-/* Pushbuffers and QMDs are written by the CPU word by word and read once
- * by the GPU. In pinned host memory the CPU writes at cache speed and the
- * GPU fetches over PCIe; through a BAR1 mapping of device memory every CPU
- * store is an uncached bus write. HCQCL_PUSHBUF=device picks the latter. */
+/* Pushbuffers and QMDs are written by the CPU and read once by the GPU.
+ * Device memory through the BAR1 mapping is the default: the CPU's
+ * write-combined stores post at bus speed and the GPU fetches from its
+ * own memory. Measured on the H200: launch + wait 4.5 us and 0.33 us of
+ * CPU per launch, against 8.1 us and 0.47 us with pinned host memory,
+ * where every fetch crosses PCIe. HCQCL_PUSHBUF=host selects the latter. */
 static enum hcq_mem_kind arena_kind(void)
 {
-    return strcmp(util_env()->pushbuf, "device") == 0 ? HCQ_MEM_DEVICE_MAPPED : HCQ_MEM_HOST;
+    return strcmp(util_env()->pushbuf, "host") == 0 ? HCQ_MEM_HOST : HCQ_MEM_DEVICE_MAPPED;
 }
 
 static int arena_init(struct hcq_queue *q, struct hcq_arena *a, uint32_t bytes)
@@ -203,9 +205,9 @@ static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
                          (uint32_t)(value >> 32)};
         hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_SEMAPHORE_A, d, 4);
         hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA, NV_LAUNCH_DMA_SEMAPHORE_64_TS);
-    } else {
+    } else if (!(q->engine == HCQ_ENGINE_COMPUTE && hcq_launch_fold(q, va, value))) {
+        /* No non-stall interrupt after it: no waiter sleeps on one. */
         push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
-        hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
     }
 }
 

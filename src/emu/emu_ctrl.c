@@ -223,6 +223,9 @@ static uint32_t ctrl_subdevice(struct emu_gpu *g, uint32_t cmd, void *params)
         }
         return NV_OK;
     }
+    case NV2080_CTRL_CMD_TIMER_GET_TIME:
+        ((NV2080_CTRL_TIMER_GET_TIME_PARAMS *)params)->time_nsec = emu_gpu_time(g);
+        return NV_OK;
     case NV2080_CTRL_CMD_GPU_GET_ENGINES_V2: {
         NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS *p = params;
         memset(p, 0, sizeof(*p));

@@ -693,6 +693,12 @@ _Static_assert(sizeof(NV2080_CTRL_FB_GET_INFO_V2_PARAMS) == 4 + 8 * 0x39, "FB_GE
 #define NV2080_CTRL_FB_INFO_INDEX_L2CACHE_SIZE 0x1B /* bytes */
 #define NV2080_CTRL_FB_INFO_INDEX_USABLE_RAM_SIZE 0x20
 
+/* NV2080_CTRL_CMD_TIMER_GET_TIME: the GPU timer (PTIMER, ns). */
+typedef struct NV2080_CTRL_TIMER_GET_TIME_PARAMS {
+    uint64_t time_nsec;
+} NV2080_CTRL_TIMER_GET_TIME_PARAMS;
+_Static_assert(sizeof(NV2080_CTRL_TIMER_GET_TIME_PARAMS) == 8, "TIMER_GET_TIME");
+
 /* NV2080_CTRL_CMD_GPU_GET_ENGINES_V2: the engines of the subdevice as
  * NV2080_ENGINE_TYPE_* values. */
 #define NV2080_GPU_MAX_ENGINES_LIST_SIZE 0x54u
@@ -812,6 +818,7 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NV2080_CTRL_CMD_GPU_QUERY_ECC_CONFIGURATION 0x20800133u
 #define NV2080_CTRL_CMD_GR_GET_INFO 0x20801201u
 #define NV2080_CTRL_CMD_GPU_GET_ENGINES_V2 0x20800170u
+#define NV2080_CTRL_CMD_TIMER_GET_TIME 0x20800403u
 #define NV2080_CTRL_CMD_CE_GET_CAPS_V2 0x20802A03u
 #define NV2080_CTRL_CMD_FB_GET_INFO_V2 0x20801303u
 #define NV2080_CTRL_CMD_FB_FLUSH_GPU_CACHE 0x2080130Eu
@@ -843,6 +850,8 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
     X(NV2080_CTRL_CMD_GPU_GET_ENGINES_V2, 0x20800170u, NV2080_CTRL_GPU_GET_ENGINES_V2_PARAMS, \
       subdevice)                                                                          \
     X(NV2080_CTRL_CMD_CE_GET_CAPS_V2, 0x20802A03u, NV2080_CTRL_CE_GET_CAPS_V2_PARAMS,      \
+      subdevice)                                                                          \
+    X(NV2080_CTRL_CMD_TIMER_GET_TIME, 0x20800403u, NV2080_CTRL_TIMER_GET_TIME_PARAMS,      \
       subdevice)                                                                          \
     X(NV2080_CTRL_CMD_FB_GET_INFO_V2, 0x20801303u, NV2080_CTRL_FB_GET_INFO_V2_PARAMS,      \
       subdevice)                                                                          \

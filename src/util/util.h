@@ -39,12 +39,13 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(log, "HCQCL_LOG", "", "log categories: api,core,nv,nvdrv,emu,cubin,all")            \
     X(device, "HCQCL_DEVICE", "auto", "auto | nv | emu")                                  \
     X(wait, "HCQCL_WAIT", "auto", "spin | block | auto")                                  \
-    X(pushbuf, "HCQCL_PUSHBUF", "host", "host | device: memory of pushbuffers and QMDs")    \
+    X(pushbuf, "HCQCL_PUSHBUF", "device", "device | host: memory of pushbuffers and QMDs")    \
     X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \
     X(emu_kernels, "HCQCL_EMU_KERNELS", "", "':'-separated host kernel libraries")         \
     X(visible_devices, "HCQCL_VISIBLE_DEVICES", "", "comma list of GPU indices or UUIDs") \
     X(cache_dir, "HCQCL_CACHE_DIR", "", "cubin cache directory for source programs")      \
-    X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")
+    X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")                    \
+    X(staging_threads, "HCQCL_STAGING_THREADS", "", "threads per pageable copy (min(8, cores/2))")
 
 struct util_env {
 #define UTIL_ENV_FIELD(field, name, def, help) const char *field;
