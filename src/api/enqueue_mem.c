@@ -137,7 +137,7 @@ static void xfer_job_unstage(void *arg, cl_int status)
 {
     struct xfer_job *job = arg;
     if (status >= 0)
-        memcpy(job->host, job->staging->cpu, job->size);
+        hcqcl_staging_copy(job->host, job->staging->cpu, job->size);
 }
 
 static void xfer_mark_broken(struct hcqcl_staging *chain)
@@ -160,49 +160,79 @@ static int xfer_chunk(struct hcq_queue *hq, struct hcqcl_staging *s, uint64_t ds
     return rc;
 }
 
+/* Pipelined pieces ramp up from XFER_PIECE_MIN at the start and back down
+ * at the end: the first piece is one the CPU fills (or the engine brings
+ * over) before the other side has anything to do, the last one the other
+ * side finishes alone, so short ends shorten the time only one side works.
+ * In between, whole chunks keep per-piece costs (a submit, a signal wait,
+ * waking the copy threads) small against the copy itself. */
+enum { XFER_PIECE_MIN = 1u << 20 };
+
+static size_t xfer_piece_len(size_t off, size_t size)
+{
+    size_t left = size - off;
+    size_t len = UTIL_MIN(off, left / 2);
+    len = UTIL_MIN(UTIL_MAX(len, (size_t)XFER_PIECE_MIN), (size_t)HCQCL_STAGING_CHUNK);
+    /* No sliver at the end: it would cost a whole round for little. */
+    if (len >= left || left - len < XFER_PIECE_MIN)
+        len = UTIL_MIN(left, (size_t)HCQCL_STAGING_CHUNK);
+    return len;
+}
+
+/* One chunk of the pipeline ring and the piece it carries now. */
+struct xfer_slot {
+    struct hcqcl_staging *s;
+    size_t off, len;
+};
+
 /* Blocking transfer of more than one chunk, pipelined through the chunks
- * of job->staging (the CPU fills or drains one while the copy engine moves
- * another). Waits for the GPU inline: only for blocking commands. */
+ * of job->staging: the copy threads (hcqcl_staging_copy) fill chunk i+1
+ * while the copy engine drains chunk i; reads keep every chunk of the ring
+ * queued on the engine and drain them in order. Waits for the GPU inline:
+ * only for blocking commands. */
 static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_t va,
                             uint8_t *host, size_t size, bool to_gpu)
 {
-    struct hcqcl_staging *ring[HCQCL_STAGING_POOL];
+    struct xfer_slot ring[HCQCL_STAGING_RING];
     unsigned n = 0;
-    for (struct hcqcl_staging *s = job->staging; s && n < HCQCL_STAGING_POOL; s = s->next)
-        ring[n++] = s;
+    for (struct hcqcl_staging *s = job->staging; s && n < HCQCL_STAGING_RING; s = s->next)
+        ring[n++] = (struct xfer_slot){.s = s};
 
     struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
-    const size_t chunk = HCQCL_STAGING_CHUNK;
-    const size_t pieces = (size - 1) / chunk + 1;
     int rc = 0;
     if (to_gpu) {
-        for (size_t i = 0; i < pieces && rc == 0; i++) {
-            struct hcqcl_staging *s = ring[i % n];
-            size_t off = i * chunk, len = UTIL_MIN(chunk, size - off);
+        for (size_t off = 0, i = 0; off < size && rc == 0; i++) {
+            struct xfer_slot *slot = &ring[i % n];
+            struct hcqcl_staging *s = slot->s;
+            size_t len = xfer_piece_len(off, size);
             /* The chunk's previous piece must have left for the GPU. */
             rc = hcq_signal_wait(s->sig, s->sig_val, UINT64_MAX);
             if (rc == 0) {
-                memcpy(s->cpu, host + off, len);
+                hcqcl_staging_copy(s->cpu, host + off, len);
                 rc = xfer_chunk(hq, s, va + off, s->va, len);
             }
+            off += len;
         }
     } else {
-        size_t issued = 0;
-        for (size_t i = 0; i < pieces && rc == 0; i++) {
+        size_t issue_off = 0, issued = 0, drained = 0;
+        while (rc == 0) {
             /* Keep every chunk busy: ask for the pieces ahead first. A
              * chunk is reissued only after its piece was drained below. */
-            while (rc == 0 && issued < pieces && issued < i + n) {
-                struct hcqcl_staging *s = ring[issued % n];
-                size_t off = issued * chunk, len = UTIL_MIN(chunk, size - off);
-                rc = xfer_chunk(hq, s, s->va, va + off, len);
+            while (rc == 0 && issue_off < size && issued - drained < n) {
+                struct xfer_slot *slot = &ring[issued % n];
+                slot->off = issue_off;
+                slot->len = xfer_piece_len(issue_off, size);
+                rc = xfer_chunk(hq, slot->s, slot->s->va, va + slot->off, slot->len);
+                issue_off += slot->len;
                 issued++;
             }
-            struct hcqcl_staging *s = ring[i % n];
-            size_t off = i * chunk, len = UTIL_MIN(chunk, size - off);
+            if (rc != 0 || drained == issued)
+                break;
+            struct xfer_slot *slot = &ring[drained % n];
+            rc = hcq_signal_wait(slot->s->sig, slot->s->sig_val, UINT64_MAX);
             if (rc == 0)
-                rc = hcq_signal_wait(s->sig, s->sig_val, UINT64_MAX);
-            if (rc == 0)
-                memcpy(host + off, s->cpu, len);
+                hcqcl_staging_copy(host + slot->off, slot->s->cpu, slot->len);
+            drained++;
         }
     }
     if (rc < 0) {
@@ -233,8 +263,8 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
     const bool pipelined = blocking && size > HCQCL_STAGING_CHUNK;
     uint64_t hva = 0;
     if (pipelined) {
-        /* Half the pool: the other half stays for the opposite direction. */
-        if (!hcqcl_staging_get_chunks(dev, HCQCL_STAGING_POOL / 2, &job->staging))
+        /* A ring's worth: the rest of the pool stays for other transfers. */
+        if (!hcqcl_staging_get_chunks(dev, HCQCL_STAGING_RING, &job->staging))
             goto no_resources;
     } else if (size > HCQCL_STAGING_CHUNK && hcq_mem_register(dev, host, size, &job->reg) == 0) {
         /* Zero copy: the engine reads or writes the user's own pages. */
@@ -245,7 +275,7 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
             goto no_resources;
         hva = job->staging->va;
         if (to_gpu) {
-            memcpy(job->staging->cpu, host, size);
+            hcqcl_staging_copy(job->staging->cpu, host, size);
         } else {
             job->host = host;
             job->size = size;

@@ -1075,8 +1075,9 @@ cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bo
                              const cl_event *wait_list, struct hcqcl_cmd *cmd);
 /* Move size bytes between pageable host memory and GPU VA va inside a
  * begun command (to_gpu: host -> va). Chooses how: blocking transfers
- * above one staging chunk are pipelined inline through pool chunks (the
- * CPU fills/drains chunk i+1 while the copy engine moves chunk i);
+ * above one staging chunk are pipelined inline through a ring of pool
+ * chunks (the copy threads of hcqcl_staging_copy fill/drain chunk i+1
+ * while the copy engine moves chunk i; reads keep the ring queued ahead);
  * smaller ones use one staging buffer (reads land in host from the
  * command's after-hook, so a non-blocking read is in place when its event
  * completes); large non-blocking ones copy straight from/to the user's
@@ -1130,7 +1131,8 @@ bool hcqcl_rect_overlap(uint64_t src_offset, uint64_t dst_offset, const struct h
  * Each device has a pool, allocated on first use and kept for the life of
  * the process (the pool holds an hcq_device_open reference):
  *  - up to HCQCL_STAGING_POOL chunks of HCQCL_STAGING_CHUNK bytes, for
- *    transfers up to a chunk and for pipelining larger ones;
+ *    transfers up to a chunk and for pipelining larger ones (a ring of
+ *    HCQCL_STAGING_RING chunks each, so a few threads can pipeline at once);
  *  - HCQCL_STAGING_SLABS chunks cut into HCQCL_STAGING_SLOT-byte slots,
  *    so bursts of small non-blocking transfers don't exhaust the chunks.
  * Requests the pool can't serve get a dedicated allocation, freed when
@@ -1143,7 +1145,8 @@ bool hcqcl_rect_overlap(uint64_t src_offset, uint64_t dst_offset, const struct h
  */
 enum {
     HCQCL_STAGING_CHUNK = 4u << 20,
-    HCQCL_STAGING_POOL = 8,
+    HCQCL_STAGING_POOL = 16,
+    HCQCL_STAGING_RING = 4, /* chunks one pipelined transfer takes */
     HCQCL_STAGING_SLOT = 64u << 10,
     HCQCL_STAGING_SLABS = 2,
 };
@@ -1176,5 +1179,36 @@ unsigned hcqcl_staging_get_chunks(struct hcq_device *dev, unsigned max,
 void hcqcl_staging_put(struct hcqcl_staging *chain);
 /* hcqcl_cmd_on_release-shaped: arg is a chain. */
 void hcqcl_staging_put_cb(void *chain);
+
+/*
+ * Staging copies (staging_copy.c): the CPU's memcpy between pageable host
+ * memory and staging buffers, split across a process-wide pool of worker
+ * threads so that it keeps pace with a copy engine. A copy of n bytes is
+ * cut into pieces of whole cache lines (at least 64 KiB each); the calling
+ * thread copies pieces too and returns when every byte is in place (the
+ * stores are visible to the GPU and to other threads). Workers (threads
+ * - 1 of them) are created on the first split copy, poll for ~200 us
+ * after their last piece and then sleep; they are joined when the library
+ * is unloaded, and a forked child starts without any. Any thread,
+ * including hook context (the notifier); several copies at once share the
+ * workers first come, first served, each caller working on its own.
+ * Never calls OpenCL or the core; src and dst must not overlap.
+ */
+enum {
+    /* Copies at least this large use non-temporal stores by default:
+     * the destination isn't read by the CPU next (a staging chunk goes to
+     * the GPU; the application's buffer was just handed over whole). */
+    HCQCL_STAGING_STREAM_MIN = 1u << 20,
+};
+enum hcqcl_copy_store { HCQCL_COPY_AUTO, HCQCL_COPY_PLAIN, HCQCL_COPY_STREAM };
+/* Threads a copy is split over, the caller included: HCQCL_STAGING_THREADS
+ * when set (1..64), else min(8, online cores / 2), at least 1. */
+unsigned hcqcl_staging_copy_threads(void);
+/* memcpy(dst, src, n) on hcqcl_staging_copy_threads() threads. */
+void hcqcl_staging_copy(void *dst, const void *src, size_t n);
+/* The same with the split (threads, 0: the default; more than the pool
+ * has only makes more pieces) and store kind chosen: for measurements. */
+void hcqcl_staging_copy_ex(void *dst, const void *src, size_t n, unsigned threads,
+                           enum hcqcl_copy_store store);
 
 #endif
