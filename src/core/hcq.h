@@ -265,4 +265,23 @@ struct hcq_kernel_info {
 };
 void hcq_kernel_get_info(const struct hcq_kernel *k, struct hcq_kernel_info *info);
 
+/* ------------------------------------------------------------------ */
+/* Built-in kernels (src/builtin, builtin.h)                            */
+/* ------------------------------------------------------------------ */
+
+/* Load the device's built-in kernels if that has not happened yet (the
+ * first call uploads them and keeps the device open for the life of the
+ * process; later calls cost one atomic load). Any thread, no lock held
+ * by the caller needed; src/api calls it before hcqcl_cmd_begin to choose
+ * the engine. 0 when loaded; -ENOTSUP when the library was built without
+ * them (no nvcc); otherwise the load's error, remembered per device. */
+int hcq_builtin_prepare(struct hcq_device *dev);
+/* Record a copy of size bytes from GPU VA src to dst (disjoint ranges,
+ * any alignment) as a kernel launch on a COMPUTE queue: runs at memory
+ * bandwidth, unlike one copy engine. Same rules as the other verbs (the
+ * caller serialises verbs on the queue); loads the kernels if needed.
+ * 0, -EINVAL for a copy queue, -ENOTSUP without built-in kernels, or
+ * hcq_q_exec's error. */
+int hcq_builtin_copy(struct hcq_queue *compute_q, uint64_t dst, uint64_t src, uint64_t size);
+
 #endif

@@ -1,0 +1,202 @@
+/*
+ * builtin.c — loading the built-in kernels onto a device and launching
+ * them (builtin.h, hcq.h "Built-in kernels").
+ *
+ * The embedded cubin is loaded once per device, on first use, under one
+ * lock; after that the loaded kernels are found with one acquire load and
+ * launches take no lock. The program stays loaded for the life of the
+ * process and holds a device reference (hcq_device_open) for that long,
+ * like the staging pool of src/api: its code must outlive every context
+ * on the device, and reloading it per context would cost an upload per
+ * clCreateContext. A failed load is remembered: later calls answer the
+ * same error at once and src/api keeps using the copy engines.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "builtin/builtin.h"
+#include "core/priv.h"
+#include "cubin/cubin.h"
+#include "emu/emu_kernel.h"
+
+static const struct {
+    const char *name;
+    unsigned unroll;
+} copy_variants[HCQ_BUILTIN_COPY_VARIANTS] = {
+    [HCQ_BUILTIN_COPY_U4] = {"hcq_copy_d2d", 4},
+    [HCQ_BUILTIN_COPY_U2] = {"hcq_copy_d2d_u2", 2},
+    [HCQ_BUILTIN_COPY_U8] = {"hcq_copy_d2d_u8", 8},
+};
+
+/* Parameter block of every copy kernel: dst, src, size. */
+#define COPY_PARAMS_SIZE 24u
+
+struct builtin_dev {
+    struct hcq_program *prog;
+    const struct hcq_kernel *copy[HCQ_BUILTIN_COPY_VARIANTS];
+};
+
+static pthread_mutex_t builtin_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set once, under builtin_lock, when the device's program is loaded. */
+static struct builtin_dev *_Atomic builtin_loaded[HCQ_MAX_DEVICES];
+/* Under builtin_lock: 0 not tried yet, < 0 the load's error. */
+static int builtin_failed[HCQ_MAX_DEVICES];
+
+const char *hcq_builtin_copy_name(enum hcq_builtin_copy_variant v)
+{
+    return (unsigned)v < HCQ_BUILTIN_COPY_VARIANTS ? copy_variants[v].name : NULL;
+}
+
+unsigned hcq_builtin_copy_unroll(enum hcq_builtin_copy_variant v)
+{
+    return (unsigned)v < HCQ_BUILTIN_COPY_VARIANTS ? copy_variants[v].unroll : 0;
+}
+
+uint32_t hcq_builtin_copy_blocks(const struct hcq_device_info *di, uint64_t dst, uint64_t src,
+                                 uint64_t size, unsigned unroll, uint32_t threads)
+{
+    if (!threads || !unroll)
+        return 1;
+    const uint64_t x = (dst ^ src) | 16, w = x & (0 - x);
+    const uint64_t head = UTIL_MIN((0 - dst) & (w - 1), size);
+    const uint64_t n = (size - head) / w;
+    const uint64_t row = (uint64_t)threads * unroll;
+    const uint64_t rows = n / row + (n % row != 0);
+    /* As many blocks as the device holds at once; more rows loop. */
+    uint64_t per_sm = (uint64_t)di->max_warps_per_sm * di->warp_size / threads;
+    uint64_t cap = (uint64_t)UTIL_MAX(di->sm_count, 1u) * UTIL_MAX(per_sm, 1ull);
+    if (di->max_grid_dim[0] && cap > di->max_grid_dim[0])
+        cap = di->max_grid_dim[0];
+    return (uint32_t)UTIL_MAX(UTIL_MIN(rows, cap), 1ull);
+}
+
+#if HCQCL_BUILTIN_KERNELS
+
+static pthread_once_t emu_once = PTHREAD_ONCE_INIT;
+static int emu_registered;
+
+static void emu_register_once(void)
+{
+    emu_registered = emu_register_kernels(hcq_builtin_emu_register);
+}
+
+/* Parse and load the embedded cubin onto dev; builtin_lock held. */
+static int builtin_load(struct hcq_device *dev, struct builtin_dev **out)
+{
+    if (dev->info.emulated) {
+        /* The emulated GPU runs kernels it can match to a host version. */
+        pthread_once(&emu_once, emu_register_once);
+        if (emu_registered < 0)
+            return emu_registered;
+    }
+    char log[256];
+    struct cubin *cb = NULL;
+    int rc = cubin_parse(hcq_builtin_cubin, hcq_builtin_cubin_size, &cb, log, sizeof(log));
+    if (rc) {
+        CORE_ERR("core: built-in kernels: embedded cubin rejected: %s", log);
+        return -EINVAL;
+    }
+    struct builtin_dev *bd = calloc(1, sizeof(*bd));
+    if (!bd) {
+        cubin_free(cb);
+        return -ENOMEM;
+    }
+    rc = hcq_device_open(dev);
+    if (rc) {
+        free(bd);
+        cubin_free(cb);
+        return rc;
+    }
+    rc = hcq_program_load(dev, cb, &bd->prog);
+    cubin_free(cb);
+    for (unsigned v = 0; rc == 0 && v < HCQ_BUILTIN_COPY_VARIANTS; v++) {
+        const struct hcq_kernel *k = hcq_program_kernel(bd->prog, copy_variants[v].name);
+        struct hcq_kernel_info ki;
+        if (k)
+            hcq_kernel_get_info(k, &ki);
+        if (!k || ki.param_size != COPY_PARAMS_SIZE || ki.local_per_thread) {
+            CORE_ERR("core: built-in kernels: %s missing or not as built", copy_variants[v].name);
+            rc = -EINVAL;
+        }
+        bd->copy[v] = k;
+    }
+    if (rc) {
+        hcq_program_unload(bd->prog);
+        hcq_device_close(dev);
+        free(bd);
+        return rc;
+    }
+    *out = bd;
+    return 0;
+}
+
+int hcq_builtin_prepare(struct hcq_device *dev)
+{
+    if (!dev || dev->index >= HCQ_MAX_DEVICES)
+        return -EINVAL;
+    unsigned i = dev->index;
+    if (atomic_load_explicit(&builtin_loaded[i], memory_order_acquire))
+        return 0;
+    pthread_mutex_lock(&builtin_lock);
+    int rc = builtin_failed[i];
+    if (rc == 0 && !atomic_load_explicit(&builtin_loaded[i], memory_order_relaxed)) {
+        struct builtin_dev *bd = NULL;
+        rc = builtin_load(dev, &bd);
+        if (rc) {
+            builtin_failed[i] = rc;
+            CORE_ERR("core: device %u: built-in kernels not loaded (%d): copies stay on the copy "
+                     "engines", i, rc);
+        } else {
+            atomic_store_explicit(&builtin_loaded[i], bd, memory_order_release);
+            CORE_LOG("core: device %u: built-in kernels loaded", i);
+        }
+    }
+    pthread_mutex_unlock(&builtin_lock);
+    return rc;
+}
+
+#else /* no nvcc at build time */
+
+int hcq_builtin_prepare(struct hcq_device *dev)
+{
+    (void)dev;
+    return -ENOTSUP;
+}
+
+#endif
+
+int hcq_builtin_copy_ex(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_t size,
+                        enum hcq_builtin_copy_variant v, uint32_t blocks, uint32_t threads)
+{
+    if (!q || q->engine != HCQ_ENGINE_COMPUTE || (unsigned)v >= HCQ_BUILTIN_COPY_VARIANTS)
+        return -EINVAL;
+    if (threads < 32 || threads > 512 || threads % 32)
+        return -EINVAL;
+    int rc = hcq_builtin_prepare(q->dev);
+    if (rc)
+        return rc;
+    if (!size)
+        return 0;
+    const struct builtin_dev *bd =
+        atomic_load_explicit(&builtin_loaded[q->dev->index], memory_order_acquire);
+    if (!blocks)
+        blocks = hcq_builtin_copy_blocks(&q->dev->info, dst, src, size, copy_variants[v].unroll,
+                                         threads);
+    const uint64_t params[3] = {dst, src, size};
+    _Static_assert(sizeof(params) == COPY_PARAMS_SIZE, "copy kernel parameters");
+    const struct hcq_launch l = {
+        .grid = {blocks, 1, 1},
+        .block = {threads, 1, 1},
+        .params = params,
+        .params_size = sizeof(params),
+    };
+    return hcq_q_exec(q, bd->copy[v], &l);
+}
+
+int hcq_builtin_copy(struct hcq_queue *compute_q, uint64_t dst, uint64_t src, uint64_t size)
+{
+    return hcq_builtin_copy_ex(compute_q, dst, src, size, HCQ_BUILTIN_COPY_U4, 0,
+                               HCQ_BUILTIN_COPY_THREADS);
+}

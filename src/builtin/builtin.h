@@ -1,0 +1,80 @@
+/*
+ * builtin.h — hcqcl's built-in device kernels: what the core launches by
+ * itself, without an application program (a device-to-device copy that
+ * runs at memory bandwidth on the compute engine instead of one copy
+ * engine).
+ *
+ * src/builtin is part of the core: builtin.c uses the core's private
+ * structures, and src/api reaches it only through hcq.h
+ * (hcq_builtin_prepare, hcq_builtin_copy). This header is for the files
+ * of src/builtin and for white-box tests and tuning runs
+ * (tests/builtin).
+ *
+ * Build: when nvcc is found, CMakeLists.txt compiles kernels.cu for sm_90
+ * and embeds the cubin (hcq_builtin_cubin[]), defining
+ * HCQCL_BUILTIN_KERNELS=1; otherwise the library has no built-in kernels
+ * and hcq_builtin_prepare() answers -ENOTSUP.
+ *
+ * The copy kernels' work split (kernels.cu and builtin_emu.c must agree):
+ *   x = (dst ^ src) | 16, w = x & -x         unit bytes: 16, 8, 4, 2 or 1
+ *   head = min((-dst) & (w - 1), size)       bytes before the first unit
+ *   n = (size - head) / w                    units, from dst + head
+ *   tail = size - head - n * w               bytes after the last unit
+ * Block 0 copies the head bytes (thread t: byte t), the last block the
+ * tail bytes. Units go in rows of R = blockDim.x * U: block b takes rows
+ * b, b + gridDim.x, ...; in a row starting at unit r, thread t moves
+ * units r + t + k * blockDim.x for k < U (those below n). So block b
+ * writes exactly the units [r, min(r + R, n)) of each of its rows.
+ */
+#ifndef HCQCL_BUILTIN_BUILTIN_H
+#define HCQCL_BUILTIN_BUILTIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hcq.h"
+
+/* The copy kernels, by units per thread and row (U). */
+enum hcq_builtin_copy_variant {
+    HCQ_BUILTIN_COPY_U4, /* "hcq_copy_d2d": the one hcq_builtin_copy uses */
+    HCQ_BUILTIN_COPY_U2, /* "hcq_copy_d2d_u2" */
+    HCQ_BUILTIN_COPY_U8, /* "hcq_copy_d2d_u8" */
+    HCQ_BUILTIN_COPY_VARIANTS
+};
+
+/* Kernel name and U of a variant (NULL / 0 for an unknown one). */
+const char *hcq_builtin_copy_name(enum hcq_builtin_copy_variant v);
+unsigned hcq_builtin_copy_unroll(enum hcq_builtin_copy_variant v);
+
+/* Launch shape of hcq_builtin_copy: HCQ_BUILTIN_COPY_THREADS threads per
+ * block, one block per row of the split above, but no more blocks than
+ * the device holds at once (sm_count x max threads per SM / threads: 8 per
+ * SM on Hopper, which the kernel's 32 registers allow); larger copies loop
+ * over rows. */
+enum { HCQ_BUILTIN_COPY_THREADS = 256 };
+
+/* hcq_builtin_copy with the kernel and launch shape chosen by the caller
+ * (tuning runs): blocks 0 = the default rule above for that variant and
+ * threads; threads a multiple of 32 in 32..512. Same contract as
+ * hcq_builtin_copy otherwise; -EINVAL for a bad variant or threads. */
+int hcq_builtin_copy_ex(struct hcq_queue *compute_q, uint64_t dst, uint64_t src, uint64_t size,
+                        enum hcq_builtin_copy_variant v, uint32_t blocks, uint32_t threads);
+
+/* Blocks the default rule gives for a copy (tests compare the emulated
+ * device's work split with it). */
+uint32_t hcq_builtin_copy_blocks(const struct hcq_device_info *di, uint64_t dst, uint64_t src,
+                                 uint64_t size, unsigned unroll, uint32_t threads);
+
+struct emu_kernel_registry;
+/* Registers the embedded cubin and the host versions of its kernels with
+ * the emulated device (emu_kernel.h shape). builtin.c calls it once,
+ * before the first load on an emulated device. */
+int hcq_builtin_emu_register(struct emu_kernel_registry *reg);
+
+#if HCQCL_BUILTIN_KERNELS
+/* Generated at build time from kernels.cu (tests/kernels/embed.cmake). */
+extern const unsigned char hcq_builtin_cubin[];
+extern const size_t hcq_builtin_cubin_size;
+#endif
+
+#endif

@@ -1,0 +1,122 @@
+// kernels.cu — hcqcl's built-in device kernels, compiled at library build
+// time with `nvcc -cubin -arch=sm_90 -O3` and embedded in the library
+// (src/builtin/builtin.c loads them; CMakeLists.txt builds them).
+//
+// The emulated device runs these through host versions in builtin_emu.c,
+// which split the work between blocks exactly as the code below does: keep
+// the two in step (the work split is documented in builtin.h).
+//
+// hcq_copy_d2d*(dst, src, size): copy size bytes, GPU VA src -> dst, the
+// ranges disjoint. The body moves units of the widest power of two up to
+// 16 bytes that dst and src share modulo 16 (w = lowest set bit of
+// (dst ^ src) | 16); the bytes before dst reaches w alignment (head) and the
+// bytes after the last whole unit (tail), both under w, go byte by byte.
+//
+// Units are dealt out in rows of blockDim.x * U consecutive units: block b
+// takes rows b, b + gridDim.x, b + 2 gridDim.x, ...; inside a row thread t
+// moves units t, t + blockDim.x, ..., t + (U - 1) blockDim.x, so each warp
+// instruction covers 32 consecutive units (512 bytes for w = 16) and each
+// thread has U independent loads in flight before its first store. Loads
+// go through the non-coherent path without allocating in L1; stores are
+// streaming (evict-first): a copy never reads what it wrote.
+
+#include <stdint.h>
+
+__device__ __forceinline__ uint4 ld_stream(const uint4 *p)
+{
+    uint4 v;
+    asm("ld.global.nc.L1::no_allocate.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(p));
+    return v;
+}
+__device__ __forceinline__ uint2 ld_stream(const uint2 *p)
+{
+    uint2 v;
+    asm("ld.global.nc.L1::no_allocate.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "l"(p));
+    return v;
+}
+__device__ __forceinline__ unsigned ld_stream(const unsigned *p) { return __ldg(p); }
+__device__ __forceinline__ unsigned short ld_stream(const unsigned short *p) { return __ldg(p); }
+__device__ __forceinline__ unsigned char ld_stream(const unsigned char *p) { return __ldg(p); }
+
+template <typename T, int U>
+__device__ __forceinline__ void copy_units(T *__restrict__ d, const T *__restrict__ s, uint64_t n)
+{
+    const uint64_t bd = blockDim.x;
+    const uint64_t step = (uint64_t)gridDim.x * bd * U;
+    uint64_t i = (uint64_t)blockIdx.x * bd * U + threadIdx.x;
+    // Whole rows for this thread: all U units in range.
+    for (; i + (U - 1) * bd < n; i += step) {
+        T v[U];
+#pragma unroll
+        for (int k = 0; k < U; k++)
+            v[k] = ld_stream(s + i + k * bd);
+#pragma unroll
+        for (int k = 0; k < U; k++)
+            __stcs(d + i + k * bd, v[k]);
+    }
+    // At most one partial row is left (the next one starts past n).
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        uint64_t j = i + k * bd;
+        if (j < n)
+            __stcs(d + j, ld_stream(s + j));
+    }
+}
+
+template <int U>
+__device__ __forceinline__ void copy_d2d(uint64_t dst, uint64_t src, uint64_t size)
+{
+    const uint64_t x = (dst ^ src) | 16;
+    const uint64_t w = x & (0 - x);
+    uint64_t head = (0 - dst) & (w - 1);
+    if (head > size)
+        head = size;
+    const uint64_t n = (size - head) / w;
+    const uint64_t tail_at = head + n * w;
+    const unsigned char *sb = (const unsigned char *)src;
+    unsigned char *db = (unsigned char *)dst;
+    if (blockIdx.x == 0 && threadIdx.x < head)
+        db[threadIdx.x] = sb[threadIdx.x];
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x < size - tail_at)
+        db[tail_at + threadIdx.x] = sb[tail_at + threadIdx.x];
+    switch (w) {
+    case 16:
+        copy_units<uint4, U>((uint4 *)(db + head), (const uint4 *)(sb + head), n);
+        break;
+    case 8:
+        copy_units<uint2, U>((uint2 *)(db + head), (const uint2 *)(sb + head), n);
+        break;
+    case 4:
+        copy_units<unsigned, U>((unsigned *)(db + head), (const unsigned *)(sb + head), n);
+        break;
+    case 2:
+        copy_units<unsigned short, U>((unsigned short *)(db + head),
+                                      (const unsigned short *)(sb + head), n);
+        break;
+    default:
+        copy_units<unsigned char, U>(db + head, sb + head, n);
+        break;
+    }
+}
+
+// The copy src/api uses (builtin.c launches it; U = 4).
+extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d(uint64_t dst, uint64_t src,
+                                                               uint64_t size)
+{
+    copy_d2d<4>(dst, src, size);
+}
+
+// The same with 2 and 8 units per thread and row: for tuning runs
+// (tests/builtin/builtin_bench) that compare them with the default.
+extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_u2(uint64_t dst, uint64_t src,
+                                                                  uint64_t size)
+{
+    copy_d2d<2>(dst, src, size);
+}
+extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_u8(uint64_t dst, uint64_t src,
+                                                                  uint64_t size)
+{
+    copy_d2d<8>(dst, src, size);
+}
