@@ -7,7 +7,8 @@
  * (no lock held while compiling or loading), so clGetProgramBuildInfo can
  * report CL_BUILD_IN_PROGRESS and a second build is refused.
  */
-#include <ftw.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "api/obj.h"
+#include "cubin/container.h"
 
 /* ------------------------------------------------------------------ */
 /* Options                                                              */
@@ -244,37 +246,55 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
 /* clCompileProgram                                                     */
 /* ------------------------------------------------------------------ */
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    return remove(path);
-}
-
-/* Write the embedded headers under a fresh directory; *dir is malloc'ed. */
+/* Write the embedded headers under a directory named by their names and
+ * contents; *dir is malloc'ed. The name is part of the compile options,
+ * so the same headers give the same cache key in every process (and on
+ * every machine with the same TMPDIR): a program compiled with them where
+ * a compiler exists is found in the cache where none does. Files are
+ * written to a temporary name and renamed, so concurrent writers of the
+ * same headers never expose a partial file; the directory is kept. */
 static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir)
 {
+    size_t total = 0;
+    for (cl_uint i = 0; i < n; i++)
+        total += strlen(names[i]) + strlen(srcs[i]) + 2;
+    char *blob = malloc(total ? total : 1), *w = blob;
+    if (!blob)
+        return CL_OUT_OF_HOST_MEMORY;
+    for (cl_uint i = 0; i < n; i++) {
+        size_t a = strlen(names[i]) + 1, b = strlen(srcs[i]) + 1;
+        memcpy(w, names[i], a);
+        memcpy(w + a, srcs[i], b);
+        w += a + b;
+    }
+    char key[65];
+    cubin_container_cache_key(blob, total, "", 0, "embedded headers", key);
+    free(blob);
     const char *tmp = getenv("TMPDIR");
-    char templ[4096];
-    snprintf(templ, sizeof(templ), "%s/hcqcl-headers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(templ))
+    char base[4096];
+    snprintf(base, sizeof(base), "%s/hcqcl-headers-%.24s", tmp && *tmp ? tmp : "/tmp", key);
+    if (mkdir(base, 0700) && errno != EEXIST)
         return CL_OUT_OF_RESOURCES;
     for (cl_uint i = 0; i < n; i++) {
-        char path[8192];
-        snprintf(path, sizeof(path), "%s/%s", templ, names[i]);
-        for (char *s = path + strlen(templ) + 1; (s = strchr(s, '/')); s++) {
+        char path[8192], part[8300];
+        snprintf(path, sizeof(path), "%s/%s", base, names[i]);
+        for (char *s = path + strlen(base) + 1; (s = strchr(s, '/')); s++) {
             *s = '\0';
             mkdir(path, 0700);
             *s = '/';
         }
-        FILE *f = fopen(path, "w");
-        if (!f || fputs(srcs[i], f) < 0) {
-            if (f)
-                fclose(f);
-            nftw(templ, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+        snprintf(part, sizeof(part), "%s.%ld.%lx", path, (long)getpid(),
+                 (unsigned long)pthread_self());
+        FILE *f = fopen(part, "w");
+        bool ok = f && fputs(srcs[i], f) >= 0;
+        if (f && fclose(f))
+            ok = false;
+        if (!ok || rename(part, path)) {
+            unlink(part);
             return CL_OUT_OF_RESOURCES;
         }
-        fclose(f);
     }
-    *dir = strdup(templ);
+    *dir = strdup(base);
     return *dir ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
 }
 
@@ -298,7 +318,6 @@ static cl_int compile_with_headers(struct hcqcl_program_dev *pd, const char *src
         err = hcqcl_program_dev_compile(pd, src, len, opts, failure);
     }
     free(opts);
-    nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
     free(dir);
     return err;
 }

@@ -31,6 +31,16 @@
  * from must sit below 2^40 (GP entries and SEND_PCAS_A carry 40 bits).
  * High range: plain buffers. Both stay clear of the shader windows. */
 #define HCQ_VA_LOW_BASE 0x1000000000ull /* 64 GiB */
+/* Below it, kept out of both allocators: the window every channel names in
+ * UVM_REGISTER_CHANNEL. UVM places the channel's context buffers in free
+ * space of the window it is given, and maps buffers shared by every
+ * channel of the VA space (the graphics global context buffers) only
+ * once, inside the window of whichever channel came first; they outlive
+ * that channel. One window shared by all channels (and GPUs: UVM's VA
+ * space is per process) keeps them from ever colliding with memory or
+ * with another channel's window. */
+#define HCQ_CHANNEL_WINDOW_BASE 0x0800000000ull /* 32 GiB */
+#define HCQ_CHANNEL_WINDOW_SIZE 0x0800000000ull /* 32 GiB */
 #define HCQ_VA_LOW_END (1ull << 40)
 #define HCQ_VA_HIGH_BASE (1ull << 40)
 #define HCQ_VA_HIGH_END 0x700000000000ull
@@ -218,7 +228,6 @@ struct hcq_queue {
     uint32_t h_chgrp, h_ctxshare, h_channel, h_engine;
     uint32_t runlist_engine; /* NV2080_ENGINE_TYPE_GRAPHICS or _COPYn */
     uint32_t token; /* doorbell work-submit token */
-    uint64_t uvm_range; /* VA range given to UVM_REGISTER_CHANNEL */
     struct hcq_mem *notifier; /* error notifier; cpu may be NULL */
     struct hcq_queue *next;   /* dev->queues */
     bool uvm_channel;

@@ -21,7 +21,6 @@
 /* Waiting for the GPU to free ring/arena space longer than this (with no
  * progress) fails the verb with -ENOMEM. */
 #define SPACE_TIMEOUT_NS 30000000000ull
-#define UVM_CHANNEL_RANGE (64ull << 20)
 
 static int wait_value(struct hcq_queue *q, uint64_t value)
 {
@@ -503,8 +502,6 @@ static void queue_free(struct hcq_queue *q)
     struct nvdrv *d = hcq_drv(dev);
     if (q->uvm_channel)
         nvdrv_uvm_unregister_channel(d, dev->info.uuid, q->h_channel);
-    if (q->uvm_range)
-        hcq_va_free(dev->va_low, q->uvm_range, UVM_CHANNEL_RANGE);
     /* Freeing the group frees the channel, its engine object and the
      * context share under it; then the memory they referenced. */
     if (q->h_chgrp)
@@ -594,11 +591,8 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine)
                               sizeof(tok))))
         return step(r, "work submit token");
     q->token = tok.workSubmitToken;
-    if (!q->uvm_range &&
-        (r = hcq_va_alloc(dev->va_low, UVM_CHANNEL_RANGE, HCQ_PAGE_2M, &q->uvm_range)))
-        return r;
-    if ((r = nvdrv_uvm_register_channel(d, dev->info.uuid, q->h_channel, q->uvm_range,
-                                        UVM_CHANNEL_RANGE)))
+    if ((r = nvdrv_uvm_register_channel(d, dev->info.uuid, q->h_channel, HCQ_CHANNEL_WINDOW_BASE,
+                                        HCQ_CHANNEL_WINDOW_SIZE)))
         return step(r, "UVM_REGISTER_CHANNEL");
     q->uvm_channel = true;
     /* After the channel exists: a group schedule enables only the

@@ -39,13 +39,20 @@ static long xr_find(const struct emu_fd *f, uint64_t base, uint64_t len)
     return -1;
 }
 
+static bool xr_overlaps(const struct emu_fd *f, uint64_t base, uint64_t len)
+{
+    for (size_t i = 0; i < f->nxr; i++)
+        if (base < f->xr[i].base + f->xr[i].len && f->xr[i].base < base + len)
+            return true;
+    return false;
+}
+
 static uint32_t create_range(struct emu_fd *f, UVM_CREATE_EXTERNAL_RANGE_PARAMS *p)
 {
     if (!p->length || (p->base | p->length) & (EMU_UVM_PAGE - 1) || p->base + p->length < p->base)
         return NV_ERR_INVALID_ADDRESS;
-    for (size_t i = 0; i < f->nxr; i++)
-        if (p->base < f->xr[i].base + f->xr[i].len && f->xr[i].base < p->base + p->length)
-            return NV_ERR_UVM_ADDRESS_IN_USE; /* the VA space is the process's */
+    if (xr_overlaps(f, p->base, p->length))
+        return NV_ERR_UVM_ADDRESS_IN_USE; /* the VA space is the process's */
     if (f->nxr == f->cap_xr) {
         size_t cap = f->cap_xr ? f->cap_xr * 2 : 32;
         void *v = realloc(f->xr, cap * sizeof(*f->xr));
@@ -192,6 +199,13 @@ int emu_uvm_ioctl(int fd, unsigned long cmd, void *arg)
         /* UVM retains a graphics channel's context buffers; a graphics
          * group without a compute object has none [H200: a lone copy
          * channel in a graphics group was refused this way]. */
+        /* UVM puts the channel's buffers into free space of the window:
+         * below 2^40 (max_channel_va) and clear of external ranges here. */
+        else if (st == NV_OK && (!p->length || (p->base | p->length) & (EMU_UVM_PAGE - 1) ||
+                                 p->base + p->length > (1ull << 40)))
+            st = NV_ERR_INVALID_ADDRESS;
+        else if (st == NV_OK && xr_overlaps(f, p->base, p->length))
+            st = NV_ERR_INVALID_ADDRESS;
         else if (st == NV_OK && o->engine == NV2080_ENGINE_TYPE_GRAPHICS &&
                  o->parent->cls == KEPLER_CHANNEL_GROUP_A && !o->parent->gr_ctx)
             st = NV_ERR_INVALID_OBJECT;

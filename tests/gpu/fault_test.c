@@ -37,8 +37,10 @@
 
 /* Method header opcode 6 (bits 31:29) is reserved in every host class. */
 #define PB_RESERVED_HEADER 0xC0000000u
-/* The top of the compute class's method space: no such method. */
-#define PB_UNKNOWN_METHOD 0x3FFCu
+/* A class nothing allocated on the channel. The H200 silently ignored a
+ * write to an unused compute method (0x3FFC), so the bad method is a
+ * SET_OBJECT binding the compute subchannel to this class. */
+#define PB_BOGUS_CLASS 0xDEADu
 
 struct fault_ctx {
     struct hcq_device *dev;
@@ -70,7 +72,7 @@ static void push_raw(struct hcq_queue *q, const uint32_t *w, uint32_t n)
 static void inject_pb_method(struct fault_ctx *c)
 {
     REQUIRE(hcq_queue_create(c->dev, HCQ_ENGINE_COMPUTE, &c->q) == 0);
-    const uint32_t w[2] = {nv_mthd_incr(NV_SUBC_COMPUTE, PB_UNKNOWN_METHOD, 1), 0x12345678u};
+    const uint32_t w[2] = {nv_mthd_incr(NV_SUBC_COMPUTE, NVCBC0_SET_OBJECT, 1), PB_BOGUS_CLASS};
     push_raw(c->q, w, 2);
     c->expect_code = XID_GR_EXCEPTION;
 }
