@@ -38,11 +38,8 @@ struct builtin_dev {
     const struct hcq_kernel *copy[HCQ_BUILTIN_COPY_VARIANTS];
 };
 
-static pthread_mutex_t builtin_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Set once, under builtin_lock, when the device's program is loaded. */
 static struct builtin_dev *_Atomic builtin_loaded[HCQ_MAX_DEVICES];
-/* Under builtin_lock: 0 not tried yet, < 0 the load's error. */
-static int builtin_failed[HCQ_MAX_DEVICES];
 
 const char *hcq_builtin_copy_name(enum hcq_builtin_copy_variant v)
 {
@@ -73,6 +70,10 @@ uint32_t hcq_builtin_copy_blocks(const struct hcq_device_info *di, uint64_t dst,
 }
 
 #if HCQCL_BUILTIN_KERNELS
+
+static pthread_mutex_t builtin_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Under builtin_lock: 0 not tried yet, < 0 the load's error. */
+static int builtin_failed[HCQ_MAX_DEVICES];
 
 static pthread_once_t emu_once = PTHREAD_ONCE_INIT;
 static int emu_registered;
