@@ -177,6 +177,12 @@ void hcq_signal_set(struct hcq_signal *s, uint64_t value);
  * HCQCL_WAIT=spin|block|auto). 0, -ETIMEDOUT, or -EIO if the device is
  * lost. */
 int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns);
+/* The same, for a caller that waits in slices (to look at other things
+ * between them): since_ns is util_now_ns() when its whole wait began, so
+ * the spinning happens once, at the start, and the sleeps keep growing
+ * across slices. since_ns = 0: never spin (background threads). */
+int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                          uint64_t since_ns);
 
 /* ------------------------------------------------------------------ */
 /* Queues                                                               */

@@ -147,16 +147,23 @@ static inline void cpu_relax(void)
 }
 
 /* auto: spin this long before sleeping. Most GPU round trips are shorter
- * (an empty kernel's is ~7 us on the H200), and a sleep costs 50+ us of
+ * (an empty kernel's is ~5 us on the H200), and a sleep costs 50+ us of
  * wake-up latency, so spinning past the common case keeps the tail short.
- * Then sleeps grow by half from WAIT_SLEEP_MIN_NS to WAIT_SLEEP_MAX_NS:
- * a long wait costs little CPU and oversleeps by at most a third. */
+ * Then each sleep lasts half of the time waited so far, between
+ * WAIT_SLEEP_MIN_NS and WAIT_SLEEP_MAX_NS: a long wait costs about a
+ * thousand wake-ups a second and oversleeps by at most a third. */
 #define WAIT_SPIN_NS 75000ull
 #define WAIT_SLEEP_MIN_NS 5000ull
 #define WAIT_SLEEP_MAX_NS 1000000ull
 #define WAIT_LOST_CHECK_NS 1000000ull
 
 int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns)
+{
+    return hcq_signal_wait_since(s, target, timeout_ns, util_now_ns());
+}
+
+int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                          uint64_t since_ns)
 {
     struct hcq_device *dev = s->dev;
     uint64_t v = hcq_signal_value(s);
@@ -167,7 +174,8 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
         return -EIO;
     enum wait_policy pol = wait_policy();
     uint64_t start = util_now_ns(), moved = start, last_check = start;
-    uint64_t sleep_ns = WAIT_SLEEP_MIN_NS;
+    if (since_ns > start)
+        since_ns = start;
     for (;;) {
         uint64_t nv = hcq_signal_value(s);
         if (nv >= target)
@@ -177,7 +185,6 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
             /* Progress: the timeout counts from here. */
             v = nv;
             moved = now;
-            sleep_ns = WAIT_SLEEP_MIN_NS;
         }
         if (now - last_check >= WAIT_LOST_CHECK_NS) {
             last_check = now;
@@ -186,12 +193,15 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
         }
         if (timeout_ns != UINT64_MAX && now - moved >= timeout_ns)
             return -ETIMEDOUT;
-        if (pol == WAIT_SPIN || (pol == WAIT_AUTO && now - start < WAIT_SPIN_NS)) {
+        if (pol == WAIT_SPIN || (pol == WAIT_AUTO && since_ns && now - since_ns < WAIT_SPIN_NS)) {
             cpu_relax();
             continue;
         }
+        uint64_t waited = since_ns ? now - since_ns : WAIT_SLEEP_MAX_NS * 2;
+        uint64_t sleep_ns = UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN(waited / 2, WAIT_SLEEP_MAX_NS));
+        if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
+            sleep_ns = timeout_ns - (now - moved);
         struct timespec ts = {0, (long)sleep_ns};
         nanosleep(&ts, NULL);
-        sleep_ns = UTIL_MIN(sleep_ns + sleep_ns / 2, WAIT_SLEEP_MAX_NS);
     }
 }

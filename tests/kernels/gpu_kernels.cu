@@ -12,3 +12,17 @@ extern "C" __global__ void atomic_inc(unsigned long long *counter)
 {
     atomicAdd(counter, 1ull);
 }
+
+// Block 0's thread 0 spins on the global timer (ns) until ns have passed
+// and stores the time it spun in *out: a kernel of known length.
+extern "C" __global__ void spin_ns(unsigned long long ns, unsigned long long *out)
+{
+    if (blockIdx.x || threadIdx.x)
+        return;
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+    *out = t - t0;
+}

@@ -12,6 +12,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "emu/emu_kernel.h"
 
@@ -193,6 +194,30 @@ static void host_atomic_inc(const struct emu_block *b)
     __atomic_fetch_add(c, threads, __ATOMIC_RELAXED);
 }
 
+/* spin_ns(unsigned long long ns, unsigned long long *out): the model's
+ * thread sleeps (it has no timer to spin on cheaply) for ns and stores the
+ * time that passed. */
+static void host_spin_ns(const struct emu_block *b)
+{
+    if (b->block_id[0] || b->block_id[1] || b->block_id[2])
+        return;
+    uint64_t ns = emu_param_u64(b, 0);
+    uint64_t *out = gpu(b, emu_param_u64(b, 8), 8);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t spent = 0;
+    while (spent < ns) {
+        uint64_t left = ns - spent;
+        struct timespec d = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+        nanosleep(&d, NULL);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        spent = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t.tv_nsec -
+                (uint64_t)t0.tv_nsec;
+    }
+    if (out)
+        *out = spent;
+}
+
 __attribute__((visibility("default"))) int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     static const struct {
@@ -204,6 +229,7 @@ __attribute__((visibility("default"))) int hcqcl_emu_register_kernels(struct emu
         {"consts", host_consts},       {"dims", host_dims},
         {"copy_bytes", host_copy_bytes}, {"fill_bytes", host_fill_bytes},
         {"empty", host_empty},           {"atomic_inc", host_atomic_inc},
+        {"spin_ns", host_spin_ns},
     };
     int rc = reg->add_cubin(reg, test_kernels_cubin, test_kernels_cubin_size);
     if (rc == 0)

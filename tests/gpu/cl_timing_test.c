@@ -1,0 +1,160 @@
+/*
+ * cl_timing_test.c — what OpenCL says about time, checked against a
+ * kernel of known length (gpu_kernels.cu's spin_ns, which spins on the
+ * GPU's global timer), through the loader and the ICD; on the GPU or, with
+ * HCQCL_GPU_TESTS_ON_EMU=1, on the emulated device (whose spin_ns sleeps).
+ *
+ *  - profiled spin of 1 ms: QUEUED <= SUBMIT <= START <= END, all inside
+ *    the host's window around enqueue and wait (CLOCK_MONOTONIC_RAW, the
+ *    clock hcqcl reports in), and END - START at least what the kernel
+ *    itself measured and at most that plus a launch's worth;
+ *  - profiled empty kernel: a duration above zero and below 50 us;
+ *  - waiting 1 s on a spinning kernel in the default wait mode costs less
+ *    than 5 % of one CPU core (process CPU time over the wait).
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cl_setup.h"
+
+static uint64_t raw_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t cpu_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
+}
+
+struct prof {
+    cl_ulong t[4]; /* QUEUED, SUBMIT, START, END */
+};
+
+static bool profile(cl_event e, struct prof *p)
+{
+    for (int i = 0; i < 4; i++)
+        if (clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_QUEUED + (cl_profiling_info)i,
+                                    sizeof(p->t[i]), &p->t[i], NULL) != CL_SUCCESS)
+            return false;
+    return true;
+}
+
+int main(void)
+{
+    const char *emu = getenv("HCQCL_GPU_TESTS_ON_EMU");
+    bool on_emu = emu && !strcmp(emu, "1");
+    if (on_emu) {
+        setenv("HCQCL_DEVICE", "emu", 1);
+    } else {
+        const char *d = getenv("HCQCL_DEVICE");
+        if (access("/dev/nvidiactl", F_OK) != 0 || (d && !strcmp(d, "emu"))) {
+            printf("SKIP: no NVIDIA GPU\n");
+            return 77;
+        }
+    }
+    cl_platform_id plat = cltest_platform();
+    REQUIRE(plat != NULL);
+    cl_device_id dev;
+    cl_uint n = 0;
+    REQUIRE(clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0);
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ctx != NULL);
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+    REQUIRE(q != NULL);
+    cl_program prog = cltest_program(ctx, dev, "gpu_kernels.cubin");
+    cl_kernel spin = clCreateKernel(prog, "spin_ns", &err);
+    cl_kernel empty = clCreateKernel(prog, "empty", &err);
+    REQUIRE(spin && empty);
+    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 8, NULL, &err);
+    REQUIRE(out != NULL);
+    REQUIRE(clSetKernelArg(spin, 1, sizeof(out), &out) == CL_SUCCESS);
+    const size_t one = 1;
+
+    /* A warm-up launch of each: first launches load code and set up. */
+    cl_ulong ns = 1000;
+    REQUIRE(clSetKernelArg(spin, 0, sizeof(ns), &ns) == CL_SUCCESS);
+    REQUIRE(clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, &one, 0, NULL, NULL) == CL_SUCCESS);
+    REQUIRE(clEnqueueNDRangeKernel(q, empty, 1, NULL, &one, &one, 0, NULL, NULL) == CL_SUCCESS);
+    REQUIRE(clFinish(q) == CL_SUCCESS);
+
+    /* 1 ms of known GPU time. */
+    ns = 1000000;
+    REQUIRE(clSetKernelArg(spin, 0, sizeof(ns), &ns) == CL_SUCCESS);
+    cl_event e = NULL;
+    uint64_t h0 = raw_ns();
+    REQUIRE(clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, &one, 0, NULL, &e) == CL_SUCCESS);
+    REQUIRE(clWaitForEvents(1, &e) == CL_SUCCESS);
+    uint64_t h1 = raw_ns();
+    cl_ulong spun = 0;
+    REQUIRE(clEnqueueReadBuffer(q, out, CL_TRUE, 0, 8, &spun, 0, NULL, NULL) == CL_SUCCESS);
+    struct prof p;
+    REQUIRE(profile(e, &p));
+    clReleaseEvent(e);
+    bool ordered = h0 <= p.t[0] && p.t[0] <= p.t[1] && p.t[1] <= p.t[2] && p.t[2] <= p.t[3] &&
+                   p.t[3] <= h1;
+    check_report(ordered, "timing_order",
+                 "host %llu <= queued +%llu <= submit +%llu <= start +%llu <= end +%llu <= host "
+                 "+%llu ns",
+                 (unsigned long long)h0, (unsigned long long)(p.t[0] - h0),
+                 (unsigned long long)(p.t[1] - h0), (unsigned long long)(p.t[2] - h0),
+                 (unsigned long long)(p.t[3] - h0), (unsigned long long)(h1 - h0));
+    uint64_t dur = p.t[3] - p.t[2];
+    /* The reported span holds the kernel's own; beyond it only the launch
+     * and the release (GPU), or the model's thread hand-offs (emulated). */
+    uint64_t slack = on_emu ? 5000000ull : 100000ull;
+    check_report(spun >= ns && dur + 64 >= spun && dur <= spun + slack, "timing_known_kernel",
+                 "kernel spun %.1f us, END - START %.1f us (allowed %.1f .. %.1f us)", spun / 1e3,
+                 dur / 1e3, (spun - 64) / 1e3, (spun + slack) / 1e3);
+
+    /* An empty kernel: short, and not zero. */
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 20; i++) {
+        REQUIRE(clEnqueueNDRangeKernel(q, empty, 1, NULL, &one, &one, 0, NULL, &e) ==
+                CL_SUCCESS);
+        REQUIRE(clWaitForEvents(1, &e) == CL_SUCCESS);
+        REQUIRE(profile(e, &p));
+        clReleaseEvent(e);
+        if (p.t[3] - p.t[2] < best)
+            best = p.t[3] - p.t[2];
+    }
+    check_report(best > 0 && best < 50000, "timing_empty_kernel",
+                 "shortest END - START of 20 empty kernels: %.3f us", best / 1e3);
+
+    /* 1 s of waiting in the default mode. */
+    ns = 1000000000ull;
+    REQUIRE(clSetKernelArg(spin, 0, sizeof(ns), &ns) == CL_SUCCESS);
+    REQUIRE(clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, &one, 0, NULL, &e) == CL_SUCCESS);
+    REQUIRE(clFlush(q) == CL_SUCCESS);
+    uint64_t c0 = cpu_ns(), w0 = raw_ns();
+    REQUIRE(clWaitForEvents(1, &e) == CL_SUCCESS);
+    uint64_t c1 = cpu_ns(), w1 = raw_ns();
+    clReleaseEvent(e);
+    double share = (double)(c1 - c0) / (double)(w1 - w0);
+    check_report(w1 - w0 >= 900000000ull && share < 0.05, "timing_wait_cpu",
+                 "waited %.3f s for a 1 s kernel using %.2f %% of a CPU core", (w1 - w0) / 1e9,
+                 share * 100);
+
+    bool clean = clReleaseKernel(spin) == CL_SUCCESS && clReleaseKernel(empty) == CL_SUCCESS &&
+                 clReleaseProgram(prog) == CL_SUCCESS && clReleaseMemObject(out) == CL_SUCCESS &&
+                 clReleaseCommandQueue(q) == CL_SUCCESS && clReleaseContext(ctx) == CL_SUCCESS;
+    check_report(clean, "timing_release", "every object released");
+    printf("cl_timing: %s\n", failures ? "FAILED" : "all checks passed");
+    return failures ? 1 : 0;
+}
