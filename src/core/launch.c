@@ -202,9 +202,28 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     rc = hcq_q_scratch(q, qmd_off + k->qmd_size, NV_QMD_ALIGN, &cpu, &va);
     if (rc)
         return rc;
-    uint32_t qmd[NV_QMD_MAX_BYTES / 4];
-    memcpy(qmd, k->qmd, k->qmd_size);
-    rc = patch_qmd(qmd, k, l, shared_bytes, va, cb_size, dev->info.arch);
+    /* The QMD is built in the queue's copy (hcq_launch_fold may still
+     * patch it): from the template when the kernel or the launch's shape
+     * changed, else only bank 0 moves. */
+    uint32_t *qmd = q->fold.qmd;
+    _Static_assert(sizeof(q->fold.qmd) >= NV_QMD_MAX_BYTES, "fold.qmd holds any QMD");
+    enum nv_qmd_version qv = (enum nv_qmd_version)k->qmd_version;
+    if (q->fold.k == k && q->fold.serial == k->prog->serial &&
+        !memcmp(q->fold.grid, l->grid, sizeof(l->grid)) &&
+        !memcmp(q->fold.block, l->block, sizeof(l->block)) && q->fold.shared == shared_bytes) {
+        rc = nv_qmd_set_cbuf(qmd, qv, 0, va, cb_size);
+    } else {
+        q->fold.k = NULL;
+        memcpy(qmd, k->qmd, k->qmd_size);
+        rc = patch_qmd(qmd, k, l, shared_bytes, va, cb_size, dev->info.arch);
+        if (rc == 0) {
+            q->fold.k = k;
+            q->fold.serial = k->prog->serial;
+            memcpy(q->fold.grid, l->grid, sizeof(l->grid));
+            memcpy(q->fold.block, l->block, sizeof(l->block));
+            q->fold.shared = shared_bytes;
+        }
+    }
     if (rc)
         return rc;
     /* Scratch is write-combined BAR1 memory on a GPU: bank 0 is built in
@@ -226,7 +245,6 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     q->fold.cpu = (uint8_t *)cpu + qmd_off;
     q->fold.size = k->qmd_size;
     q->fold.version = k->qmd_version;
-    memcpy(q->fold.qmd, qmd, k->qmd_size);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
                NV_INVALIDATE_SHADER_CACHES_ALL);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
@@ -263,6 +281,9 @@ bool hcq_launch_fold(struct hcq_queue *q, uint64_t va, uint64_t value)
     SET(RELEASE_MEMBAR_TYPE, NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR);
     SET(RELEASE_ENABLE, 1);
 #undef SET
+    /* The release fields differ from the template now: the next launch
+     * starts over from it. */
+    q->fold.k = NULL;
     if (rc) {
         q->fold.cpu = NULL;
         return false;

@@ -273,6 +273,12 @@ struct hcq_queue {
         uint64_t seq;      /* submission it belongs to */
         uint32_t size, version;
         uint32_t qmd[96];
+        /* The launch qmd[] was patched for: a launch of the same kernel
+         * with the same shape only moves bank 0 (launch.c). NULL after a
+         * fold changed the release fields. */
+        const struct hcq_kernel *k;
+        uint64_t serial; /* k->prog->serial: k's address may be reused */
+        uint32_t grid[3], block[3], shared;
     } fold;
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
 };
@@ -349,6 +355,7 @@ struct hcq_kernel {
 
 struct hcq_program {
     struct hcq_device *dev;
+    uint64_t serial;           /* unique in the process: never reused, unlike addresses */
     struct hcq_mem *mem;       /* the image, CPU-visible vidmem below 2^40 */
     uint32_t num_kernels;
     struct hcq_kernel *kernels;

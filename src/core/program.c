@@ -134,7 +134,9 @@ int hcq_program_load(struct hcq_device *dev, const struct cubin *cb, struct hcq_
         free(img);
         return -ENOMEM;
     }
+    static _Atomic uint64_t serials;
     p->dev = dev;
+    p->serial = atomic_fetch_add(&serials, 1) + 1;
     uint64_t size = util_align_up(cb->image_size, HCQ_PAGE_4K) + PROGRAM_PREFETCH_PAD;
     int rc = hcq_mem_alloc_ex(dev, size, HCQ_MEM_DEVICE_MAPPED, HCQ_MEMF_LOW, &p->mem);
     if (rc)
