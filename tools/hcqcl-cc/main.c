@@ -245,8 +245,11 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
         goto out;
     }
     /* 1. The shim, for this target. */
+    /* The 64-bit atomics extensions are off by default for NVPTX in clang
+     * 16; sm_90 has the instructions and the shim defines the builtins. */
     const char *common[] = { "-target", "nvptx64-nvidia-nvcl", march, "-x", "cl",
-                             "-Xclang", "-finclude-default-header" };
+                             "-Xclang", "-finclude-default-header", "-Xclang",
+                             "-cl-ext=+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics" };
     cc_argv_add(&v, t.clang);
     for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
         cc_argv_add(&v, common[i]);

@@ -105,3 +105,42 @@ MAD_HI(int)
 MAD_HI(uint)
 MAD_HI(long)
 MAD_HI(ulong)
+
+/* cl_khr_int64_base_atomics / cl_khr_int64_extended_atomics: libclc 16
+ * has no 64-bit atom_* for NVPTX (hcqcl-cc enables both extensions in
+ * clang, so the declarations exist). __sync builtins become atomicrmw /
+ * cmpxchg, which the back end selects as atom.{global,shared}.*.b64; the
+ * __atomic forms would be library calls (clang gives NVPTX no lock-free
+ * width) and __sync min/max exist only for int, so 64-bit min/max are
+ * the PTX instructions themselves (sm_32 and later). */
+#define ATOM64(AS, SP, T, PT)                                                  \
+    T OVL atom_add(volatile AS T *p, T v) { return __sync_fetch_and_add(p, v); } \
+    T OVL atom_sub(volatile AS T *p, T v) { return __sync_fetch_and_sub(p, v); } \
+    T OVL atom_xchg(volatile AS T *p, T v) { return __sync_swap(p, v); }       \
+    T OVL atom_inc(volatile AS T *p) { return __sync_fetch_and_add(p, (T)1); } \
+    T OVL atom_dec(volatile AS T *p) { return __sync_fetch_and_sub(p, (T)1); } \
+    T OVL atom_cmpxchg(volatile AS T *p, T cmp, T v)                           \
+    {                                                                          \
+        return __sync_val_compare_and_swap(p, cmp, v);                         \
+    }                                                                          \
+    T OVL atom_and(volatile AS T *p, T v) { return __sync_fetch_and_and(p, v); } \
+    T OVL atom_or(volatile AS T *p, T v) { return __sync_fetch_and_or(p, v); } \
+    T OVL atom_xor(volatile AS T *p, T v) { return __sync_fetch_and_xor(p, v); } \
+    T OVL atom_min(volatile AS T *p, T v)                                      \
+    {                                                                          \
+        T r;                                                                   \
+        __asm__ volatile("atom." SP ".min." PT " %0, [%1], %2;"                \
+                         : "=l"(r) : "l"(p), "l"(v) : "memory");               \
+        return r;                                                              \
+    }                                                                          \
+    T OVL atom_max(volatile AS T *p, T v)                                      \
+    {                                                                          \
+        T r;                                                                   \
+        __asm__ volatile("atom." SP ".max." PT " %0, [%1], %2;"                \
+                         : "=l"(r) : "l"(p), "l"(v) : "memory");               \
+        return r;                                                              \
+    }
+ATOM64(__global, "global", long, "s64")
+ATOM64(__global, "global", ulong, "u64")
+ATOM64(__local, "shared", long, "s64")
+ATOM64(__local, "shared", ulong, "u64")
