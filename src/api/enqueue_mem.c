@@ -353,11 +353,12 @@ cl_int hcqcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
 
 /* ---- Device-to-device copies on the compute engine ---------------- */
 
-/* Copies of at least this many bytes between two buffers in device memory
- * run as the built-in copy kernel on the compute channel: one copy engine
- * moves about 190 GB/s there, a kernel several TB/s. Smaller copies, and
- * any touching host memory (pinned, registered user pages), stay on a copy
- * engine: cheaper to start, and they overlap kernels. */
+/* Copies (and fills) of at least this many bytes between two buffers in
+ * device memory run as the built-in copy (fill) kernel on the compute
+ * channel: one copy engine moves about 190 GB/s there, a kernel several
+ * TB/s. Smaller ones, and any touching host memory (pinned, registered
+ * user pages), stay on a copy engine: cheaper to start, and they overlap
+ * kernels. */
 #define HCQCL_D2D_KERNEL_MIN ((size_t)1 << 20)
 
 static bool d2d_in_vidmem(cl_mem m, struct hcq_device *dev)
@@ -485,17 +486,27 @@ cl_int hcqcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
     if (err != CL_SUCCESS)
         return err;
 
+    /* Large fills of device memory: the built-in fill kernel, as copies. */
+    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    const bool kernel = d2d_on_compute(dev, buffer, buffer, size);
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin(q, CL_COMMAND_FILL_BUFFER, HCQCL_XFER_D2D, num_events_in_wait_list,
-                           event_wait_list, &cmd);
+    if (kernel)
+        err = hcqcl_cmd_begin(q, CL_COMMAND_FILL_BUFFER, HCQ_ENGINE_COMPUTE,
+                              num_events_in_wait_list, event_wait_list, &cmd);
+    else
+        err = hcqcl_xfer_begin(q, CL_COMMAND_FILL_BUFFER, HCQCL_XFER_D2D,
+                               num_events_in_wait_list, event_wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;
     hcqcl_cmd_retain_mem(&cmd, buffer);
-    struct hcq_device *dev = hcqcl_queue_device(q)->hw;
     uint64_t va = hcqcl_mem_va(buffer, dev) + offset;
     unsigned unit = fill_unit(pattern, pattern_size);
     if (size == 0)
         err = CL_SUCCESS;
+    else if (kernel)
+        err = hcq_builtin_fill(hcqcl_cmd_hq(&cmd), va, size, pattern, (unsigned)pattern_size) < 0
+                  ? CL_OUT_OF_RESOURCES
+                  : CL_SUCCESS;
     else if (unit)
         err = hcq_q_fill(hcqcl_cmd_hq(&cmd), va, size, pattern, unit) < 0 ? CL_OUT_OF_RESOURCES
                                                                            : CL_SUCCESS;

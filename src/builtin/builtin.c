@@ -32,10 +32,14 @@ static const struct {
 
 /* Parameter block of every copy kernel: dst, src, size. */
 #define COPY_PARAMS_SIZE 24u
+/* hcq_fill: dst, size, the 128-byte pattern (16-byte aligned). */
+#define FILL_PARAMS_SIZE 144u
+#define FILL_PERIOD 128u
 
 struct builtin_dev {
     struct hcq_program *prog;
     const struct hcq_kernel *copy[HCQ_BUILTIN_COPY_VARIANTS];
+    const struct hcq_kernel *fill;
 };
 
 /* Set once, under builtin_lock, when the device's program is loaded. */
@@ -123,6 +127,16 @@ static int builtin_load(struct hcq_device *dev, struct builtin_dev **out)
         }
         bd->copy[v] = k;
     }
+    if (rc == 0) {
+        struct hcq_kernel_info ki;
+        bd->fill = hcq_program_kernel(bd->prog, "hcq_fill");
+        if (bd->fill)
+            hcq_kernel_get_info(bd->fill, &ki);
+        if (!bd->fill || ki.param_size != FILL_PARAMS_SIZE || ki.local_per_thread) {
+            CORE_ERR("core: built-in kernels: hcq_fill missing or not as built");
+            rc = -EINVAL;
+        }
+    }
     if (rc) {
         hcq_program_unload(bd->prog);
         hcq_device_close(dev);
@@ -200,4 +214,36 @@ int hcq_builtin_copy(struct hcq_queue *compute_q, uint64_t dst, uint64_t src, ui
 {
     return hcq_builtin_copy_ex(compute_q, dst, src, size, HCQ_BUILTIN_COPY_U4, 0,
                                HCQ_BUILTIN_COPY_THREADS);
+}
+
+int hcq_builtin_fill(struct hcq_queue *q, uint64_t dst, uint64_t size, const void *pattern,
+                     unsigned pattern_size)
+{
+    if (!q || q->engine != HCQ_ENGINE_COMPUTE || !pattern || !util_is_pow2(pattern_size) ||
+        pattern_size > FILL_PERIOD)
+        return -EINVAL;
+    int rc = hcq_builtin_prepare(q->dev);
+    if (rc)
+        return rc;
+    if (!size)
+        return 0;
+    const struct builtin_dev *bd =
+        atomic_load_explicit(&builtin_loaded[q->dev->index], memory_order_acquire);
+    /* The pattern repeated to 128 bytes, rotated so that the kernel's
+     * 16-byte units (from the first 16-byte aligned byte) start at word 0. */
+    const uint64_t head = UTIL_MIN((0 - dst) & 15, size);
+    const uint8_t *p = pattern;
+    uint64_t params[FILL_PARAMS_SIZE / 8] = {dst, size};
+    uint8_t *period = (uint8_t *)&params[2];
+    for (unsigned m = 0; m < FILL_PERIOD; m++)
+        period[m] = p[(m + head) % pattern_size];
+    const uint32_t threads = HCQ_BUILTIN_COPY_THREADS;
+    /* Sized like a copy of 16-byte units: same rows. */
+    const struct hcq_launch l = {
+        .grid = {hcq_builtin_copy_blocks(&q->dev->info, dst, dst, size, 4, threads), 1, 1},
+        .block = {threads, 1, 1},
+        .params = params,
+        .params_size = sizeof(params),
+    };
+    return hcq_q_exec(q, bd->fill, &l);
 }

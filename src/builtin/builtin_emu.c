@@ -58,6 +58,44 @@ static void host_copy_u4(const struct emu_block *b) { host_copy(b, 4); }
 static void host_copy_u2(const struct emu_block *b) { host_copy(b, 2); }
 static void host_copy_u8(const struct emu_block *b) { host_copy(b, 8); }
 
+/* hcq_fill(dst, size, q[128]): byte j of the range is q[(j - head) % 128]. */
+static void host_fill(const struct emu_block *b)
+{
+    const uint64_t dst = emu_param_u64(b, 0), size = emu_param_u64(b, 8);
+    if (b->param_size < 16 + 128)
+        return;
+    const uint8_t *q = b->params + 16;
+    const uint64_t threads = b->block[0], blocks = b->grid[0], id = b->block_id[0];
+    const uint64_t head = UTIL_MIN((0 - dst) & 15, size);
+    const uint64_t n = (size - head) / 16, tail_at = head + n * 16;
+    if (id == 0) {
+        uint64_t cnt = UTIL_MIN(head, threads);
+        uint8_t *d = cnt ? b->ptr(b, dst, cnt) : NULL;
+        if (cnt && !d)
+            return;
+        for (uint64_t j = 0; j < cnt; j++)
+            d[j] = q[(j - head) & 127];
+    }
+    if (id == blocks - 1) {
+        uint64_t cnt = UTIL_MIN(size - tail_at, threads);
+        uint8_t *d = cnt ? b->ptr(b, dst + tail_at, cnt) : NULL;
+        if (cnt && !d)
+            return;
+        for (uint64_t j = 0; j < cnt; j++)
+            d[j] = q[(tail_at - head + j) & 127];
+    }
+    const uint64_t row = threads * 4, step = blocks * row;
+    for (uint64_t r = id * row; r < n; r += step) {
+        uint64_t units = UTIL_MIN(row, n - r);
+        uint8_t *d = b->ptr(b, dst + head + r * 16, units * 16);
+        if (!d)
+            return;
+        /* Rows start at multiples of 8 units: unit u holds word u % 8. */
+        for (uint64_t u = 0; u < units; u++)
+            memcpy(d + u * 16, q + (u & 7) * 16, 16);
+    }
+}
+
 int hcq_builtin_emu_register(struct emu_kernel_registry *reg)
 {
 #if HCQCL_BUILTIN_KERNELS
@@ -78,12 +116,15 @@ int hcq_builtin_emu_register(struct emu_kernel_registry *reg)
             return -EINVAL;
         rc = reg->add(reg, hcq_builtin_copy_name(fns[i].v), fns[i].fn);
     }
+    if (rc == 0)
+        rc = reg->add(reg, "hcq_fill", host_fill);
     return rc;
 #else
     (void)reg;
     (void)host_copy_u4;
     (void)host_copy_u2;
     (void)host_copy_u8;
+    (void)host_fill;
     return -ENOTSUP;
 #endif
 }

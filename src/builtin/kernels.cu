@@ -120,3 +120,70 @@ extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_u8(uint64_t dst, 
 {
     copy_d2d<8>(dst, src, size);
 }
+
+// hcq_fill(dst, size, q): fill size bytes at dst with a pattern of a power
+// of two up to 128 bytes. builtin.c passes the pattern repeated to 128
+// bytes and rotated by the head (bytes before dst is 16-byte aligned,
+// at most size): byte j of the range is q[(j - head) mod 128]. The body
+// is 16-byte units split in rows as for the copy (U = 4); unit i holds
+// q's 16-byte word i mod 8, and since rows start at multiples of 8 units
+// and blockDim.x is a multiple of 8, that is word threadIdx.x mod 8 for
+// every unit a thread stores. Head bytes go in block 0, tail bytes in
+// the last block, one per thread.
+struct hcq_fill_pattern {
+    uint4 v[8];
+};
+
+// Word k of q, chosen with selects: indexing the parameter by a register
+// would copy it to local memory.
+__device__ __forceinline__ uint4 fill_word(const hcq_fill_pattern &q, unsigned k)
+{
+    uint4 v = q.v[0];
+#pragma unroll
+    for (unsigned i = 1; i < 8; i++)
+        if (k == i)
+            v = q.v[i];
+    return v;
+}
+
+__device__ __forceinline__ unsigned char fill_byte(const hcq_fill_pattern &q, unsigned m)
+{
+    uint4 v = fill_word(q, (m >> 4) & 7);
+    unsigned w = (m >> 2) & 3;
+    unsigned x = w == 0 ? v.x : w == 1 ? v.y : w == 2 ? v.z : v.w;
+    return (unsigned char)(x >> (8 * (m & 3)));
+}
+
+extern "C" __global__ void __launch_bounds__(512) hcq_fill(uint64_t dst, uint64_t size,
+                                                           hcq_fill_pattern q)
+{
+    uint64_t head = (0 - dst) & 15;
+    if (head > size)
+        head = size;
+    const uint64_t n = (size - head) / 16;
+    const uint64_t tail_at = head + n * 16;
+    unsigned char *db = (unsigned char *)dst;
+    const unsigned t = threadIdx.x;
+    if (blockIdx.x == 0 && t < head)
+        db[t] = fill_byte(q, (unsigned)(t - head));
+    if (blockIdx.x == gridDim.x - 1 && t < size - tail_at)
+        db[tail_at + t] = fill_byte(q, (unsigned)(tail_at - head + t));
+
+    const int U = 4;
+    const uint4 v = fill_word(q, t & 7);
+    uint4 *d = (uint4 *)(db + head);
+    const uint64_t bd = blockDim.x;
+    const uint64_t step = (uint64_t)gridDim.x * bd * U;
+    uint64_t i = (uint64_t)blockIdx.x * bd * U + t;
+    for (; i + (U - 1) * bd < n; i += step) {
+#pragma unroll
+        for (int k = 0; k < U; k++)
+            __stcs(d + i + k * bd, v);
+    }
+#pragma unroll
+    for (int k = 0; k < U; k++) {
+        uint64_t j = i + k * bd;
+        if (j < n)
+            __stcs(d + j, v);
+    }
+}

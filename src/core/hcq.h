@@ -289,5 +289,11 @@ int hcq_builtin_prepare(struct hcq_device *dev);
  * 0, -EINVAL for a copy queue, -ENOTSUP without built-in kernels, or
  * hcq_q_exec's error. */
 int hcq_builtin_copy(struct hcq_queue *compute_q, uint64_t dst, uint64_t src, uint64_t size);
+/* Record a fill of size bytes at dst with a pattern of pattern_size
+ * bytes (a power of two up to 128; byte j gets pattern[j % pattern_size])
+ * as a kernel launch on a COMPUTE queue. pattern is copied. Same contract
+ * as hcq_builtin_copy. */
+int hcq_builtin_fill(struct hcq_queue *compute_q, uint64_t dst, uint64_t size,
+                     const void *pattern, unsigned pattern_size);
 
 #endif

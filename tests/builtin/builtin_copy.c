@@ -11,6 +11,8 @@
  *    offsets that share no alignment;
  *  - sub-buffers with offsets, a copy inside one buffer, a host-memory
  *    (CL_MEM_ALLOC_HOST_PTR) source;
+ *  - clEnqueueFillBuffer with every pattern size, on both sides of the
+ *    1 MiB switch (the fill kernel and the copy engine);
  *  - order in an in-order queue between writes on a copy engine and
  *    kernel copies (read after write and write after read), a wait on a
  *    user event in an out-of-order queue, a failed dependency, and
@@ -158,6 +160,27 @@ static void test_sub_buffers(void)
     CL_OK(clReleaseMemObject(h));
 }
 
+/* clEnqueueFillBuffer: 1 MiB and more of device memory runs the fill
+ * kernel, less a copy engine; every pattern size. */
+static void test_fill(void)
+{
+    size_t at = 0;
+    for (size_t ps = 1; ps <= 128; ps *= 2) {
+        uint8_t pat[128];
+        randomize(pat, ps);
+        const size_t sizes[] = {MIB + 8 * ps, 4096 * ps, 2 * MIB + 128 * ps};
+        for (size_t k = 0; k < 3; k++) {
+            size_t off = (at + ps * (k + 1) + 127) / ps * ps, n = sizes[k];
+            CL_OK(clEnqueueFillBuffer(q, dst, pat, ps, off, n, 0, NULL, NULL));
+            for (size_t j = 0; j < n; j++)
+                want[off + j] = pat[j % ps];
+            at = off + n;
+        }
+    }
+    REQUIRE(at <= BUF);
+    verify(0, at, "fills");
+}
+
 static void test_order(void)
 {
     /* In order: write (copy engine), kernel copy, write again, copy. */
@@ -260,6 +283,7 @@ int main(void)
     test_alignments();
     test_sizes();
     test_sub_buffers();
+    test_fill();
     test_order();
     test_profiling();
 

@@ -10,6 +10,8 @@
  *    launch shapes that make blocks loop over many rows, leave blocks
  *    without rows, use one warp per block, or the default shape, for each
  *    kernel variant (2, 4, 8 units per thread and row);
+ *  - fills with patterns of 1 .. 128 bytes at every phase, small to
+ *    multi-row sizes;
  *  - the default block count, and the verbs' argument errors.
  */
 #include "core_test.h"
@@ -122,6 +124,38 @@ static void test_shapes(struct hcq_queue *q, struct bufs *b)
         }
 }
 
+/* Fills: every pattern size at several offsets (multiples of the pattern
+ * size, as OpenCL gives them, and others), small, odd and multi-row
+ * sizes, guard bytes around each range. */
+static void test_fill(struct hcq_queue *q, struct bufs *b)
+{
+    static const uint64_t sizes[] = {1, 15, 16, 17, 100, 1000, 4096 + 48, (1u << 20) + 3 * 128};
+    for (unsigned ps = 1; ps <= 128; ps *= 2)
+        for (size_t k = 0; k < UTIL_ARRAY_SIZE(sizes); k++) {
+            const uint64_t n = sizes[k] - sizes[k] % ps ? sizes[k] - sizes[k] % ps : ps;
+            const uint64_t stride = util_align_up(n + 3 * 128, 128);
+            uint8_t pat[128];
+            for (unsigned i = 0; i < ps; i++)
+                pat[i] = rnd8();
+            bufs_reset(b, 8 * stride);
+            for (unsigned o = 0; o < 8; o++) {
+                /* Even o: a multiple of ps (as OpenCL gives them); odd o: not. */
+                uint64_t at = o * stride + 128 + o * ps + (o & 1 ? o : 0);
+                for (uint64_t j = 0; j < n; j++)
+                    b->want[at + j] = pat[j % ps];
+                EXPECT_EQ(hcq_builtin_fill(q, b->dst->va + at, n, pat, ps), 0);
+            }
+            finish(q);
+            long d = first_diff(b);
+            EXPECT(d < 0, "fill %llu bytes, pattern %u: first wrong byte at %ld",
+                   (unsigned long long)n, ps, d);
+        }
+    EXPECT_EQ(hcq_builtin_fill(q, b->dst->va, 64, "abc", 3), -EINVAL);
+    EXPECT_EQ(hcq_builtin_fill(q, b->dst->va, 64, NULL, 4), -EINVAL);
+    uint8_t big[256] = {0};
+    EXPECT_EQ(hcq_builtin_fill(q, b->dst->va, 512, big, 256), -EINVAL);
+}
+
 static void test_rules(struct hcq_device *dev, struct hcq_queue *q, struct bufs *b)
 {
     const struct hcq_device_info *di = hcq_device_info(dev);
@@ -172,6 +206,7 @@ int main(void)
 
     test_alignments(q, &b);
     test_shapes(q, &b);
+    test_fill(q, &b);
     test_rules(dev, q, &b);
 
     free(b.want);
