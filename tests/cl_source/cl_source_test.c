@@ -372,8 +372,8 @@ static void print_build_log(cl_program p, cl_device_id dev)
     free(log);
 }
 
-/* The kernels, their argument metadata (the struct argument's type name
- * and size-bearing qualifiers come from the source), both programs. */
+/* The kernels and the struct argument's metadata (type and argument
+ * names: the build asks for -cl-kernel-arg-info), in either program. */
 static void check_kernel_info(cl_program p, const char *from)
 {
     size_t n = 0;
