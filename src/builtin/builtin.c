@@ -118,7 +118,7 @@ static int builtin_load(struct hcq_device *dev, struct builtin_dev **out)
     cubin_free(cb);
     for (unsigned v = 0; rc == 0 && v < HCQ_BUILTIN_COPY_VARIANTS; v++) {
         const struct hcq_kernel *k = hcq_program_kernel(bd->prog, copy_variants[v].name);
-        struct hcq_kernel_info ki;
+        struct hcq_kernel_info ki = {0};
         if (k)
             hcq_kernel_get_info(k, &ki);
         if (!k || ki.param_size != COPY_PARAMS_SIZE || ki.local_per_thread) {
@@ -128,7 +128,7 @@ static int builtin_load(struct hcq_device *dev, struct builtin_dev **out)
         bd->copy[v] = k;
     }
     if (rc == 0) {
-        struct hcq_kernel_info ki;
+        struct hcq_kernel_info ki = {0};
         bd->fill = hcq_program_kernel(bd->prog, "hcq_fill");
         if (bd->fill)
             hcq_kernel_get_info(bd->fill, &ki);
