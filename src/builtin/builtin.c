@@ -28,6 +28,7 @@ static const struct {
     [HCQ_BUILTIN_COPY_U4] = {"hcq_copy_d2d", 4},
     [HCQ_BUILTIN_COPY_U2] = {"hcq_copy_d2d_u2", 2},
     [HCQ_BUILTIN_COPY_U8] = {"hcq_copy_d2d_u8", 8},
+    [HCQ_BUILTIN_COPY_BULK] = {"hcq_copy_d2d_bulk", 4},
 };
 
 /* Parameter block of every copy kernel: dst, src, size. */
@@ -196,14 +197,23 @@ int hcq_builtin_copy_ex(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_
         return 0;
     const struct builtin_dev *bd =
         atomic_load_explicit(&builtin_loaded[q->dev->index], memory_order_acquire);
-    if (!blocks)
-        blocks = hcq_builtin_copy_blocks(&q->dev->info, dst, src, size, copy_variants[v].unroll,
-                                         threads);
+    const struct hcq_device_info *di = &q->dev->info;
+    const uint64_t x = (dst ^ src) | 16;
+    const bool bulk = v == HCQ_BUILTIN_COPY_BULK && (x & (0 - x)) == 16;
+    if (!blocks && bulk) {
+        uint64_t body = size - UTIL_MIN((0 - dst) & 15, size);
+        uint64_t chunks = (body + HCQ_BUILTIN_BULK_CHUNK - 1) / HCQ_BUILTIN_BULK_CHUNK;
+        uint64_t cap = (uint64_t)UTIL_MAX(di->sm_count, 1u) * HCQ_BUILTIN_BULK_BLOCKS_PER_SM;
+        blocks = (uint32_t)UTIL_MAX(UTIL_MIN(chunks, cap), 1ull);
+    } else if (!blocks) {
+        blocks = hcq_builtin_copy_blocks(di, dst, src, size, copy_variants[v].unroll, threads);
+    }
     const uint64_t params[3] = {dst, src, size};
     _Static_assert(sizeof(params) == COPY_PARAMS_SIZE, "copy kernel parameters");
     const struct hcq_launch l = {
         .grid = {blocks, 1, 1},
         .block = {threads, 1, 1},
+        .dynamic_shared = bulk ? HCQ_BUILTIN_BULK_CHUNK * HCQ_BUILTIN_BULK_STAGES : 0,
         .params = params,
         .params_size = sizeof(params),
     };

@@ -39,7 +39,22 @@ enum hcq_builtin_copy_variant {
     HCQ_BUILTIN_COPY_U4, /* "hcq_copy_d2d": the one hcq_builtin_copy uses */
     HCQ_BUILTIN_COPY_U2, /* "hcq_copy_d2d_u2" */
     HCQ_BUILTIN_COPY_U8, /* "hcq_copy_d2d_u8" */
+    /* "hcq_copy_d2d_bulk": the w = 16 body in chunks of
+     * HCQ_BUILTIN_BULK_CHUNK bytes (the last one shorter) dealt to blocks
+     * round robin (block b: chunks b, b + gridDim.x, ...), moved by
+     * thread 0 with TMA bulk copies through HCQ_BUILTIN_BULK_STAGES
+     * shared-memory buffers; head and tail as above; w < 16 copies split
+     * as U4. */
+    HCQ_BUILTIN_COPY_BULK,
     HCQ_BUILTIN_COPY_VARIANTS
+};
+
+/* The bulk variant's chunk and stages (kernels.cu HCQ_BULK_*: keep equal)
+ * and blocks per SM (two fit with STAGES x CHUNK of shared memory each). */
+enum {
+    HCQ_BUILTIN_BULK_CHUNK = 16384,
+    HCQ_BUILTIN_BULK_STAGES = 6,
+    HCQ_BUILTIN_BULK_BLOCKS_PER_SM = 2,
 };
 
 /* Kernel name and U of a variant (NULL / 0 for an unknown one). */

@@ -54,6 +54,30 @@ static void host_copy(const struct emu_block *b, unsigned unroll)
     }
 }
 
+/* hcq_copy_d2d_bulk: chunks of the w = 16 body, round robin. */
+static void host_copy_bulk(const struct emu_block *b)
+{
+    const uint64_t dst = emu_param_u64(b, 0), src = emu_param_u64(b, 8),
+                   size = emu_param_u64(b, 16);
+    const uint64_t x = (dst ^ src) | 16;
+    if ((x & (0 - x)) != 16) {
+        host_copy(b, 4);
+        return;
+    }
+    const uint64_t threads = b->block[0], blocks = b->grid[0], id = b->block_id[0];
+    const uint64_t head = UTIL_MIN((0 - dst) & 15, size);
+    const uint64_t body = (size - head) / 16 * 16, tail_at = head + body;
+    if (id == 0 && !emu_move(b, dst, src, UTIL_MIN(head, threads)))
+        return;
+    if (id == blocks - 1 &&
+        !emu_move(b, dst + tail_at, src + tail_at, UTIL_MIN(size - tail_at, threads)))
+        return;
+    const uint64_t chunk = HCQ_BUILTIN_BULK_CHUNK;
+    for (uint64_t off = id * chunk; off < body; off += blocks * chunk)
+        if (!emu_move(b, dst + head + off, src + head + off, UTIL_MIN(chunk, body - off)))
+            return;
+}
+
 static void host_copy_u4(const struct emu_block *b) { host_copy(b, 4); }
 static void host_copy_u2(const struct emu_block *b) { host_copy(b, 2); }
 static void host_copy_u8(const struct emu_block *b) { host_copy(b, 8); }
@@ -107,6 +131,7 @@ int hcq_builtin_emu_register(struct emu_kernel_registry *reg)
         {HCQ_BUILTIN_COPY_U4, 4, host_copy_u4},
         {HCQ_BUILTIN_COPY_U2, 2, host_copy_u2},
         {HCQ_BUILTIN_COPY_U8, 8, host_copy_u8},
+        {HCQ_BUILTIN_COPY_BULK, 4, host_copy_bulk},
     };
     _Static_assert(UTIL_ARRAY_SIZE(fns) == HCQ_BUILTIN_COPY_VARIANTS, "a host version per kernel");
     int rc = reg->add_cubin(reg, hcq_builtin_cubin, hcq_builtin_cubin_size);
@@ -125,6 +150,7 @@ int hcq_builtin_emu_register(struct emu_kernel_registry *reg)
     (void)host_copy_u2;
     (void)host_copy_u8;
     (void)host_fill;
+    (void)host_copy_bulk;
     return -ENOTSUP;
 #endif
 }

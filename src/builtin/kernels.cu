@@ -187,3 +187,121 @@ extern "C" __global__ void __launch_bounds__(512) hcq_fill(uint64_t dst, uint64_
             __stcs(d + j, v);
     }
 }
+
+// hcq_copy_d2d_bulk(dst, src, size): the copy through the Tensor Memory
+// Accelerator's 1-D bulk copies (cp.async.bulk), global -> shared ->
+// global, for tuning runs against the load/store kernels. Only the body
+// of a w = 16 copy goes this way: it is cut in chunks of
+// HCQ_BULK_CHUNK bytes (the last one shorter, a multiple of 16), dealt
+// to blocks round robin (block b: chunks b, b + gridDim.x, ...), and
+// thread 0 of each block streams its chunks through HCQ_BULK_STAGES
+// shared-memory buffers (dynamic shared memory: STAGES x CHUNK bytes),
+// keeping STAGES - 1 loads in flight. Head and tail bytes are as for the
+// other copies; w < 16 copies take the U = 4 path.
+#define HCQ_BULK_CHUNK 16384u
+#define HCQ_BULK_STAGES 6u
+
+__device__ __forceinline__ uint32_t smem_addr(const void *p)
+{
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+__device__ __forceinline__ void bulk_load(uint32_t sdst, uint64_t gsrc, uint32_t bytes,
+                                          uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                 :
+                 : "r"(bar), "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];"
+                 :
+                 : "r"(sdst), "l"(gsrc), "r"(bytes), "r"(bar)
+                 : "memory");
+}
+
+__device__ __forceinline__ void bulk_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done = 0;
+    while (!done)
+        asm volatile("{\n\t.reg .pred p;\n\t"
+                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+                     "selp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done)
+                     : "r"(bar), "r"(parity)
+                     : "memory");
+}
+
+__device__ __forceinline__ void bulk_store(uint64_t gdst, uint32_t ssrc, uint32_t bytes)
+{
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                 :
+                 : "l"(gdst), "r"(ssrc), "r"(bytes)
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_bulk(uint64_t dst, uint64_t src,
+                                                                    uint64_t size)
+{
+    const uint64_t x = (dst ^ src) | 16;
+    if ((x & (0 - x)) != 16) {
+        copy_d2d<4>(dst, src, size);
+        return;
+    }
+    __shared__ uint64_t bars[HCQ_BULK_STAGES];
+    extern __shared__ __align__(128) unsigned char stage[];
+    uint64_t head = (0 - dst) & 15;
+    if (head > size)
+        head = size;
+    const uint64_t body = (size - head) / 16 * 16;
+    const uint64_t tail_at = head + body;
+    const unsigned char *sb = (const unsigned char *)src;
+    unsigned char *db = (unsigned char *)dst;
+    if (blockIdx.x == 0 && threadIdx.x < head)
+        db[threadIdx.x] = sb[threadIdx.x];
+    if (blockIdx.x == gridDim.x - 1 && threadIdx.x < size - tail_at)
+        db[tail_at + threadIdx.x] = sb[tail_at + threadIdx.x];
+    if (threadIdx.x != 0)
+        return;
+
+    const uint64_t nchunks = (body + HCQ_BULK_CHUNK - 1) / HCQ_BULK_CHUNK;
+    const uint64_t first = blockIdx.x, step = gridDim.x;
+    if (first >= nchunks)
+        return;
+    // Chunks of this block: first + j * step for j < mine.
+    const uint64_t mine = (nchunks - first + step - 1) / step;
+    for (unsigned s = 0; s < HCQ_BULK_STAGES; s++)
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bars[s]))
+                     : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+
+    const uint64_t gsrc = src + head, gdst = dst + head;
+    const uint32_t sbase = smem_addr(stage);
+    // Load j goes into stage j % STAGES.
+    for (uint64_t j = 0; j < mine && j < HCQ_BULK_STAGES - 1; j++) {
+        uint64_t off = (first + j * step) * HCQ_BULK_CHUNK;
+        uint32_t bytes = (uint32_t)min((uint64_t)HCQ_BULK_CHUNK, body - off);
+        bulk_load(sbase + (uint32_t)(j % HCQ_BULK_STAGES) * HCQ_BULK_CHUNK, gsrc + off, bytes,
+                  smem_addr(&bars[j % HCQ_BULK_STAGES]));
+    }
+    for (uint64_t j = 0; j < mine; j++) {
+        const uint32_t s = (uint32_t)(j % HCQ_BULK_STAGES);
+        const uint64_t off = (first + j * step) * HCQ_BULK_CHUNK;
+        const uint32_t bytes = (uint32_t)min((uint64_t)HCQ_BULK_CHUNK, body - off);
+        bulk_wait(smem_addr(&bars[s]), (uint32_t)((j / HCQ_BULK_STAGES) & 1));
+        bulk_store(gdst + off, sbase + s * HCQ_BULK_CHUNK, bytes);
+        // Refill: load j + STAGES - 1 goes into the stage store j - 1 used;
+        // that store must have finished reading it.
+        const uint64_t l = j + HCQ_BULK_STAGES - 1;
+        if (l < mine) {
+            asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+            const uint64_t loff = (first + l * step) * HCQ_BULK_CHUNK;
+            const uint32_t ls = (uint32_t)(l % HCQ_BULK_STAGES);
+            bulk_load(sbase + ls * HCQ_BULK_CHUNK, gsrc + loff,
+                      (uint32_t)min((uint64_t)HCQ_BULK_CHUNK, body - loff),
+                      smem_addr(&bars[ls]));
+        }
+    }
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}

@@ -1,7 +1,7 @@
 /*
  * builtin_bench.c — tuning runs for the built-in copy kernel on the GPU:
- * every kernel variant (2, 4, 8 units per thread and row) x threads per
- * block x blocks, copying between two HCQ_MEM_DEVICE buffers, timed by
+ * every kernel variant (2, 4, 8 units per thread and row; TMA bulk
+ * copies) x threads per block x blocks, copying between two HCQ_MEM_DEVICE buffers, timed by
  * the GPU timestamps of releases around a batch of back-to-back launches.
  * Prints one line per shape (read + write counted, GB/s) and the best,
  * then checks that a copy with the default shape moved the right bytes
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
     printf("builtin_bench: %s, %u SMs, %llu MiB, offsets %llu -> %llu, %d launches per shape\n",
            di->name, di->sm_count, (unsigned long long)(size >> 20), (unsigned long long)soff,
            (unsigned long long)doff, reps);
-    printf("%-16s %7s %8s %10s\n", "kernel", "threads", "blocks", "GB/s r+w");
+    printf("%-18s %7s %8s %10s\n", "kernel", "threads", "blocks", "GB/s r+w");
     const uint64_t dst = b->va + doff, src = a->va + soff;
     /* Blocks per SM; 0: the default rule; ROWS: one block per row. */
     enum { ROWS = 1000 };
@@ -140,6 +140,13 @@ int main(int argc, char **argv)
         for (size_t t = 0; t < UTIL_ARRAY_SIZE(threads_all); t++)
             for (size_t p = 0; p < UTIL_ARRAY_SIZE(per_sm_all); p++) {
                 uint32_t threads = threads_all[t];
+                /* The bulk kernel moves its body from one thread: one
+                 * warp per block, up to 2 blocks per SM, or the default. */
+                if (v == HCQ_BUILTIN_COPY_BULK) {
+                    if (t || per_sm_all[p] > 2 || per_sm_all[p] == ROWS)
+                        continue;
+                    threads = 32;
+                }
                 uint32_t blocks = per_sm_all[p] * di->sm_count;
                 if (per_sm_all[p] == ROWS)
                     blocks = rows_of(dst, src, size, hcq_builtin_copy_unroll(v), threads);
@@ -150,9 +157,16 @@ int main(int argc, char **argv)
                                         : hcq_builtin_copy_blocks(di, dst, src, size,
                                                                   hcq_builtin_copy_unroll(v),
                                                                   threads);
+                if (!blocks && v == HCQ_BUILTIN_COPY_BULK && !((dst ^ src) & 15)) {
+                    uint64_t chunks = (size - ((0 - dst) & 15) + HCQ_BUILTIN_BULK_CHUNK - 1) /
+                                      HCQ_BUILTIN_BULK_CHUNK;
+                    shown = (uint32_t)UTIL_MAX(
+                        UTIL_MIN(chunks, (uint64_t)di->sm_count * HCQ_BUILTIN_BULK_BLOCKS_PER_SM),
+                        1ull);
+                }
                 double gbs = run(dst, src, size, v, blocks, threads, reps);
                 char line[96];
-                snprintf(line, sizeof(line), "%-16s %7u %8u %10.1f%s", hcq_builtin_copy_name(v),
+                snprintf(line, sizeof(line), "%-18s %7u %8u %10.1f%s", hcq_builtin_copy_name(v),
                          threads, shown, gbs, blocks ? "" : "  (default rule)");
                 printf("%s\n", line);
                 if (gbs > best) {
