@@ -7,11 +7,12 @@
  * then checks that a copy with the default shape moved the right bytes
  * (read back through a copy queue).
  *
- *   builtin_bench [--size MiB] [--reps N] [--quick] [--offsets S D]
+ *   builtin_bench [--size MiB] [--reps N] [--quick] [--offsets S D] [--bulk]
  *
  * --quick: the default shape and two others, few repetitions (the
  * emulated device in CI runs it as a smoke test). --offsets: byte offsets
- * of source and destination (unaligned copies: narrower units).
+ * of source and destination (unaligned copies: narrower units). --bulk:
+ * also the TMA bulk variant, last (run builtin_core --bulk first).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
 {
     uint64_t size = 256ull << 20, soff = 0, doff = 0;
     int reps = 20;
-    bool quick = false;
+    bool quick = false, bulk = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--size") && i + 1 < argc)
             size = strtoull(argv[++i], NULL, 0) << 20;
@@ -83,12 +84,14 @@ int main(int argc, char **argv)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--bulk"))
+            bulk = true;
         else if (!strcmp(argv[i], "--offsets") && i + 2 < argc) {
             soff = strtoull(argv[++i], NULL, 0);
             doff = strtoull(argv[++i], NULL, 0);
         } else {
             fprintf(stderr, "usage: builtin_bench [--size MiB] [--reps N] [--quick] "
-                            "[--offsets S D]\n");
+                            "[--offsets S D] [--bulk]\n");
             return 2;
         }
     }
@@ -143,7 +146,7 @@ int main(int argc, char **argv)
                 /* The bulk kernel moves its body from one thread: one
                  * warp per block, up to 2 blocks per SM, or the default. */
                 if (v == HCQ_BUILTIN_COPY_BULK) {
-                    if (t || per_sm_all[p] > 2 || per_sm_all[p] == ROWS)
+                    if (!bulk || t || per_sm_all[p] > 2 || per_sm_all[p] == ROWS)
                         continue;
                     threads = 32;
                 }
