@@ -425,7 +425,7 @@ static void *notifier_main(void *arg)
                 hcqcl_event_ref(g);
             pthread_mutex_unlock(&T.lock);
             if (g) {
-                hcq_signal_wait_since(g->gpu_sig, g->gpu_val, 1000000, 0);
+                hcq_signal_wait_since(g->gpu_sig, g->gpu_val, 4000000, 0);
                 hcqcl_event_unref(g);
                 continue;
             }
@@ -496,7 +496,7 @@ cl_int hcqcl_event_wait(cl_event e)
         if (ph == HCQCL_PH_GPU) {
             /* Spins briefly then sleeps in the core; the tracker pass
              * above turns the release into a final status. */
-            hcq_signal_wait_since(e->gpu_sig, e->gpu_val, 2000000, since);
+            hcq_signal_wait_since(e->gpu_sig, e->gpu_val, 100000000, since);
             continue;
         }
         pthread_mutex_lock(&T.lock);

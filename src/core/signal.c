@@ -151,10 +151,10 @@ static inline void cpu_relax(void)
  * wake-up latency, so spinning past the common case keeps the tail short.
  * Then each sleep lasts half of the time waited so far, between
  * WAIT_SLEEP_MIN_NS and WAIT_SLEEP_MAX_NS: a long wait costs about a
- * thousand wake-ups a second and oversleeps by at most a third. */
+ * hundred wake-ups a second and oversleeps by at most a third. */
 #define WAIT_SPIN_NS 75000ull
 #define WAIT_SLEEP_MIN_NS 5000ull
-#define WAIT_SLEEP_MAX_NS 1000000ull
+#define WAIT_SLEEP_MAX_NS 10000000ull
 #define WAIT_LOST_CHECK_NS 1000000ull
 
 int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns)

@@ -145,6 +145,31 @@ static int emu_ioctl(void *ctx, int fd, unsigned long request, void *arg)
     return rc;
 }
 
+/* CPU views handed out as the backing store's own address (see emu_mmap),
+ * under emu.lock. Each holds a reference to its memory: like a real
+ * mapping, it outlives the RM object until it is unmapped. */
+struct direct_view {
+    void *addr;
+    size_t len;
+    struct emu_mem *mem;
+};
+static struct direct_view *views;
+static size_t nviews, capviews;
+
+static bool view_add(void *addr, size_t len, struct emu_mem *mem)
+{
+    if (nviews == capviews) {
+        size_t cap = capviews ? capviews * 2 : 64;
+        struct direct_view *v = realloc(views, cap * sizeof(*v));
+        if (!v)
+            return false;
+        views = v;
+        capviews = cap;
+    }
+    views[nviews++] = (struct direct_view){addr, len, emu_mem_ref(mem)};
+    return true;
+}
+
 static void *emu_mmap(void *ctx, void *addr, size_t length, int prot, int flags, int fd,
                       off_t offset)
 {
@@ -178,6 +203,15 @@ static void *emu_mmap(void *ctx, void *addr, size_t length, int prot, int flags,
             }
         }
         r = mremap(src, 0, length, MREMAP_MAYMOVE | MREMAP_FIXED, at);
+    } else if (prot == (PROT_READ | PROT_WRITE)) {
+        /* Anywhere: the backing store itself. The model then reads and
+         * writes the very addresses the CPU side does, so the release and
+         * acquire pairs between them (GP_PUT, semaphores) are visible to
+         * ThreadSanitizer, which would see two aliases as unrelated. */
+        r = view_add(src, length, f->map_mem) ? src : MAP_FAILED;
+        if (r == MAP_FAILED)
+            err = ENOMEM;
+        goto out;
     } else {
         r = mremap(src, 0, length, MREMAP_MAYMOVE);
     }
@@ -199,6 +233,17 @@ out:
 
 static int emu_munmap(void *ctx, void *addr, size_t length)
 {
+    pthread_mutex_lock(&emu.lock);
+    for (size_t i = nviews; i-- > 0;) {
+        if (views[i].addr == addr && views[i].len == length) {
+            struct emu_mem *m = views[i].mem;
+            views[i] = views[--nviews];
+            emu_mem_unref(m);
+            pthread_mutex_unlock(&emu.lock);
+            return 0;
+        }
+    }
+    pthread_mutex_unlock(&emu.lock);
     return munmap(addr, length) == 0 ? 0 : -errno;
 }
 
