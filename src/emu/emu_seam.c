@@ -7,10 +7,12 @@
  * with its own UUID, PCI bus, page table and usermode page. Memory size:
  * min(host RAM / 4, 16 GiB) per GPU, backed lazily.
  *
- * A CPU mapping is a second view of the object's shared backing store
- * (mremap with old_size 0), so CPU and GPU see the same bytes, wherever
- * the caller places it. As with the real driver, RM_MAP_MEMORY arms one
- * mapping context on a fresh fd and mmap of that fd consumes it.
+ * A CPU mapping placed anywhere is the backing store itself (one address
+ * for CPU and model, which ThreadSanitizer needs to see their
+ * synchronisation); one at a fixed address is a second view of the shared
+ * backing store (mremap with old_size 0). Either way CPU and GPU see the
+ * same bytes. As with the real driver, RM_MAP_MEMORY arms one mapping
+ * context on a fresh fd and mmap of that fd consumes it.
  *
  * Locking: every entry point takes emu.lock; the GPU workers never do.
  */
