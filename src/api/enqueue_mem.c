@@ -168,6 +168,10 @@ static int xfer_chunk(struct hcq_queue *hq, struct hcqcl_staging *s, uint64_t ds
  * waking the copy threads) small against the copy itself. */
 enum { XFER_PIECE_MIN = 1u << 20 };
 
+/* Blocking transfers above two pieces are pipelined: from there on the
+ * CPU's and the engine's halves overlap, even within one chunk's size. */
+enum { XFER_PIPELINE_MIN = 2 * XFER_PIECE_MIN };
+
 static size_t xfer_piece_len(size_t off, size_t size)
 {
     size_t left = size - off;
@@ -260,7 +264,7 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
 
     /* Resources first: until the release hook owns the job, failing here
      * leaves nothing recorded on the GPU and the job is freed at once. */
-    const bool pipelined = blocking && size > HCQCL_STAGING_CHUNK;
+    const bool pipelined = blocking && size > XFER_PIPELINE_MIN;
     uint64_t hva = 0;
     if (pipelined) {
         /* A ring's worth: the rest of the pool stays for other transfers. */

@@ -326,6 +326,13 @@ cl_int hcqcl_clEnqueueReleaseDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint
 #define HCQCL_EXTENSIONS(X)                                                               \
     X(cl_khr_icd, 1, 0, 0)                                                                \
     X(cl_khr_fp64, 1, 0, 0)                                                               \
+    X(cl_khr_byte_addressable_store, 1, 0, 0)                                             \
+    X(cl_khr_global_int32_base_atomics, 1, 0, 0)                                          \
+    X(cl_khr_global_int32_extended_atomics, 1, 0, 0)                                      \
+    X(cl_khr_local_int32_base_atomics, 1, 0, 0)                                           \
+    X(cl_khr_local_int32_extended_atomics, 1, 0, 0)                                       \
+    X(cl_khr_int64_base_atomics, 1, 0, 0)                                                 \
+    X(cl_khr_int64_extended_atomics, 1, 0, 0)                                             \
     X(cl_khr_extended_versioning, 1, 0, 0)                                                \
     X(cl_khr_device_uuid, 1, 0, 0)                                                        \
     X(cl_khr_pci_bus_info, 1, 0, 0)
@@ -1075,7 +1082,7 @@ cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bo
                              const cl_event *wait_list, struct hcqcl_cmd *cmd);
 /* Move size bytes between pageable host memory and GPU VA va inside a
  * begun command (to_gpu: host -> va). Chooses how: blocking transfers
- * above one staging chunk are pipelined inline through a ring of pool
+ * above 2 MiB are pipelined inline through a ring of pool
  * chunks (the copy threads of hcqcl_staging_copy fill/drain chunk i+1
  * while the copy engine moves chunk i; reads keep the ring queued ahead);
  * smaller ones use one staging buffer (reads land in host from the
