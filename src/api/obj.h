@@ -1202,7 +1202,8 @@ enum {
 };
 enum hcqcl_copy_store { HCQCL_COPY_AUTO, HCQCL_COPY_PLAIN, HCQCL_COPY_STREAM };
 /* Threads a copy is split over, the caller included: HCQCL_STAGING_THREADS
- * when set (1..64), else min(8, online cores / 2), at least 1. */
+ * when set (1..64), else min(8, cores / 2) counting the cores the process
+ * may run on (its affinity mask), at least 1. */
 unsigned hcqcl_staging_copy_threads(void);
 /* memcpy(dst, src, n) on hcqcl_staging_copy_threads() threads. */
 void hcqcl_staging_copy(void *dst, const void *src, size_t n);

@@ -21,8 +21,8 @@
  * microseconds, then sleep on a condition variable: nothing spins while
  * no transfer is running.
  */
-#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +85,12 @@ static unsigned threads_total = 1; /* participants of a split copy */
 
 static void threads_read(void)
 {
+    /* The cores this process may run on (taskset, cgroup cpusets), not
+     * every core of the machine. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+        cores = CPU_COUNT(&set);
     unsigned n = cores >= 2 ? (unsigned)(cores / 2) : 1;
     n = UTIL_MIN(n, (unsigned)COPY_DEFAULT_MAX);
     const char *opt = util_env()->staging_threads;
