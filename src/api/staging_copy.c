@@ -336,8 +336,10 @@ void hcqcl_staging_copy_ex(void *dst, const void *src, size_t n, unsigned thread
     else
         __atomic_store_n(&pool.head, &job, __ATOMIC_RELAXED);
     pool.tail = &job;
-    if (pool.sleeping)
-        pthread_cond_broadcast(&pool.work);
+    /* Wake only as many sleepers as there are pieces for them: a small
+     * copy should not stir every worker. Spinning ones see the job anyway. */
+    for (unsigned k = 0; k < pool.sleeping && k + 1 < job.pieces; k++)
+        pthread_cond_signal(&pool.work);
     /* Copy pieces of this job (older jobs are the workers' and their
      * callers' business) until all are claimed. */
     while (job.next < job.pieces) {
