@@ -587,8 +587,10 @@ int hcq_device_open(struct hcq_device *dev)
             teardown(dev);
         }
     }
+    /* Changed under lock; read without it by the "device is open" checks
+     * of memory and queue creation. */
     if (r == 0)
-        dev->refs++;
+        __atomic_store_n(&dev->refs, dev->refs + 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&dev->lock);
     return r;
 }
@@ -596,10 +598,13 @@ int hcq_device_open(struct hcq_device *dev)
 void hcq_device_close(struct hcq_device *dev)
 {
     pthread_mutex_lock(&dev->lock);
-    if (dev->refs && --dev->refs == 0) {
-        if (dev->queues)
-            util_log(UTIL_LOG_ERR, "core: device %u closed with queues alive", dev->index);
-        teardown(dev);
+    if (dev->refs) {
+        __atomic_store_n(&dev->refs, dev->refs - 1, __ATOMIC_RELEASE);
+        if (dev->refs == 0) {
+            if (dev->queues)
+                util_log(UTIL_LOG_ERR, "core: device %u closed with queues alive", dev->index);
+            teardown(dev);
+        }
     }
     pthread_mutex_unlock(&dev->lock);
 }

@@ -115,7 +115,7 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
                      unsigned flags, struct hcq_mem **out)
 {
     *out = NULL;
-    if (!size || kind == HCQ_MEM_USER || !dev->refs)
+    if (!size || kind == HCQ_MEM_USER || !__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE))
         return -EINVAL;
     struct hcq_mem_priv *m = calloc(1, sizeof(*m));
     if (!m)
@@ -205,7 +205,7 @@ int hcq_mem_alloc(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
 int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size, struct hcq_mem **out)
 {
     *out = NULL;
-    if (!host || !size || !dev->refs)
+    if (!host || !size || !__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE))
         return -EINVAL;
     uintptr_t first = (uintptr_t)host & ~(uintptr_t)(HCQ_PAGE_4K - 1);
     uintptr_t last = (uintptr_t)host + size;

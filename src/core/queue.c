@@ -480,7 +480,10 @@ static int submit(struct hcq_queue *q)
     __atomic_store_n(&q->userd[NV_USERD_GP_PUT / 4], (uint32_t)(q->put % q->ring_entries),
                      __ATOMIC_RELEASE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    *(volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING) = q->token;
+    /* A register write; as an atomic store it is still one plain mov, and
+     * the emulated device's exchange on the same word pairs with it. */
+    __atomic_store_n((volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING),
+                     q->token, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -649,8 +652,9 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
                            uint32_t pb_bytes, uint32_t scratch_bytes, struct hcq_queue **out)
 {
     *out = NULL;
-    if (!dev->refs || !util_is_pow2(ring_entries) || ring_entries < 64 || pb_bytes % 4096 ||
-        scratch_bytes % 4096 || !pb_bytes || !scratch_bytes)
+    if (!__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE) || !util_is_pow2(ring_entries) ||
+        ring_entries < 64 || pb_bytes % 4096 || scratch_bytes % 4096 || !pb_bytes ||
+        !scratch_bytes)
         return -EINVAL;
     if (hcq_device_lost(dev))
         return -EIO;

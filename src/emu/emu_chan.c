@@ -46,10 +46,12 @@ static void write_notifier(struct emu_chan *c, uint32_t code)
         return;
     uint8_t *n = c->err_mem->host;
     uint64_t t = emu_gpu_time(c->gpu);
-    uint16_t info16 = 0;
-    memcpy(n, &t, 8);
-    memcpy(n + 8, &code, 4);
-    memcpy(n + 12, &info16, 2);
+    /* Word by word, as the engine writes them; readers may look at any
+     * field at any time (status last, releasing the rest). */
+    __atomic_store_n((uint32_t *)n, (uint32_t)t, __ATOMIC_RELAXED);
+    __atomic_store_n((uint32_t *)(n + 4), (uint32_t)(t >> 32), __ATOMIC_RELAXED);
+    __atomic_store_n((uint32_t *)(n + 8), code, __ATOMIC_RELAXED);
+    __atomic_store_n((uint16_t *)(n + 12), (uint16_t)0, __ATOMIC_RELAXED);
     __atomic_store_n((uint16_t *)(n + 14), (uint16_t)0xffff, __ATOMIC_RELEASE);
 }
 

@@ -211,7 +211,8 @@ void h_submit(struct harness *h, struct h_chan *c)
     c->put++;
     __atomic_store_n(&c->userd[NV_USERD_GP_PUT / 4], c->put % c->entries, __ATOMIC_RELEASE);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    h->doorbell_page[NVC361_NOTIFY_CHANNEL_PENDING / 4] = c->token;
+    __atomic_store_n(&h->doorbell_page[NVC361_NOTIFY_CHANNEL_PENDING / 4], c->token,
+                     __ATOMIC_RELEASE);
 }
 
 void h_release(struct h_chan *c, uint64_t va, uint64_t value)

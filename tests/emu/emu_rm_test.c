@@ -284,15 +284,19 @@ static void test_uvm_rules(struct harness *h)
 static void test_ptimer(struct harness *h)
 {
     volatile uint32_t *u = h->doorbell_page;
-    uint64_t t0 = (uint64_t)u[NVC361_TIME_1 / 4] << 32 | u[NVC361_TIME_0 / 4], t1 = t0;
+#define PTIMER()                                                                          \
+    ((uint64_t)__atomic_load_n(&u[NVC361_TIME_1 / 4], __ATOMIC_ACQUIRE) << 32 |           \
+     __atomic_load_n(&u[NVC361_TIME_0 / 4], __ATOMIC_RELAXED))
+    uint64_t t0 = PTIMER(), t1 = t0;
     CHECK(t0 > 1600000000ull * 1000000000ull); /* reads like ns since the epoch */
     /* It advances (give a loaded machine up to a second). */
     for (int i = 0; i < 200 && t1 < t0 + 1000000; i++) {
         struct timespec ts = {0, 5000000};
         nanosleep(&ts, NULL);
-        t1 = (uint64_t)u[NVC361_TIME_1 / 4] << 32 | u[NVC361_TIME_0 / 4];
+        t1 = PTIMER();
     }
     CHECK(t1 >= t0 + 1000000);
+#undef PTIMER
 }
 
 static void test_two_gpus(struct harness *h)
