@@ -326,6 +326,13 @@ cl_int hcqcl_clEnqueueReleaseDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint
 #define HCQCL_EXTENSIONS(X)                                                               \
     X(cl_khr_icd, 1, 0, 0)                                                                \
     X(cl_khr_fp64, 1, 0, 0)                                                               \
+    X(cl_khr_byte_addressable_store, 1, 0, 0)                                             \
+    X(cl_khr_global_int32_base_atomics, 1, 0, 0)                                          \
+    X(cl_khr_global_int32_extended_atomics, 1, 0, 0)                                      \
+    X(cl_khr_local_int32_base_atomics, 1, 0, 0)                                           \
+    X(cl_khr_local_int32_extended_atomics, 1, 0, 0)                                       \
+    X(cl_khr_int64_base_atomics, 1, 0, 0)                                                 \
+    X(cl_khr_int64_extended_atomics, 1, 0, 0)                                             \
     X(cl_khr_extended_versioning, 1, 0, 0)                                                \
     X(cl_khr_device_uuid, 1, 0, 0)                                                        \
     X(cl_khr_pci_bus_info, 1, 0, 0)
