@@ -477,6 +477,24 @@ out:
 }
 
 /* Leave the source where `hcqcl-cc --from-spool=DIR` finds it. */
+/* True when opts name an include path other than an embedded-header
+ * directory (".../hcqcl-headers-<hash>", which program_build.c adds). */
+static bool user_include_path(const char *opts)
+{
+    for (const char *p = strstr(opts, "-I"); p; p = strstr(p + 2, "-I")) {
+        const char *a = p + 2;
+        while (*a == ' ')
+            a++;
+        size_t n = strcspn(a, " ");
+        const char *base = a + n;
+        while (base > a && base[-1] != '/')
+            base--;
+        if (strncmp(base, "hcqcl-headers-", 14) != 0)
+            return true;
+    }
+    return false;
+}
+
 static void spool_miss(const char *dir, const char *key, const char *src, size_t len,
                        const char *options, uint32_t arch)
 {
@@ -509,9 +527,14 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
         goto out;
     }
 
-    /* Headers are not part of the key: with a compiler at hand a program
-     * that includes files is always compiled, so edited headers count. */
+    /* Headers on include paths are not part of the key: with a compiler
+     * at hand a program that includes files is always compiled, so edited
+     * headers count, and its build is not stored. Embedded headers
+     * (clCompileProgram's input_headers) are: their directory is named by
+     * their contents (program_build.c), so a program whose only include
+     * path is that one is cached like any other. */
     bool includes = memmem(src, len, "#include", 8) || strstr(opts, "-I");
+    bool user_includes = user_include_path(opts);
     bool tools = includes && cc && toolchain_usable(cc);
     if (!tools) {
         if (wdir && cache_lookup(wdir, key, arch, norm, container, size))
@@ -556,11 +579,13 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
             free(*log);
             *log = dup_printf("%s wrote an invalid program container\n", cc);
             err = CL_BUILD_PROGRAM_FAILURE;
-        } else if (!includes && wdir) {
+        } else if (!user_includes && wdir) {
             char *name = dup_printf("%s.bin", key);
             int rc = name ? write_atomic(wdir, name, *container, *size) : -ENOMEM;
             if (rc)
                 UTIL_LOG(UTIL_LOG_API, "compiler: cannot store %s in %s (%d)", key, wdir, rc);
+            else
+                UTIL_LOG(UTIL_LOG_API, "compiler: stored %s (options '%s')", key, opts);
             free(name);
         }
     } else {

@@ -205,8 +205,11 @@ static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
         hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_SEMAPHORE_A, d, 4);
         hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA, NV_LAUNCH_DMA_SEMAPHORE_64_TS);
     } else if (!(q->engine == HCQ_ENGINE_COMPUTE && hcq_launch_fold(q, va, value))) {
-        /* No non-stall interrupt after it: no waiter sleeps on one. */
+        /* The non-stall interrupt after it, as every host release has had
+         * [H200]: without it the first release on a fresh compute
+         * channel was not seen for 30 s (no CPU waiter sleeps on it). */
         push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
+        hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
     }
 }
 
