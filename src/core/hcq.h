@@ -242,6 +242,9 @@ struct hcq_launch {
      * low / high 32 bits of dimension d) and work_dim (envreg 6). */
     uint32_t envreg[8];
 };
+/* Launches recorded back to back may run concurrently on the GPU (grids
+ * of one channel overlap); a release (hcq_q_signal*) between two orders
+ * them, as it waits for the engine to go idle first. */
 int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq_launch *l);
 
 /* Make everything recorded visible to the GPU (GPFIFO entry, GPPut,

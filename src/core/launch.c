@@ -202,26 +202,26 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     rc = hcq_q_scratch(q, qmd_off + k->qmd_size, NV_QMD_ALIGN, &cpu, &va);
     if (rc)
         return rc;
-    /* The QMD is built in the queue's copy (hcq_launch_fold may still
-     * patch it): from the template when the kernel or the launch's shape
-     * changed, else only bank 0 moves. */
-    uint32_t *qmd = q->fold.qmd;
-    _Static_assert(sizeof(q->fold.qmd) >= NV_QMD_MAX_BYTES, "fold.qmd holds any QMD");
+    /* Built in the queue's copy of the last QMD: from the template when
+     * the kernel or the launch's shape changed, else only bank 0 moves. */
+    uint32_t *qmd = q->last_qmd.qmd;
+    _Static_assert(sizeof(q->last_qmd.qmd) >= NV_QMD_MAX_BYTES, "last_qmd holds any QMD");
     enum nv_qmd_version qv = (enum nv_qmd_version)k->qmd_version;
-    if (q->fold.k == k && q->fold.serial == k->prog->serial &&
-        !memcmp(q->fold.grid, l->grid, sizeof(l->grid)) &&
-        !memcmp(q->fold.block, l->block, sizeof(l->block)) && q->fold.shared == shared_bytes) {
+    if (q->last_qmd.k == k && q->last_qmd.serial == k->prog->serial &&
+        !memcmp(q->last_qmd.grid, l->grid, sizeof(l->grid)) &&
+        !memcmp(q->last_qmd.block, l->block, sizeof(l->block)) &&
+        q->last_qmd.shared == shared_bytes) {
         rc = nv_qmd_set_cbuf(qmd, qv, 0, va, cb_size);
     } else {
-        q->fold.k = NULL;
+        q->last_qmd.k = NULL;
         memcpy(qmd, k->qmd, k->qmd_size);
         rc = patch_qmd(qmd, k, l, shared_bytes, va, cb_size, dev->info.arch);
         if (rc == 0) {
-            q->fold.k = k;
-            q->fold.serial = k->prog->serial;
-            memcpy(q->fold.grid, l->grid, sizeof(l->grid));
-            memcpy(q->fold.block, l->block, sizeof(l->block));
-            q->fold.shared = shared_bytes;
+            q->last_qmd.k = k;
+            q->last_qmd.serial = k->prog->serial;
+            memcpy(q->last_qmd.grid, l->grid, sizeof(l->grid));
+            memcpy(q->last_qmd.block, l->block, sizeof(l->block));
+            q->last_qmd.shared = shared_bytes;
         }
     }
     if (rc)
@@ -242,53 +242,13 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     rc = hcq_push_reserve(q, 6);
     if (rc)
         return rc;
-    q->fold.cpu = (uint8_t *)cpu + qmd_off;
-    q->fold.size = k->qmd_size;
-    q->fold.version = k->qmd_version;
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
                NV_INVALIDATE_SHADER_CACHES_ALL);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B,
                NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);
-    q->fold.pb_head = q->pb.head;
-    q->fold.seq = q->seq;
     CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx", k->name, l->grid[0],
              l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], shared_bytes,
              (unsigned long long)(va + qmd_off));
     return 0;
-}
-
-/* The grid's own release: written when its CTAs have finished and their
- * memory writes are visible (FE_SYSMEMBAR), with the ns timestamp at +8,
- * without the wait-for-idle a host release needs. Grids of one channel
- * run in order, so the value also covers every earlier launch. */
-bool hcq_launch_fold(struct hcq_queue *q, uint64_t va, uint64_t value)
-{
-    if (!q->fold.cpu || q->fold.pb_head != q->pb.head || q->fold.seq != q->seq)
-        return false;
-    uint32_t *qmd = q->fold.qmd;
-    enum nv_qmd_version v = (enum nv_qmd_version)q->fold.version;
-    if (nv_qmd_get(qmd, v, NV_QMD_RELEASE_ENABLE, 0))
-        return false;
-    int rc = 0;
-#define SET(f, val) (rc = rc ? rc : nv_qmd_set(qmd, v, NV_QMD_##f, 0, (val)))
-    SET(RELEASE_ADDRESS_LOWER, (uint32_t)va);
-    SET(RELEASE_ADDRESS_UPPER, (uint32_t)(va >> 32));
-    SET(RELEASE_PAYLOAD_LOWER, (uint32_t)value);
-    SET(RELEASE_PAYLOAD_UPPER, (uint32_t)(value >> 32));
-    SET(RELEASE_PAYLOAD64B, 1);
-    SET(RELEASE_STRUCTURE_SIZE, NVCBC0_QMDV04_00_RELEASE_STRUCTURE_SIZE_SEMAPHORE_FOUR_WORDS);
-    SET(RELEASE_MEMBAR_TYPE, NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR);
-    SET(RELEASE_ENABLE, 1);
-#undef SET
-    /* The release fields differ from the template now: the next launch
-     * starts over from it. */
-    q->fold.k = NULL;
-    if (rc) {
-        q->fold.cpu = NULL;
-        return false;
-    }
-    memcpy(q->fold.cpu, qmd, q->fold.size);
-    q->fold.cpu = NULL;
-    return true;
 }

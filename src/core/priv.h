@@ -262,24 +262,15 @@ struct hcq_queue {
     uint64_t last;
     bool bound;              /* SET_OBJECT emitted */
 
-    /* The launch recorded last (launch.c), while nothing follows it in the
-     * open pushbuffer: a timeline release right after it goes into the
-     * QMD's release slot instead of the pushbuffer (hcq_launch_fold). The
-     * QMD is kept here because the scratch copy may sit behind BAR1, which
-     * the CPU must never read. */
+    /* The QMD of the launch recorded last (launch.c): a launch of the
+     * same kernel with the same shape only moves bank 0. k's address may
+     * be reused by another program, its serial never is. */
     struct {
-        void *cpu;         /* QMD in scratch; NULL: nothing to fold into */
-        uint64_t pb_head;  /* pb.head right after its SEND_PCAS */
-        uint64_t seq;      /* submission it belongs to */
-        uint32_t size, version;
         uint32_t qmd[96];
-        /* The launch qmd[] was patched for: a launch of the same kernel
-         * with the same shape only moves bank 0 (launch.c). NULL after a
-         * fold changed the release fields. */
         const struct hcq_kernel *k;
-        uint64_t serial; /* k->prog->serial: k's address may be reused */
+        uint64_t serial;
         uint32_t grid[3], block[3], shared;
-    } fold;
+    } last_qmd;
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
 };
 
@@ -289,11 +280,6 @@ struct hcq_queue {
 #define HCQ_RING_ENTRIES 1024
 #define HCQ_PB_BYTES (2u << 20)
 #define HCQ_SCRATCH_BYTES (4u << 20)
-/* Make the launch recorded last release sig va = value when its grid
- * completes (launch.c). False when the last thing recorded is not a
- * launch (or the QMD version has no release slot): push a release. */
-bool hcq_launch_fold(struct hcq_queue *q, uint64_t va, uint64_t value);
-
 int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
                            uint32_t pb_bytes, uint32_t scratch_bytes, struct hcq_queue **out);
 

@@ -204,10 +204,13 @@ static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
                          (uint32_t)(value >> 32)};
         hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_SEMAPHORE_A, d, 4);
         hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA, NV_LAUNCH_DMA_SEMAPHORE_64_TS);
-    } else if (!(q->engine == HCQ_ENGINE_COMPUTE && hcq_launch_fold(q, va, value))) {
-        /* The non-stall interrupt after it, as every host release has had
-         * [H200]: without it the first release on a fresh compute
-         * channel was not seen for 30 s (no CPU waiter sleeps on it). */
+    } else {
+        /* The host release waits for the engine to go idle first
+         * (RELEASE_WFI): grids launched back to back on one channel may
+         * overlap [H200: 20 copies of 132 blocks each "ran" at 8.8 TB/s
+         * between releases folded into their QMDs], so this wait is what
+         * orders a command after the ones before it. The non-stall
+         * interrupt follows every host release, as it always has here. */
         push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
         hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
     }
