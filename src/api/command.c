@@ -80,6 +80,10 @@ static cl_int gate(struct hcqcl_cmd *cmd)
         return CL_OUT_OF_RESOURCES;
     cmd->gated = true;
     e->host_wait = true;
+    /* Its dependencies' completion must reach the tracker promptly: it
+     * opens the gate (event.c, finish_locked). */
+    for (size_t i = 0; i < e->ndeps; i++)
+        atomic_store(&e->deps[i]->gates_others, true);
     if (hcq_q_wait(cmd->hq, e->gate->sig, e->gate_val) < 0)
         return CL_OUT_OF_RESOURCES;
     return CL_SUCCESS;

@@ -269,7 +269,10 @@ static void finish_locked(cl_event e, cl_int status)
     atomic_store(&e->status, status < 0 ? status : CL_COMPLETE);
     atomic_store(&e->phase, HCQCL_PH_DONE);
     unlink_locked(e);
-    if (queue_callbacks_locked(e, status < 0 ? status : CL_COMPLETE))
+    /* Callbacks to run, or a gate that may open now: the tracker's turn
+     * (it may be napping while an application thread watched e). */
+    if (queue_callbacks_locked(e, status < 0 ? status : CL_COMPLETE) ||
+        atomic_load(&e->gates_others))
         pthread_cond_signal(&T.wake);
     pthread_cond_broadcast(&T.done);
 }
@@ -390,6 +393,11 @@ static void *notifier_main(void *arg)
 {
     (void)arg;
     uint64_t nap_ns = 20000;
+    /* The event the tracker last waited on, and since when (its pointer
+     * is only compared, never followed). */
+    const void *watching = NULL;
+    uint64_t watch_since = 0;
+    bool watched_by_app = false;
     for (;;) {
         pthread_mutex_lock(&T.lock);
         while (!T.first && !T.fire_first) {
@@ -421,11 +429,20 @@ static void *notifier_main(void *arg)
             for (cl_event e = T.first; e && !g; e = e->next)
                 if (atomic_load(&e->phase) == HCQCL_PH_GPU)
                     g = e;
+            /* An application thread already watches it: don't wake for
+             * it too (each wake-up costs), nap longer instead. */
+            if (g && atomic_load(&g->waiters))
+                g = NULL, watched_by_app = true;
             if (g)
                 hcqcl_event_ref(g);
             pthread_mutex_unlock(&T.lock);
             if (g) {
-                hcq_signal_wait_since(g->gpu_sig, g->gpu_val, 4000000, 0);
+                /* Sleeps grow with the time this event has been watched. */
+                if (g != watching) {
+                    watching = g;
+                    watch_since = util_now_ns();
+                }
+                hcq_signal_wait_since(g->gpu_sig, g->gpu_val, 20000000, watch_since);
                 hcqcl_event_unref(g);
                 continue;
             }
@@ -442,7 +459,8 @@ static void *notifier_main(void *arg)
         if (!T.fire_first)
             pthread_cond_timedwait(&T.wake, &T.lock, &ts);
         pthread_mutex_unlock(&T.lock);
-        nap_ns = UTIL_MIN(nap_ns * 2, 1000000u);
+        nap_ns = UTIL_MIN(nap_ns * 2, watched_by_app ? 10000000u : 1000000u);
+        watched_by_app = false;
     }
     return NULL;
 }
@@ -487,12 +505,15 @@ static void timed_wait_done(uint64_t ns)
 cl_int hcqcl_event_wait(cl_event e)
 {
     const uint64_t since = util_now_ns();
+    atomic_fetch_add(&e->waiters, 1);
     for (;;) {
         if (e->q)
             tracker_progress();
         int ph = atomic_load(&e->phase);
-        if (ph == HCQCL_PH_DONE)
+        if (ph == HCQCL_PH_DONE) {
+            atomic_fetch_sub(&e->waiters, 1);
             return atomic_load(&e->status);
+        }
         if (ph == HCQCL_PH_GPU) {
             /* Spins briefly then sleeps in the core; the tracker pass
              * above turns the release into a final status. */

@@ -864,6 +864,9 @@ struct _cl_event {
     cl_command_type type;
     _Atomic int phase;          /* enum hcqcl_phase */
     _Atomic cl_int status;      /* CL_QUEUED .. CL_COMPLETE or < 0 */
+    _Atomic int waiters;        /* threads in hcqcl_event_wait on it: they
+                                 * watch its signal, the tracker need not */
+    atomic_bool gates_others;   /* a gated command depends on it */
     cl_int dep_status;          /* 0, or < 0 when a dependency failed */
     bool host_wait;             /* when recorded, it waited (maybe through
                                  * others) for an event only the host ends */
