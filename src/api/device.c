@@ -305,8 +305,10 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
                                                    CL_DEVICE_ATOMIC_ORDER_ACQ_REL |
                                                    CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP);
     case CL_DEVICE_PREFERRED_WORK_GROUP_SIZE_MULTIPLE: OUT_VAL(size_t, info->warp_size);
-    /* Not yet run through the conformance suite. */
-    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: OUT_STR("v0000-00-00-00");
+    /* No conformance release passed yet; the value must still be a valid vYYYY-MM-DD-XX
+     * (the CTS computeinfo conformance_version test matches month 01-12, day 01-31), so
+     * year 0, which no release carries. */
+    case CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED: OUT_STR("v0000-01-01-00");
     /* cl_khr_device_uuid */
     case CL_DEVICE_UUID_KHR: OUT(info->uuid, CL_UUID_SIZE_KHR);
     case CL_DRIVER_UUID_KHR: {

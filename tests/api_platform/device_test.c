@@ -5,6 +5,8 @@
  */
 #include "cltest.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* Queries and the size of their answer; 0 = variable (string or array). */
@@ -337,7 +339,12 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
     EXPECT(!strncmp(s, "OpenCL C 1.2", 12), "OpenCL C version %s", s);
     free(s);
     s = get_string(d, CL_DEVICE_LATEST_CONFORMANCE_VERSION_PASSED);
-    EXPECT(strlen(s) == 14 && s[0] == 'v', "conformance version %s", s);
+    /* vYYYY-MM-DD-XX with a real month (01-12) and day (01-31), as the CTS checks */
+    EXPECT(strlen(s) == 14 && s[0] == 'v' && s[5] == '-' && s[8] == '-' && s[11] == '-' &&
+               strspn(s + 1, "0123456789") == 4 && strspn(s + 6, "0123456789") == 2 &&
+               strspn(s + 9, "0123456789") == 2 && strspn(s + 12, "0123456789") == 2 &&
+               atoi(s + 6) >= 1 && atoi(s + 6) <= 12 && atoi(s + 9) >= 1 && atoi(s + 9) <= 31,
+           "conformance version %s", s);
     free(s);
 
     cl_name_version *cv = get_array(d, CL_DEVICE_OPENCL_C_ALL_VERSIONS, sizeof(*cv), &n);
