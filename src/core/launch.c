@@ -7,11 +7,9 @@
  * SEND_PCAS_A carries VA >> 8). Bank 0 gets zeros up to the parameter
  * start, block/grid dims at 0x00-0x14, the shader windows and initial
  * stack pointer, the envregs at 0x40 and the parameters; the QMD is the
- * kernel's template plus grid, block, shared memory and bank 0; its own
- * invalidate bits refresh bank 0 (which the CPU just wrote), data and
- * instructions. The pushbuffer invalidates every shader cache only when a
- * program was loaded since the queue last did, then hands the QMD to the
- * compute engine.
+ * kernel's template plus grid, block, shared memory and bank 0. The
+ * pushbuffer then invalidates the shader caches (the CPU just wrote
+ * bank 0 and the QMD) and hands the QMD to the compute engine.
  *
  * Caller: src/api (enqueue_kernel.c) holding the queue's lock, like every
  * verb. hcq_device_ensure_local takes dev->local_lock.
@@ -240,21 +238,12 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     }
     memcpy((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
 
-    /* The shader windows were set when the queue bound its engine. The
-     * QMD invalidates the caches a launch needs fresh (bank 0, which the
-     * CPU just wrote, data, instructions); the method that invalidates
-     * every shader cache is pushed only when a program was loaded since
-     * this queue last did, as code and banks of a new program may reuse
-     * an unloaded one's addresses. */
+    /* The shader windows were set when the queue bound its engine. */
     rc = hcq_push_reserve(q, 6);
     if (rc)
         return rc;
-    uint32_t gen = atomic_load(&hcq_code_gen);
-    if (q->code_gen != gen) {
-        hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
-                   NV_INVALIDATE_SHADER_CACHES_ALL);
-        q->code_gen = gen;
-    }
+    hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
+               NV_INVALIDATE_SHADER_CACHES_ALL);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B,
                NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);

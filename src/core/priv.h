@@ -272,8 +272,6 @@ struct hcq_queue {
         uint32_t grid[3], block[3], shared;
     } last_qmd;
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
-    uint32_t code_gen;       /* hcq_code_gen when this queue last invalidated
-                              * the shader caches by method (launch.c) */
 };
 
 /* Create with explicit sizes (tests use tiny rings to force wrap-around).
@@ -340,11 +338,6 @@ struct hcq_kernel {
     uint32_t qmd_size;         /* bytes */
     uint32_t qmd[96];          /* template: everything but grid, block, shared, bank 0 */
 };
-
-/* Bumped by every program load (program.c): code and constant banks the
- * CPU wrote since a queue's last INVALIDATE_SHADER_CACHES may sit behind
- * stale cache lines of an earlier program at the same addresses. */
-extern atomic_uint hcq_code_gen;
 
 struct hcq_program {
     struct hcq_device *dev;

@@ -122,8 +122,6 @@ static int kernel_init(struct hcq_kernel *k, struct hcq_program *p, const struct
     return build_template(k, cb, ck, p->mem->va, di->arch);
 }
 
-atomic_uint hcq_code_gen = 1;
-
 int hcq_program_load(struct hcq_device *dev, const struct cubin *cb, struct hcq_program **out)
 {
     *out = NULL;
@@ -150,7 +148,6 @@ int hcq_program_load(struct hcq_device *dev, const struct cubin *cb, struct hcq_
     memcpy(p->mem->cpu, img, cb->image_size);
     memset((uint8_t *)p->mem->cpu + cb->image_size, 0, size - cb->image_size);
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    atomic_fetch_add(&hcq_code_gen, 1);
 
     p->kernels = calloc(cb->num_kernels ? cb->num_kernels : 1, sizeof(*p->kernels));
     if (!p->kernels) {
