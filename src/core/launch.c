@@ -238,7 +238,10 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     }
     memcpy((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
 
-    /* The shader windows were set when the queue bound its engine. */
+    /* The shader windows were set when the queue bound its engine. The
+     * invalidate is needed on every launch, not only after a program
+     * load: without it the H200 hung a launch once the scratch arena had
+     * wrapped (a QMD or bank written where an earlier one was). */
     rc = hcq_push_reserve(q, 6);
     if (rc)
         return rc;
