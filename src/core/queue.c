@@ -505,16 +505,25 @@ uint32_t hcq_queue_runlist(const struct hcq_queue *q) { return q->runlist_engine
 /* Create / destroy                                                     */
 /* ------------------------------------------------------------------ */
 
-static void queue_free(struct hcq_queue *q)
+/* Free the channel's group (and with it the channel, its engine objects
+ * and context share) after unregistering it from UVM: queue teardown, or
+ * undoing a failed channel_alloc_on() so another engine can be tried. */
+static void channel_release(struct hcq_queue *q)
 {
     struct hcq_device *dev = q->dev;
     struct nvdrv *d = hcq_drv(dev);
     if (q->uvm_channel)
         nvdrv_uvm_unregister_channel(d, dev->info.uuid, q->h_channel);
-    /* Freeing the group frees the channel, its engine object and the
-     * context share under it; then the memory they referenced. */
     if (q->h_chgrp)
         nvdrv_rm_free(d, dev->h_device, q->h_chgrp);
+    q->uvm_channel = false;
+    q->h_chgrp = q->h_ctxshare = q->h_channel = q->h_engine = 0;
+}
+
+static void queue_free(struct hcq_queue *q)
+{
+    /* The channel first, then the memory it referenced. */
+    channel_release(q);
     hcq_mem_free(q->ring_mem);
     hcq_mem_free(q->notifier);
     hcq_mem_free(q->pb.mem);
@@ -612,18 +621,6 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine)
     return 0;
 }
 
-/* Undo a failed channel_alloc_on() so another engine can be tried. */
-static void channel_release(struct hcq_queue *q)
-{
-    struct hcq_device *dev = q->dev;
-    struct nvdrv *d = hcq_drv(dev);
-    if (q->uvm_channel)
-        nvdrv_uvm_unregister_channel(d, dev->info.uuid, q->h_channel);
-    if (q->h_chgrp)
-        nvdrv_rm_free(d, dev->h_device, q->h_chgrp);
-    q->uvm_channel = false;
-    q->h_chgrp = q->h_ctxshare = q->h_channel = q->h_engine = 0;
-}
 
 /* Compute queues go on the graphics runlist. Copy queues take the
  * asynchronous copy engines in turn, so that two copy queues (one per

@@ -14,6 +14,7 @@
 #include <CL/cl_ext.h>
 #include <CL/cl_icd.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,6 +47,25 @@ static inline bool cltest_emulated(void)
     if (d && !strcmp(d, "nv"))
         return false;
     return access("/dev/nvidiactl", F_OK) != 0;
+}
+
+/* For the GPU tests run through the loader (tests/gpu): with
+ * HCQCL_GPU_TESTS_ON_EMU=1 they run on the emulated device (true is
+ * returned); otherwise they need the NVIDIA driver, and without one the
+ * process exits 77, which ctest reports as skipped. */
+static inline bool cltest_gpu_or_emu(void)
+{
+    const char *emu = getenv("HCQCL_GPU_TESTS_ON_EMU");
+    if (emu && !strcmp(emu, "1")) {
+        setenv("HCQCL_DEVICE", "emu", 1);
+        return true;
+    }
+    const char *d = getenv("HCQCL_DEVICE");
+    if (access("/dev/nvidiactl", F_OK) != 0 || (d && !strcmp(d, "emu"))) {
+        printf("SKIP: no NVIDIA GPU\n");
+        exit(77);
+    }
+    return false;
 }
 
 /* How many devices the platform must report: exactly HCQCL_EMU_GPUS

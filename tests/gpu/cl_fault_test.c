@@ -43,17 +43,7 @@ static uint64_t now_ns(void)
 
 int main(void)
 {
-    const char *emu = getenv("HCQCL_GPU_TESTS_ON_EMU");
-    bool on_emu = emu && !strcmp(emu, "1");
-    if (on_emu) {
-        setenv("HCQCL_DEVICE", "emu", 1);
-    } else {
-        const char *d = getenv("HCQCL_DEVICE");
-        if (access("/dev/nvidiactl", F_OK) != 0 || (d && !strcmp(d, "emu"))) {
-            printf("SKIP: no NVIDIA GPU\n");
-            return 77;
-        }
-    }
+    const bool on_emu = cltest_gpu_or_emu();
     cl_platform_id p = cltest_platform();
     REQUIRE(p != NULL);
     cl_device_id dev;

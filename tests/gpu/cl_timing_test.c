@@ -56,17 +56,7 @@ static bool profile(cl_event e, struct prof *p)
 
 int main(void)
 {
-    const char *emu = getenv("HCQCL_GPU_TESTS_ON_EMU");
-    bool on_emu = emu && !strcmp(emu, "1");
-    if (on_emu) {
-        setenv("HCQCL_DEVICE", "emu", 1);
-    } else {
-        const char *d = getenv("HCQCL_DEVICE");
-        if (access("/dev/nvidiactl", F_OK) != 0 || (d && !strcmp(d, "emu"))) {
-            printf("SKIP: no NVIDIA GPU\n");
-            return 77;
-        }
-    }
+    const bool on_emu = cltest_gpu_or_emu();
     cl_platform_id plat = cltest_platform();
     REQUIRE(plat != NULL);
     cl_device_id dev;
