@@ -7,7 +7,7 @@
 set -eu
 
 PACKAGES="cmake make gcc libc6-dev opencl-headers ocl-icd-opencl-dev ocl-icd-libopencl1 \
-libelf-dev clinfo binutils clang-16 llvm-16 libclc-16"
+libelf-dev clinfo binutils clang-16 llvm-16 libclc-16 libclang-rt-16-dev"
 
 missing=
 for p in $PACKAGES; do
