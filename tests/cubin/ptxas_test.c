@@ -41,6 +41,10 @@ int main(int argc, char **argv)
     void *data = slurp(argv[1], &csize);
     char *log = slurp(argv[2], &lsize);
     REQUIRE(data && log, "cannot read %s or %s", argv[1], argv[2]);
+    if (strncmp(log, "SKIP", 4) == 0) { /* built where hcqcl-cc had no toolchain */
+        printf("%s", log);
+        return 77;
+    }
     struct cubin *cb = NULL;
     char why[256] = "";
     REQUIRE(cubin_parse(data, csize, &cb, why, sizeof(why)) == 0, "parse: %s", why);
