@@ -77,6 +77,50 @@ static bool is_exec(const char *p)
     return p && stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
+/* name in a directory of PATH: malloc'ed path, or NULL. */
+static char *path_lookup(const char *name)
+{
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t n = strcspn(path, ":");
+        if (n) {
+            char *p = dup_printf("%.*s/%s", (int)n, path, name);
+            if (is_exec(p))
+                return p;
+            free(p);
+        }
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+/* Run argv[0] (a path) with stdin from /dev/null and stdout and stderr
+ * into out_path (NULL: /dev/null). Returns its exit status; -1 when it
+ * could not be run or did not exit; -2 when its status is lost because
+ * the application ignores SIGCHLD (the caller judges by its output). */
+static int run_tool(char *const argv[], const char *out_path)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out_path ? out_path : "/dev/null",
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int err = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (err)
+        return -1;
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0) {
+        if (errno == ECHILD)
+            return -2;
+        if (errno != EINTR)
+            return -1;
+    }
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
 /* HCQCL_CC; next to the library (build tree: tools/; installed: bin/);
  * then PATH. malloc'ed, or NULL. */
 static char *find_compiler(void)
@@ -97,18 +141,7 @@ static char *find_compiler(void)
         }
         free(dir);
     }
-    const char *path = getenv("PATH");
-    while (path && *path) {
-        size_t n = strcspn(path, ":");
-        if (n) {
-            char *p = dup_printf("%.*s/hcqcl-cc", (int)n, path);
-            if (is_exec(p))
-                return p;
-            free(p);
-        }
-        path += n + (path[n] == ':');
-    }
-    return NULL;
+    return path_lookup("hcqcl-cc");
 }
 
 bool hcqcl_compiler_present(void)
@@ -135,29 +168,11 @@ static bool toolchain_usable(const char *cc)
         return r;
     }
     char *argv[] = { (char *)cc, "--check-tools", NULL };
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    bool ok = false, known = false;
-    if (posix_spawn(&pid, cc, &fa, NULL, argv, environ) == 0) {
-        int ws = 0;
-        int rc;
-        while ((rc = waitpid(pid, &ws, 0)) < 0 && errno == EINTR)
-            ;
-        /* ECHILD: the application ignores SIGCHLD and the status is gone.
-         * Count the compiler in (a build then reports what is missing)
-         * and ask again next time rather than remember a guess. */
-        if (rc == pid) {
-            ok = WIFEXITED(ws) && WEXITSTATUS(ws) == CC_OK;
-            known = true;
-        } else {
-            ok = true;
-        }
-    }
-    posix_spawn_file_actions_destroy(&fa);
+    int st = run_tool(argv, NULL);
+    /* -2: the application ignores SIGCHLD and the status is gone. Count
+     * the compiler in (a build then reports what is missing) and ask
+     * again next time rather than remember a guess. */
+    bool ok = st == CC_OK || st == -2, known = st != -2;
     if (known) {
         free(checked);
         checked = strdup(cc);
@@ -416,35 +431,8 @@ static int run_compiler(const char *cc, const char *src, size_t len, const char 
     close(fd);
 
     char *argv[] = { (char *)cc, arch_opt, opt_opt, src_opt, out_opt, NULL };
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    pid_t pid;
-    int err = posix_spawn(&pid, cc, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (err) {
-        *log = dup_printf("cannot run %s: %s\n", cc, strerror(err));
-        goto out;
-    }
-    int ws = 0;
-    bool reaped = true;
-    while (waitpid(pid, &ws, 0) < 0) {
-        if (errno == ECHILD) {
-            /* The application ignores SIGCHLD, so the child was reaped
-             * for us and its status is gone: judge by its output. */
-            reaped = false;
-            break;
-        }
-        if (errno != EINTR) {
-            *log = dup_printf("waiting for %s: %s\n", cc, strerror(errno));
-            goto out;
-        }
-    }
-    if (reaped)
-        status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-    else
+    status = run_tool(argv, log_path);
+    if (status == -2) /* reaped by the application: judge by the output */
         status = access(out_path, R_OK) == 0 ? CC_OK : CC_BUILD_FAILED;
     void *text = NULL;
     size_t tn;
@@ -598,5 +586,90 @@ out:
     free(wdir);
     free(libdir);
     free(cc);
+    return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* PTX binaries                                                         */
+/* ------------------------------------------------------------------ */
+
+/* HCQCL_PTXAS; then PATH; then the CUDA toolkit's default place. */
+static char *find_ptxas(void)
+{
+    const char *env = util_env()->ptxas;
+    if (env && *env)
+        return is_exec(env) ? strdup(env) : NULL;
+    char *p = path_lookup("ptxas");
+    if (!p && is_exec("/usr/local/cuda/bin/ptxas"))
+        p = strdup("/usr/local/cuda/bin/ptxas");
+    return p;
+}
+
+cl_int hcqcl_assemble_ptx(const char *ptx, size_t len, uint32_t arch, void **cubin, size_t *size,
+                          char **log)
+{
+    *cubin = NULL;
+    *size = 0;
+    *log = NULL;
+    char *ptxas = find_ptxas();
+    if (!ptxas) {
+        *log = dup_printf("PTX needs ptxas to become a cubin: none found (set HCQCL_PTXAS, or "
+                          "put the CUDA toolkit's ptxas in PATH)\n");
+        return CL_INVALID_BINARY;
+    }
+    const char *tmpenv = getenv("TMPDIR");
+    char *dir = dup_printf("%s/hcqcl-ptx.XXXXXX", tmpenv && *tmpenv ? tmpenv : "/tmp");
+    char *in = NULL, *out = NULL, *lp = NULL, *arch_opt = NULL;
+    cl_int err = CL_INVALID_BINARY;
+    if (!dir || !mkdtemp(dir)) {
+        *log = dup_printf("cannot create a temporary directory: %s\n", strerror(errno));
+        goto out;
+    }
+    in = dup_printf("%s/program.ptx", dir);
+    out = dup_printf("%s/program.cubin", dir);
+    lp = dup_printf("%s/ptxas.log", dir);
+    arch_opt = dup_printf("-arch=sm_%x%x", arch >> 8, (arch >> 4) & 0xf);
+    if (!in || !out || !lp || !arch_opt) {
+        err = CL_OUT_OF_HOST_MEMORY;
+        goto out;
+    }
+    int fd = open(in, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    bool wrote = fd >= 0 && write_all(fd, ptx, len) == 0;
+    if (fd >= 0)
+        close(fd);
+    if (!wrote) {
+        *log = dup_printf("cannot write %s\n", in);
+        goto out;
+    }
+    char *argv[] = { ptxas, arch_opt, "-O3", "-o", out, in, NULL };
+    int st = run_tool(argv, lp);
+    void *text = NULL;
+    size_t tn = 0;
+    if (read_file(lp, &text, &tn) == 0) {
+        char *prefix = dup_printf("%s/", dir);
+        *log = prefix ? strip_prefix(text, prefix) : text;
+        free(prefix);
+    }
+    if ((st == 0 || st == -2) && read_file(out, cubin, size) == 0)
+        err = CL_SUCCESS;
+    else if (!*log || !**log) {
+        free(*log);
+        *log = dup_printf("%s failed (status %d)\n", ptxas, st);
+    }
+out:
+    if (in)
+        unlink(in);
+    if (out)
+        unlink(out);
+    if (lp)
+        unlink(lp);
+    if (dir)
+        rmdir(dir);
+    free(dir);
+    free(in);
+    free(out);
+    free(lp);
+    free(arch_opt);
+    free(ptxas);
     return err;
 }

@@ -777,6 +777,11 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
                             void **container, size_t *size, char **log);
 bool hcqcl_compiler_present(void);
 bool hcqcl_compiler_available(void);
+/* PTX text -> cubin through ptxas (HCQCL_PTXAS, PATH, or the CUDA
+ * toolkit's default place), for clCreateProgramWithBinary. *cubin and
+ * *log are malloc'ed; CL_INVALID_BINARY with the log saying why. */
+cl_int hcqcl_assemble_ptx(const char *ptx, size_t len, uint32_t arch, void **cubin, size_t *size,
+                          char **log);
 
 /* ==================================================================== */
 /* Queues, events, commands (queue.c, event.c, enqueue_*.c)             */

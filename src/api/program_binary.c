@@ -137,13 +137,24 @@ cl_int hcqcl_program_dev_set_binary(struct hcqcl_program_dev *pd, const void *da
                 err = pd_wrap_cubin(pd, cubin, cubin_size);
         }
     } else if (looks_like_ptx(data, size)) {
-        hcqcl_program_dev_log(pd, "PTX text is not accepted as a binary: compile it with ptxas -arch=sm_%u "
-                   "and pass the cubin, or pass the OpenCL C source",
-               arch_sm(pd->dev->info->arch));
-        err = CL_INVALID_BINARY;
+        /* PTX (what NVIDIA's OpenCL hands out as binaries): assembled for
+         * this device by ptxas, then kept as any cubin is. */
+        void *cubin = NULL;
+        size_t cubin_size = 0;
+        char *alog = NULL;
+        err = hcqcl_assemble_ptx(data, size, pd->dev->info->arch, &cubin, &cubin_size, &alog);
+        if (alog && *alog)
+            hcqcl_program_dev_log(pd, "%s", alog);
+        free(alog);
+        if (err == CL_SUCCESS) {
+            err = pd_take_cubin(pd, cubin, cubin_size);
+            if (err == CL_SUCCESS)
+                err = pd_wrap_cubin(pd, cubin, cubin_size);
+        }
+        free(cubin);
     } else {
-        hcqcl_program_dev_log(pd, "unknown binary format: expected an hcqcl program container, an sm_%u cubin "
-                   "or a fatbin",
+        hcqcl_program_dev_log(pd, "unknown binary format: expected an hcqcl program container, an sm_%u cubin, "
+                   "a fatbin or PTX",
                arch_sm(pd->dev->info->arch));
         err = CL_INVALID_BINARY;
     }

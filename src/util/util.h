@@ -44,7 +44,8 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(emu_kernels, "HCQCL_EMU_KERNELS", "", "':'-separated host kernel libraries")         \
     X(visible_devices, "HCQCL_VISIBLE_DEVICES", "", "comma list of GPU indices or UUIDs") \
     X(cache_dir, "HCQCL_CACHE_DIR", "", "cubin cache directory for source programs")      \
-    X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")                    \
+    X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")                      \
+    X(ptxas, "HCQCL_PTXAS", "", "path of ptxas for PTX binaries")                    \
     X(staging_threads, "HCQCL_STAGING_THREADS", "", "threads per pageable copy (min(8, cores/2))")
 
 struct util_env {

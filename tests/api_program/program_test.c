@@ -292,6 +292,75 @@ static void test_fatbin(void)
     free(fb);
 }
 
+/* PTX text (what NVIDIA's OpenCL returns as binaries): assembled by
+ * ptxas into a cubin that runs; malformed PTX fails with ptxas's log. */
+static void test_ptx(void)
+{
+    size_t size = 0;
+    char *ptx = test_data_read("test_kernels.ptx", &size);
+    if (!ptx) {
+        printf("api_program: no PTX built (nvcc missing): PTX case not run\n");
+        return;
+    }
+    cl_program p = from_binary(ptx, size, CL_SUCCESS);
+    if (p) {
+        EXPECT_OK(clBuildProgram(p, 0, NULL, NULL, NULL, NULL));
+        cl_int err;
+        cl_kernel k = clCreateKernel(p, "vadd", &err);
+        EXPECT(k && err == CL_SUCCESS, "kernel from PTX: %d", err);
+        if (k) {
+            enum { N = 256 };
+            float a[N], b[N], c[N];
+            for (int i = 0; i < N; i++) {
+                a[i] = (float)i;
+                b[i] = 1.0f;
+            }
+            cl_mem ba = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(a), a, &err);
+            cl_mem bb = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(b), b, &err);
+            cl_mem bc = clCreateBuffer(ctx, 0, sizeof(c), NULL, &err);
+            int kk = 2, n = N;
+            size_t global = N, local = 64;
+            EXPECT_OK(clSetKernelArg(k, 0, sizeof(ba), &ba));
+            EXPECT_OK(clSetKernelArg(k, 1, sizeof(bb), &bb));
+            EXPECT_OK(clSetKernelArg(k, 2, sizeof(bc), &bc));
+            EXPECT_OK(clSetKernelArg(k, 3, sizeof(kk), &kk));
+            EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+            EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+            EXPECT_OK(clEnqueueReadBuffer(queue, bc, CL_TRUE, 0, sizeof(c), c, 0, NULL, NULL));
+            int bad = 0;
+            for (int i = 0; i < N; i++)
+                bad += c[i] != (float)i + 3.0f; /* a + b + k */
+            EXPECT(bad == 0, "vadd from PTX: %d of %d wrong (c[3] = %g)", bad, N, (double)c[3]);
+            clReleaseMemObject(ba);
+            clReleaseMemObject(bb);
+            clReleaseMemObject(bc);
+            clReleaseKernel(k);
+        }
+        /* CL_PROGRAM_BINARIES gives the assembled cubin in hcqcl's container. */
+        size_t bsize = 0;
+        EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(bsize), &bsize, NULL));
+        unsigned char *bin = malloc(bsize ? bsize : 1);
+        EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL));
+        cl_program again = from_binary(bin, bsize, CL_SUCCESS);
+        if (again)
+            clReleaseProgram(again);
+        free(bin);
+        clReleaseProgram(p);
+    }
+    /* PTX that ptxas rejects: CL_INVALID_BINARY, and the log says why. */
+    const char *bad_ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
+                          ".visible .entry k() { this is not ptx; }\n";
+    cl_int st = 0, err = 0;
+    const unsigned char *bins[] = {(const unsigned char *)bad_ptx};
+    size_t blen = strlen(bad_ptx);
+    cl_program q = clCreateProgramWithBinary(ctx, 1, &dev, &blen, bins, &st, &err);
+    EXPECT(!q && err == CL_INVALID_BINARY && st == CL_INVALID_BINARY,
+           "malformed PTX: program %p, err %d, status %d", (void *)q, err, st);
+    if (q)
+        clReleaseProgram(q);
+    free(ptx);
+}
+
 static void test_kernels(void)
 {
     cl_program p = built_cubin_program();
@@ -739,6 +808,7 @@ int main(void)
     test_other_creators();
     test_build_and_program_info();
     test_fatbin();
+    test_ptx();
     test_kernels();
     test_launch();
     test_source_programs();
