@@ -499,7 +499,10 @@ static int walk_info(struct parse *p, size_t idx, struct cubin_kernel *k)
             break;
         }
     }
-    if (rc == 0 && k && ntmp) {
+    if (rc == 0 && k && ntmp && k->params) {
+        /* Two .nv.info sections for one kernel [found by the fuzzer]. */
+        rc = fail(p, -EINVAL, "cubin: %s: parameters described twice", k->name);
+    } else if (rc == 0 && k && ntmp) {
         k->params = calloc(ntmp, sizeof(*k->params));
         if (!k->params)
             rc = -ENOMEM;
