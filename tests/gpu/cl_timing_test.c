@@ -10,7 +10,8 @@
  *    itself measured and at most that plus a launch's worth;
  *  - profiled empty kernel: a duration above zero and below 50 us;
  *  - waiting 1 s on a spinning kernel in the default wait mode costs less
- *    than 5 % of one CPU core (process CPU time over the wait).
+ *    than 5 % of one CPU core (process CPU time over the wait; 10 % on the
+ *    emulated device, whose threads share the process).
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -137,9 +138,12 @@ int main(void)
     uint64_t c1 = cpu_ns(), w1 = raw_ns();
     clReleaseEvent(e);
     double share = (double)(c1 - c0) / (double)(w1 - w0);
-    check_report(w1 - w0 >= 900000000ull && share < 0.05, "timing_wait_cpu",
-                 "waited %.3f s for a 1 s kernel using %.2f %% of a CPU core", (w1 - w0) / 1e9,
-                 share * 100);
+    /* 5 % on the GPU. The emulated device's own threads live in this
+     * process and count too, and CI machines are loaded: 10 % there. */
+    double limit = on_emu ? 0.10 : 0.05;
+    check_report(w1 - w0 >= 900000000ull && share < limit, "timing_wait_cpu",
+                 "waited %.3f s for a 1 s kernel using %.2f %% of a CPU core (limit %.0f %%)",
+                 (w1 - w0) / 1e9, share * 100, limit * 100);
 
     bool clean = clReleaseKernel(spin) == CL_SUCCESS && clReleaseKernel(empty) == CL_SUCCESS &&
                  clReleaseProgram(prog) == CL_SUCCESS && clReleaseMemObject(out) == CL_SUCCESS &&
