@@ -173,8 +173,13 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
      * value between 1 and CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS) */
     HCQCL_CHECK(work_dim >= 1 && work_dim <= 3, CL_INVALID_WORK_DIMENSION, "work_dim %u",
                 work_dim);
-    /* CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL */
-    HCQCL_CHECK(global_work_size, CL_INVALID_GLOBAL_WORK_SIZE, "global_work_size is NULL");
+    /* "If global_work_size is NULL, or the value in any passed dimension
+     * is 0 then the kernel command will trivially succeed after its event
+     * dependencies are satisfied" (OpenCL 2.1 on; the error it replaced is
+     * deprecated). */
+    static const size_t no_work[3] = {0, 0, 0};
+    if (!global_work_size)
+        global_work_size = no_work;
     bool empty = false;
     for (cl_uint i = 0; i < work_dim; i++) {
         /* A zero global size is valid since OpenCL 2.1: nothing runs. */
@@ -235,10 +240,19 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
             HCQCL_CHECK(non_uniform_allowed(kernel, dev), CL_INVALID_WORK_GROUP_SIZE,
                         "global size not a multiple of the local size");
     } else if (has_reqd) {
-        /* CL_INVALID_WORK_GROUP_SIZE if local_work_size is NULL and the
-         * __attribute__((reqd_work_group_size(X, Y, Z))) qualifier is used
-         * to declare the work-group size for kernel in the program source */
-        HCQCL_CHECK(false, CL_INVALID_WORK_GROUP_SIZE, "reqd_work_group_size needs a local size");
+        /* A NULL local_work_size leaves the work-group size to the
+         * implementation: the one the kernel requires. */
+        for (cl_uint i = 0; i < 3; i++) {
+            local[i] = reqd[i] ? reqd[i] : 1;
+            if (i < work_dim && global_work_size[i] % local[i])
+                non_uniform = true;
+        }
+        /* CL_INVALID_WORK_GROUP_SIZE if the number of work-items specified
+         * by global_work_size is not evenly divisible by the size of the
+         * work-group and non-uniform work-groups are not supported */
+        if (non_uniform && !empty)
+            HCQCL_CHECK(non_uniform_allowed(kernel, dev), CL_INVALID_WORK_GROUP_SIZE,
+                        "global size not a multiple of reqd_work_group_size");
     } else if (!empty) {
         choose_local(work_dim, global_work_size, max_threads, di->max_block_dim,
                      non_uniform_allowed(kernel, dev), local);

@@ -179,8 +179,16 @@ static void test_errors(cl_program p, cl_kernel k)
                CL_INVALID_WORK_DIMENSION);
     EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 4, NULL, g, l, 0, NULL, NULL),
                CL_INVALID_WORK_DIMENSION);
-    EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, NULL, l, 0, NULL, NULL),
-               CL_INVALID_GLOBAL_WORK_SIZE);
+    /* No global size is an empty command since OpenCL 2.1: it completes. */
+    cl_event none = NULL;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, NULL, l, 0, NULL, &none));
+    if (none) {
+        EXPECT_OK(clWaitForEvents(1, &none));
+        cl_int st = -1;
+        EXPECT_OK(clGetEventInfo(none, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
+        EXPECT(st == CL_COMPLETE, "empty NDRange ended with %d", st);
+        clReleaseEvent(none);
+    }
     const size_t huge_off[] = {SIZE_MAX - 10};
     EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, huge_off, g, l, 0, NULL, NULL),
                CL_INVALID_GLOBAL_OFFSET);
