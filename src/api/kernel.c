@@ -226,8 +226,11 @@ cl_int hcqcl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t
     case CL_KERNEL_CONTEXT: v.ctx = kernel->prog->ctx; n = sizeof(v.ctx); break;
     case CL_KERNEL_PROGRAM: v.prog = kernel->prog; n = sizeof(v.prog); break;
     case CL_KERNEL_ATTRIBUTES:
-        src = kernel->desc->attributes;
-        n = strlen(kernel->desc->attributes) + 1;
+        /* "For kernels not created from OpenCL C source and the
+         * clCreateProgramWithSource API call the string returned from this
+         * query will be empty." */
+        src = kernel->prog->source ? kernel->desc->attributes : "";
+        n = strlen(src) + 1;
         break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */

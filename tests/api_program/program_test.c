@@ -309,6 +309,10 @@ static void test_ptx(void)
         cl_kernel k = clCreateKernel(p, "vadd", &err);
         EXPECT(k && err == CL_SUCCESS, "kernel from PTX: %d", err);
         if (k) {
+            /* Not from OpenCL C source: no attributes to report. */
+            char attrs[64] = "x";
+            EXPECT_OK(clGetKernelInfo(k, CL_KERNEL_ATTRIBUTES, sizeof(attrs), attrs, NULL));
+            EXPECT(attrs[0] == 0, "attributes of a kernel from a binary: \"%s\"", attrs);
             enum { N = 256 };
             float a[N], b[N], c[N];
             for (int i = 0; i < N; i++) {
