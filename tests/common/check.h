@@ -113,10 +113,11 @@ static inline void *test_file_read(const char *path, size_t *size)
         fprintf(stderr, "cannot open %s\n", path);
         return NULL;
     }
-    void *b = NULL;
+    char *b = NULL;
     long n = -1;
+    /* One byte more, zero: text files can be read as strings. */
     if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
-        b = malloc(n ? (size_t)n : 1);
+        b = calloc(1, (size_t)n + 1);
     if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
         free(b);
         b = NULL;

@@ -13,33 +13,12 @@
 #include "check.h"
 #include "cubin/cubin.h"
 
-static void *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    if (buf) {
-        buf[n] = 0;
-        *size = (size_t)n;
-    }
-    return buf;
-}
-
 int main(int argc, char **argv)
 {
     REQUIRE(argc == 3, "usage: cubin_ptxas CUBIN PTXAS_LOG");
     size_t csize = 0, lsize = 0;
-    void *data = slurp(argv[1], &csize);
-    char *log = slurp(argv[2], &lsize);
+    void *data = test_file_read(argv[1], &csize);
+    char *log = test_file_read(argv[2], &lsize); /* zero-terminated */
     REQUIRE(data && log, "cannot read %s or %s", argv[1], argv[2]);
     if (strncmp(log, "SKIP", 4) == 0) { /* built where hcqcl-cc had no toolchain */
         printf("%s", log);
