@@ -15,35 +15,8 @@
 #include "check.h"
 
 
-/* A successful parse must describe memory inside what it allocated. */
-static void check_consistent(const struct cubin *cb)
-{
-    for (uint32_t i = 0; i < cb->num_sections; i++)
-        EXPECT(cb->sections[i].offset <= cb->image_size &&
-               cb->sections[i].size <= cb->image_size - cb->sections[i].offset);
-    for (uint32_t i = 0; i < cb->num_relocs; i++) {
-        const struct cubin_reloc *r = &cb->relocs[i];
-        uint64_t w = r->type == R_CUDA_32 ? 4 : 8;
-        EXPECT(r->offset <= cb->image_size && w <= cb->image_size - r->offset);
-        EXPECT(r->sym_offset <= cb->image_size);
-    }
-    for (uint32_t i = 0; i < cb->num_kernels; i++) {
-        const struct cubin_kernel *k = &cb->kernels[i];
-        EXPECT(k->text_section < cb->num_sections);
-        EXPECT(k->text_offset + k->text_size <= cb->image_size);
-        EXPECT(k->param_base + k->param_size <= k->cbuf0_size);
-        EXPECT(k->regs > 0 && k->regs <= 255);
-        for (uint32_t j = 0; j < k->num_params; j++)
-            EXPECT(k->params[j].offset + k->params[j].size <= k->param_size);
-        for (int b = 0; b < CUBIN_CBANKS; b++)
-            EXPECT(k->cbank_section[b] <= cb->num_sections);
-    }
-    /* Relocating a copy must stay in bounds (ASan watches). */
-    uint8_t *img = malloc(cb->image_size ? cb->image_size : 1);
-    memcpy(img, cb->image, cb->image_size);
-    cubin_relocate(cb, img, 0x1000000000ull);
-    free(img);
-}
+#define CUBIN_MUST(cond) EXPECT(cond)
+#include "consistency.h"
 
 static int parse_one(const uint8_t *buf, size_t size)
 {
@@ -53,7 +26,7 @@ static int parse_one(const uint8_t *buf, size_t size)
     if (rc == 0) {
         EXPECT(cb != NULL);
         if (cb)
-            check_consistent(cb);
+            cubin_check_consistent(cb);
     } else {
         EXPECT(cb == NULL && rc == -EINVAL && log[0] != '\0');
     }
