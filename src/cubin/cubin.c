@@ -427,6 +427,10 @@ static int kparam(struct parse *p, struct cubin_kernel *k, const uint8_t *v, uin
 static int walk_info(struct parse *p, size_t idx, struct cubin_kernel *k)
 {
     const GElf_Shdr *s = &p->shdr[idx];
+    /* Only sections with contents were bounds-checked against the file
+     * (read_sections) [a fuzzed NOBITS .nv.info read freed memory]. */
+    if (s->sh_type == SHT_NOBITS || s->sh_type == SHT_NULL)
+        return fail(p, -EINVAL, "cubin: %s has no contents", p->names[idx]);
     const uint8_t *b = p->buf + s->sh_offset;
     uint64_t size = s->sh_size, off = 0;
     struct cubin_param *tmp = NULL;
