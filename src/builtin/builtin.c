@@ -183,6 +183,17 @@ int hcq_builtin_prepare(struct hcq_device *dev)
 
 #endif
 
+/* The kernels of q's device, loaded if they were not: NULL with *rc set
+ * (the load's error) or, for an empty range, with *rc = 0 (nothing to
+ * record). */
+static const struct builtin_dev *builtin_for(struct hcq_queue *q, uint64_t size, int *rc)
+{
+    *rc = hcq_builtin_prepare(q->dev);
+    if (*rc || !size)
+        return NULL;
+    return atomic_load_explicit(&builtin_loaded[q->dev->index], memory_order_acquire);
+}
+
 int hcq_builtin_copy_ex(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_t size,
                         enum hcq_builtin_copy_variant v, uint32_t blocks, uint32_t threads)
 {
@@ -190,13 +201,10 @@ int hcq_builtin_copy_ex(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_
         return -EINVAL;
     if (threads < 32 || threads > 512 || threads % 32)
         return -EINVAL;
-    int rc = hcq_builtin_prepare(q->dev);
-    if (rc)
+    int rc;
+    const struct builtin_dev *bd = builtin_for(q, size, &rc);
+    if (!bd)
         return rc;
-    if (!size)
-        return 0;
-    const struct builtin_dev *bd =
-        atomic_load_explicit(&builtin_loaded[q->dev->index], memory_order_acquire);
     const struct hcq_device_info *di = &q->dev->info;
     const uint64_t x = (dst ^ src) | 16;
     const bool bulk = v == HCQ_BUILTIN_COPY_BULK && (x & (0 - x)) == 16;
@@ -232,13 +240,10 @@ int hcq_builtin_fill(struct hcq_queue *q, uint64_t dst, uint64_t size, const voi
     if (!q || q->engine != HCQ_ENGINE_COMPUTE || !pattern || !util_is_pow2(pattern_size) ||
         pattern_size > FILL_PERIOD)
         return -EINVAL;
-    int rc = hcq_builtin_prepare(q->dev);
-    if (rc)
+    int rc;
+    const struct builtin_dev *bd = builtin_for(q, size, &rc);
+    if (!bd)
         return rc;
-    if (!size)
-        return 0;
-    const struct builtin_dev *bd =
-        atomic_load_explicit(&builtin_loaded[q->dev->index], memory_order_acquire);
     /* The pattern repeated to 128 bytes, rotated so that the kernel's
      * 16-byte units (from the first 16-byte aligned byte) start at word 0. */
     const uint64_t head = UTIL_MIN((0 - dst) & 15, size);

@@ -180,7 +180,7 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
 /* The same, for a caller that waits in slices (to look at other things
  * between them): since_ns is util_now_ns() when its whole wait began, so
  * the spinning happens once, at the start, and the sleeps keep growing
- * across slices. since_ns = 0: never spin (background threads). */
+ * across slices. */
 int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
                           uint64_t since_ns);
 

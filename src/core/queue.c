@@ -621,7 +621,6 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine)
     return 0;
 }
 
-
 /* Compute queues go on the graphics runlist. Copy queues take the
  * asynchronous copy engines in turn, so that two copy queues (one per
  * direction) run on different engines and beside compute: each engine has

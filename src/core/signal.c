@@ -229,12 +229,12 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
             rc = -ETIMEDOUT;
             break;
         }
-        if (pol == WAIT_SPIN || (pol == WAIT_AUTO && since_ns && now - since_ns < WAIT_SPIN_NS)) {
+        if (pol == WAIT_SPIN || (pol == WAIT_AUTO && now - since_ns < WAIT_SPIN_NS)) {
             cpu_relax();
             continue;
         }
-        uint64_t waited = since_ns ? now - since_ns : WAIT_SLEEP_MAX_NS * 2;
-        uint64_t sleep_ns = UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN(waited / 32, WAIT_SLEEP_MAX_NS));
+        uint64_t sleep_ns =
+            UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN((now - since_ns) / 32, WAIT_SLEEP_MAX_NS));
         if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
             sleep_ns = timeout_ns - (now - moved);
         slack_lower(&slack);

@@ -359,8 +359,8 @@ struct emu_obj {
  * of which COPY0 runs on the graphics runlist (GRCE) and COPY1 shares its
  * physical engine; COPY2..COPY9 are asynchronous engines of their own. */
 #define EMU_COPY_ENGINES 10u
+bool emu_engine_is_ce(uint32_t engine_type);   /* one of COPY0..COPY9 */
 bool emu_engine_is_grce(uint32_t engine_type);
-uint8_t emu_ce_caps0(uint32_t engine_type);
 /* Object handle of client hclient, as seen through ctl fd. NULL when the
  * client or object does not exist. hobject == hclient is the client. */
 struct emu_obj *emu_rm_find(int ctl_fd, uint32_t hclient, uint32_t hobject);

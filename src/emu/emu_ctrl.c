@@ -57,7 +57,7 @@ static uint32_t expected_size(uint32_t cmd, bool *known)
 
 bool emu_engine_is_grce(uint32_t t) { return t == NV2080_ENGINE_TYPE_COPY(0); }
 
-uint8_t emu_ce_caps0(uint32_t t)
+static uint8_t emu_ce_caps0(uint32_t t)
 {
     if (t == NV2080_ENGINE_TYPE_COPY(0))
         return NV2080_CTRL_CE_CAPS0_GRCE | NV2080_CTRL_CE_CAPS0_SHARED | NV2080_CTRL_CE_CAPS0_SYSMEM |
@@ -73,7 +73,7 @@ uint8_t emu_ce_caps0(uint32_t t)
     return c;
 }
 
-static bool is_emu_ce(uint32_t t)
+bool emu_engine_is_ce(uint32_t t)
 {
     for (unsigned i = 0; i < EMU_COPY_ENGINES; i++)
         if (t == NV2080_ENGINE_TYPE_COPY(i))
@@ -236,7 +236,7 @@ static uint32_t ctrl_subdevice(struct emu_gpu *g, uint32_t cmd, void *params)
     }
     case NV2080_CTRL_CMD_CE_GET_CAPS_V2: {
         NV2080_CTRL_CE_GET_CAPS_V2_PARAMS *p = params;
-        if (!is_emu_ce(p->ceEngineType))
+        if (!emu_engine_is_ce(p->ceEngineType))
             return NV_ERR_INVALID_ARGUMENT;
         memset(p->capsTbl, 0, sizeof(p->capsTbl));
         p->capsTbl[0] = emu_ce_caps0(p->ceEngineType);

@@ -221,8 +221,7 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         o->engine = a->engineType;
         if (a->engineType == NV2080_ENGINE_TYPE_GRAPHICS)
             return NV_OK;
-        if (!NV2080_ENGINE_TYPE_IS_COPY(a->engineType) || emu_engine_is_grce(a->engineType) ||
-            !emu_ce_caps0(a->engineType))
+        if (!emu_engine_is_ce(a->engineType) || emu_engine_is_grce(a->engineType))
             return NV_ERR_INVALID_ARGUMENT;
         struct emu_obj *vas = client_find(cl, a->hVASpace, NULL);
         if (!vas || vas->cls != FERMI_VASPACE_A)

@@ -47,9 +47,15 @@ static bool xr_overlaps(const struct emu_fd *f, uint64_t base, uint64_t len)
     return false;
 }
 
+/* A VA range UVM takes: page-aligned, not empty, not wrapping. */
+static bool range_bad(uint64_t base, uint64_t len)
+{
+    return !len || (base | len) & (EMU_UVM_PAGE - 1) || base + len < base;
+}
+
 static uint32_t create_range(struct emu_fd *f, UVM_CREATE_EXTERNAL_RANGE_PARAMS *p)
 {
-    if (!p->length || (p->base | p->length) & (EMU_UVM_PAGE - 1) || p->base + p->length < p->base)
+    if (range_bad(p->base, p->length))
         return NV_ERR_INVALID_ADDRESS;
     if (xr_overlaps(f, p->base, p->length))
         return NV_ERR_UVM_ADDRESS_IN_USE; /* the VA space is the process's */
@@ -196,16 +202,15 @@ int emu_uvm_ioctl(int fd, unsigned long cmd, void *arg)
         uint32_t st = gpu_bit(f, p->gpuUuid.uuid, &bit);
         if (st == NV_OK && (!o || !o->chan))
             st = NV_ERR_INVALID_OBJECT_HANDLE;
+        /* UVM puts the channel's buffers into free space of the window:
+         * below 2^40 (max_channel_va) and clear of external ranges here. */
+        else if (st == NV_OK && (range_bad(p->base, p->length) ||
+                                 p->base + p->length > (1ull << 40) ||
+                                 xr_overlaps(f, p->base, p->length)))
+            st = NV_ERR_INVALID_ADDRESS;
         /* UVM retains a graphics channel's context buffers; a graphics
          * group without a compute object has none [H200: a lone copy
          * channel in a graphics group was refused this way]. */
-        /* UVM puts the channel's buffers into free space of the window:
-         * below 2^40 (max_channel_va) and clear of external ranges here. */
-        else if (st == NV_OK && (!p->length || (p->base | p->length) & (EMU_UVM_PAGE - 1) ||
-                                 p->base + p->length > (1ull << 40)))
-            st = NV_ERR_INVALID_ADDRESS;
-        else if (st == NV_OK && xr_overlaps(f, p->base, p->length))
-            st = NV_ERR_INVALID_ADDRESS;
         else if (st == NV_OK && o->engine == NV2080_ENGINE_TYPE_GRAPHICS &&
                  o->parent->cls == KEPLER_CHANNEL_GROUP_A && !o->parent->gr_ctx)
             st = NV_ERR_INVALID_OBJECT;
