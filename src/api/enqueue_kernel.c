@@ -3,18 +3,18 @@
  * clEnqueueNativeKernel.
  *
  * An NDRange becomes one or more hcq_q_exec launches on the queue's compute
- * channel. The OpenCL global work offset and work_dim travel in the launch's
- * environment registers (opencl-ecosystem.md §2.3: envreg 2d/2d+1 = low/high
- * word of the offset of dimension d, envreg 6 = work_dim); kernels compute
- * get_global_id = ctaid * ntid + tid + offset. That also carries the two
- * cases one grid cannot express:
+ * channel. What the work-item functions return travels in each launch's
+ * environment registers (core/hcq.h, enum hcq_envreg): the global work
+ * offset and size, work_dim, the number of groups and the enqueued local
+ * size of the whole NDRange, and per launch its first work-item (BASE) and
+ * first group (GROUP0); kernels compute get_global_id = ctaid * ntid + tid
+ * + BASE and get_group_id = GROUP0 + ctaid. That carries the two cases one
+ * grid cannot express, exactly as the specification defines them:
  *  - non-uniform work-groups (global % local != 0): the uniform part and a
- *    remainder launch per dimension, whose offsets start where the uniform
- *    part ends;
+ *    remainder launch per dimension, whose groups have the remainder's
+ *    size (get_local_size) and continue the group numbering;
  *  - grids beyond the hardware's per-dimension group limits: split into
  *    consecutive launches the same way.
- * Within such a partial launch get_group_id/get_num_groups count from that
- * launch (get_global_id, get_local_size and get_global_offset are exact).
  */
 #include "api/obj.h"
 
@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* One piece of a dimension: `groups` groups of `local` items starting at
- * item `start` of that dimension. */
+ * item `start` (group start / enqueued local size) of that dimension. */
 struct seg {
     size_t start, groups, local;
 };
@@ -103,6 +103,12 @@ static bool non_uniform_allowed(cl_kernel k, cl_device_id d)
     return false;
 }
 
+static void put64(uint32_t *envreg, unsigned i, uint64_t v)
+{
+    envreg[i] = (uint32_t)v;
+    envreg[i + 1] = (uint32_t)(v >> 32);
+}
+
 static cl_int record_launches(struct hcqcl_cmd *cmd, const struct hcq_kernel *hk, cl_uint dim,
                               const size_t *offset, const size_t *global, const size_t *local,
                               const struct hcq_device_info *di, const void *params,
@@ -110,16 +116,36 @@ static cl_int record_launches(struct hcqcl_cmd *cmd, const struct hcq_kernel *hk
 {
     struct seg segs[3][MAX_SEGS];
     unsigned nseg[3] = {1, 1, 1};
+    /* What every launch of the NDRange shares (hcq.h, enum hcq_envreg);
+     * dimensions from work_dim on are one item at offset 0. */
+    uint32_t common[HCQ_ENVREG_COUNT] = {0};
+    common[HCQ_ENVREG_WORK_DIM] = dim;
     for (cl_uint i = 0; i < 3; i++) {
         if (i >= dim) {
             segs[i][0] = (struct seg){0, 1, 1};
+            put64(common, HCQ_ENVREG_GLOBAL + 2 * i, 1);
+            common[HCQ_ENVREG_NUM_GROUPS + i] = 1;
+            common[HCQ_ENVREG_ENQ_LOCAL + i] = 1;
             continue;
         }
+        size_t groups = global[i] / local[i] + (global[i] % local[i] != 0);
+        /* CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
+         * global_work_size[0], ... global_work_size[work_dim - 1] exceed
+         * the maximum value representable by size_t on the device on
+         * which the kernel-instance will be enqueued: the device numbers
+         * work-groups in 32 bits (get_group_id, get_num_groups), so no
+         * more groups than that per dimension */
+        HCQCL_CHECK(groups <= UINT32_MAX, CL_INVALID_GLOBAL_WORK_SIZE,
+                    "dimension %u: %zu work-groups", i, groups);
         nseg[i] = split_dim(global[i], local[i], di->max_grid_dim[i], segs[i]);
         /* CL_INVALID_GLOBAL_WORK_SIZE if global_work_size exceeds what the
          * device can launch */
         HCQCL_CHECK(nseg[i] > 0, CL_INVALID_GLOBAL_WORK_SIZE, "dimension %u: %zu items", i,
                     global[i]);
+        put64(common, HCQ_ENVREG_OFFSET + 2 * i, offset[i]);
+        put64(common, HCQ_ENVREG_GLOBAL + 2 * i, global[i]);
+        common[HCQ_ENVREG_NUM_GROUPS + i] = (uint32_t)groups;
+        common[HCQ_ENVREG_ENQ_LOCAL + i] = (uint32_t)local[i];
     }
     struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
     for (unsigned z = 0; z < nseg[2]; z++)
@@ -131,14 +157,14 @@ static cl_int record_launches(struct hcqcl_cmd *cmd, const struct hcq_kernel *hk
                     .params = params,
                     .params_size = params_size,
                 };
+                memcpy(l.envreg, common, sizeof(l.envreg));
                 for (unsigned i = 0; i < 3; i++) {
                     l.grid[i] = (uint32_t)s[i]->groups;
                     l.block[i] = (uint32_t)s[i]->local;
-                    uint64_t off = (i < dim ? (uint64_t)offset[i] : 0) + s[i]->start;
-                    l.envreg[2 * i] = (uint32_t)off;
-                    l.envreg[2 * i + 1] = (uint32_t)(off >> 32);
+                    uint64_t base = (i < dim ? (uint64_t)offset[i] : 0) + s[i]->start;
+                    put64(l.envreg, HCQ_ENVREG_BASE + 2 * i, base);
+                    l.envreg[HCQ_ENVREG_GROUP0 + i] = (uint32_t)(s[i]->start / local[i]);
                 }
-                l.envreg[6] = dim;
                 if (hcq_q_exec(hq, hk, &l) < 0)
                     return CL_OUT_OF_RESOURCES;
             }

@@ -20,6 +20,18 @@
 #include "core/priv.h"
 #include "cubin/cubin.h"
 #include "emu/emu_kernel.h"
+#include "nv/nv.h"
+
+/* The emulated device's host kernels decode the envregs with
+ * emu_kernel.h's helpers: the same layout as the launcher's. */
+_Static_assert(EMU_CBUF0_ENVREG == NV_CBUF0_ENVREG && EMU_ENVREG_BASE == HCQ_ENVREG_BASE &&
+                   EMU_ENVREG_WORK_DIM == HCQ_ENVREG_WORK_DIM &&
+                   EMU_ENVREG_OFFSET == HCQ_ENVREG_OFFSET &&
+                   EMU_ENVREG_GLOBAL == HCQ_ENVREG_GLOBAL &&
+                   EMU_ENVREG_GROUP0 == HCQ_ENVREG_GROUP0 &&
+                   EMU_ENVREG_NUM_GROUPS == HCQ_ENVREG_NUM_GROUPS &&
+                   EMU_ENVREG_ENQ_LOCAL == HCQ_ENVREG_ENQ_LOCAL,
+               "emu_kernel.h's envreg layout is enum hcq_envreg");
 
 static const struct {
     const char *name;

@@ -237,10 +237,40 @@ struct hcq_launch {
     uint32_t dynamic_shared;   /* bytes beyond the kernel's static shared */
     const void *params;
     uint32_t params_size;
-    /* PTX %envreg0..7, written at cbuf0 0x40 + 4*i. hcqcl-cc's builtin
-     * shim reads the OpenCL global work offset there (envreg 2d / 2d+1 =
-     * low / high 32 bits of dimension d) and work_dim (envreg 6). */
-    uint32_t envreg[8];
+    /* PTX %envreg0..31, written at cbuf0 0x40 + 4*i (ptxas reads
+     * %envreg<i> there). What they mean is the OpenCL layer's:
+     * enum hcq_envreg below. */
+    uint32_t envreg[32];
+};
+
+/* The environment registers of an OpenCL NDRange launch: what src/api
+ * writes and hcqcl-cc's builtin shim (tools/hcqcl-cc/shim.cl), the
+ * emulated device's host kernels (emu/emu_kernel.h) and nvcc test kernels
+ * read. 64-bit values are two registers, low word first; one entry per
+ * dimension d = 0..2. An NDRange may run as several launches (remainder
+ * groups of non-uniform work-groups, grids beyond the hardware limits):
+ * only BASE and GROUP0 differ between them.
+ *   BASE + 2d      u64  first work-item of this launch: global work offset
+ *                       + the launch's start, so get_global_id(d) =
+ *                       ctaid * ntid + tid + BASE
+ *   WORK_DIM       u32  work_dim
+ *   OFFSET + 2d    u64  the global work offset              get_global_offset
+ *   GLOBAL + 2d    u64  the global work size                get_global_size
+ *   GROUP0 + d     u32  group id of this launch's first group: get_group_id
+ *                       = GROUP0 + ctaid
+ *   NUM_GROUPS + d u32  groups of the whole NDRange         get_num_groups
+ *   ENQ_LOCAL + d  u32  the local size as enqueued          get_enqueued_local_size
+ * Dimensions >= work_dim: offset 0, global size 1, group 0, 1 group,
+ * local size 1. Registers 7 and 29..31 are zero. */
+enum hcq_envreg {
+    HCQ_ENVREG_BASE = 0,
+    HCQ_ENVREG_WORK_DIM = 6,
+    HCQ_ENVREG_OFFSET = 8,
+    HCQ_ENVREG_GLOBAL = 14,
+    HCQ_ENVREG_GROUP0 = 20,
+    HCQ_ENVREG_NUM_GROUPS = 23,
+    HCQ_ENVREG_ENQ_LOCAL = 26,
+    HCQ_ENVREG_COUNT = 32,
 };
 /* Launches recorded back to back may run concurrently on the GPU (grids
  * of one channel overlap); a release (hcq_q_signal*) between two orders

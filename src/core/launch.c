@@ -23,6 +23,10 @@
 /* Bank 0 must hold at least what the launcher writes ahead of the
  * parameters. */
 #define CBUF0_MIN (NV_CBUF0_ENVREG + 4 * NV_CBUF0_ENVREGS)
+_Static_assert(sizeof(((struct hcq_launch *)0)->envreg) == 4 * NV_CBUF0_ENVREGS &&
+                   HCQ_ENVREG_COUNT == NV_CBUF0_ENVREGS,
+               "hcq_launch.envreg is every environment register ptxas reads");
+_Static_assert(CBUF0_MIN <= NV_CBUF0_PARAM_START_SM80, "envregs end below the parameters");
 /* Banks up to this size are built on the stack, then copied (hcq_q_exec). */
 #define CBUF0_STAGE 4096u
 

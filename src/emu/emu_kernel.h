@@ -38,8 +38,8 @@ struct emu_block {
     const uint8_t *params;
     uint32_t param_size;
     /* The whole constant bank 0 as launched (dims at 0x00, envregs at
-     * 0x40: hcqcl-cc kernels read the global work offset and work_dim
-     * there). */
+     * 0x40: hcqcl-cc kernels read the OpenCL work-item values there; see
+     * emu_envreg() and the emu_cl_* helpers below). */
     const uint8_t *cbuf0;
     uint32_t cbuf0_size;
     /* The block's shared memory window, user part: byte 0 is what the
@@ -95,6 +95,62 @@ static inline uint32_t emu_param_u32(const struct emu_block *b, uint32_t off)
     if (off + 4 <= b->param_size)
         __builtin_memcpy(&v, b->params + off, 4);
     return v;
+}
+
+/* PTX %envreg<i> as the launcher wrote it: constant bank 0 at 0x40 +
+ * 4 * i, i = 0..31 (0 when the bank is shorter). */
+#define EMU_CBUF0_ENVREG 0x40u
+static inline uint32_t emu_envreg(const struct emu_block *b, unsigned i)
+{
+    uint32_t v = 0;
+    if (b->cbuf0 && i < 32 && EMU_CBUF0_ENVREG + 4 * i + 4 <= b->cbuf0_size)
+        __builtin_memcpy(&v, b->cbuf0 + EMU_CBUF0_ENVREG + 4 * i, 4);
+    return v;
+}
+
+/* The OpenCL NDRange in the envregs (the layout is enum hcq_envreg of
+ * core/hcq.h; src/builtin/builtin.c asserts these agree). The work-item
+ * functions of the work-item with local id t in dimension d < 3 of block
+ * b, computed as hcqcl-cc's shim computes them on the GPU. */
+#define EMU_ENVREG_BASE 0u        /* u64 per dimension: this launch's first item */
+#define EMU_ENVREG_WORK_DIM 6u    /* u32 */
+#define EMU_ENVREG_OFFSET 8u      /* u64 per dimension */
+#define EMU_ENVREG_GLOBAL 14u     /* u64 per dimension */
+#define EMU_ENVREG_GROUP0 20u     /* u32 per dimension: this launch's first group */
+#define EMU_ENVREG_NUM_GROUPS 23u /* u32 per dimension */
+#define EMU_ENVREG_ENQ_LOCAL 26u  /* u32 per dimension */
+static inline uint64_t emu_envreg64(const struct emu_block *b, unsigned i)
+{
+    return (uint64_t)emu_envreg(b, i) | (uint64_t)emu_envreg(b, i + 1) << 32;
+}
+static inline uint32_t emu_cl_work_dim(const struct emu_block *b)
+{
+    return emu_envreg(b, EMU_ENVREG_WORK_DIM);
+}
+static inline uint64_t emu_cl_global_offset(const struct emu_block *b, unsigned d)
+{
+    return emu_envreg64(b, EMU_ENVREG_OFFSET + 2 * d);
+}
+static inline uint64_t emu_cl_global_size(const struct emu_block *b, unsigned d)
+{
+    return emu_envreg64(b, EMU_ENVREG_GLOBAL + 2 * d);
+}
+static inline uint64_t emu_cl_group_id(const struct emu_block *b, unsigned d)
+{
+    return (uint64_t)emu_envreg(b, EMU_ENVREG_GROUP0 + d) + b->block_id[d];
+}
+static inline uint64_t emu_cl_num_groups(const struct emu_block *b, unsigned d)
+{
+    return emu_envreg(b, EMU_ENVREG_NUM_GROUPS + d);
+}
+static inline uint64_t emu_cl_enqueued_local_size(const struct emu_block *b, unsigned d)
+{
+    return emu_envreg(b, EMU_ENVREG_ENQ_LOCAL + d);
+}
+/* get_global_id: this launch's first item (BASE) + ctaid * ntid + tid. */
+static inline uint64_t emu_cl_global_id(const struct emu_block *b, unsigned d, uint32_t t)
+{
+    return emu_envreg64(b, EMU_ENVREG_BASE + 2 * d) + (uint64_t)b->block_id[d] * b->block[d] + t;
 }
 
 #endif

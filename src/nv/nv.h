@@ -488,8 +488,8 @@ int nv_qmd_set_dependent(uint32_t *qmd, enum nv_qmd_version v, unsigned i, uint6
 #define NV_CBUF0_LOCAL_WINDOW 0x20u  /* u64 */
 #define NV_CBUF0_STACK 0x28u         /* u32 initial stack pointer */
 #define NV_CBUF0_STACK_INIT 0x00FFFDC0u
-#define NV_CBUF0_ENVREG 0x40u        /* u32 %envreg0..7 */
-#define NV_CBUF0_ENVREGS 8u
+#define NV_CBUF0_ENVREG 0x40u        /* u32 %envreg0..31 (ptxas: c[0x0][0x40 + 4*i]) */
+#define NV_CBUF0_ENVREGS 32u         /* 0x40..0xBF, below every parameter start */
 #define NV_CBUF0_PARAM_START_SM80 0x160u
 #define NV_CBUF0_PARAM_START_SM90 0x210u
 #define NV_CBUF0_PARAM_START_SM100 0x380u

@@ -6,11 +6,12 @@
  * Each function runs one work-group, reading what the SASS reads from
  * where it reads it: parameters at the offsets clang and ptxas give them
  * (natural alignment, pointers 8 bytes, the struct of struct_arg on 16),
- * the global offset and work_dim from the environment registers of
- * constant bank 0 (0x40 + 4 * N). Blocks of one grid run concurrently on
- * several model threads, so global updates are __atomic operations on the
- * translated pointers, as the GPU's are atomic in memory. An unmapped
- * address ends the block (the model has recorded the fault).
+ * the work-item functions' values from the environment registers of
+ * constant bank 0 (emu_kernel.h's emu_cl_* helpers: the shim's formulas).
+ * Blocks of one grid run concurrently on several model threads, so global
+ * updates are __atomic operations on the translated pointers, as the GPU's
+ * are atomic in memory. An unmapped address ends the block (the model has
+ * recorded the fault).
  */
 #include <stdint.h>
 #include <string.h>
@@ -22,24 +23,10 @@
 extern const unsigned char cl_source_cubin[];
 extern const unsigned long cl_source_cubin_size;
 
-/* Environment register i as the launcher wrote it. */
-static uint32_t envreg(const struct emu_block *b, unsigned i)
-{
-    uint32_t v = 0;
-    if (b->cbuf0 && 0x40 + 4 * i + 4 <= b->cbuf0_size)
-        memcpy(&v, b->cbuf0 + 0x40 + 4 * i, 4);
-    return v;
-}
-
-static uint64_t global_offset(const struct emu_block *b, unsigned d)
-{
-    return (uint64_t)envreg(b, 2 * d) | (uint64_t)envreg(b, 2 * d + 1) << 32;
-}
-
 /* get_global_id(d) of the work-item with local id t in dimension d. */
 static uint64_t gid(const struct emu_block *b, unsigned d, uint32_t t)
 {
-    return (uint64_t)b->block_id[d] * b->block[d] + t + global_offset(b, d);
+    return emu_cl_global_id(b, d, t);
 }
 
 /* kernels.cl's mix32 and mix64. */
@@ -163,9 +150,8 @@ static void host_offset2d(const struct emu_block *b)
 {
     uint64_t out = emu_param_u64(b, 0);
     uint32_t width = emu_param_u32(b, 8);
-    uint64_t off0 = global_offset(b, 0), off1 = global_offset(b, 1);
-    uint64_t size0 = (uint64_t)b->grid[0] * b->block[0];
-    uint64_t size1 = (uint64_t)b->grid[1] * b->block[1];
+    uint64_t off0 = emu_cl_global_offset(b, 0), off1 = emu_cl_global_offset(b, 1);
+    uint64_t size0 = emu_cl_global_size(b, 0), size1 = emu_cl_global_size(b, 1);
     for (uint32_t ty = 0; ty < b->block[1]; ty++) {
         for (uint32_t tx = 0; tx < b->block[0]; tx++) {
             uint64_t g0 = gid(b, 0, tx), g1 = gid(b, 1, ty);
@@ -177,11 +163,11 @@ static void host_offset2d(const struct emu_block *b)
             r[2] = off0;
             r[3] = off1;
             r[4] = (uint32_t)size0 | size1 << 32;
-            r[5] = envreg(b, 6);
+            r[5] = emu_cl_work_dim(b);
             r[6] = tx | (uint64_t)ty << 16 | (uint64_t)b->block[0] << 32 |
                    (uint64_t)b->block[1] << 48;
-            r[7] = b->block_id[0] | (uint64_t)b->block_id[1] << 16 |
-                   (uint64_t)b->grid[0] << 32 | (uint64_t)b->grid[1] << 48;
+            r[7] = emu_cl_group_id(b, 0) | emu_cl_group_id(b, 1) << 16 |
+                   emu_cl_num_groups(b, 0) << 32 | emu_cl_num_groups(b, 1) << 48;
         }
     }
 }

@@ -1,7 +1,7 @@
 /*
- * cc_test.c — hcqcl-cc end to end: builtin shim (work_dim and global
- * offsets read from constant bank 0 at 0x40..0x58 in the SASS), argument
- * metadata, reqd_work_group_size in the container and as EIATTR_REQNTID,
+ * cc_test.c — hcqcl-cc end to end: builtin shim (work-item functions
+ * read from the envregs in constant bank 0 at 0x40..0xb0 in the SASS),
+ * argument metadata, reqd_work_group_size in the container and as EIATTR_REQNTID,
  * option errors, the CTS offline-compiler interface, and every .cl file
  * given on the command line (the samples' kernels).
  *
@@ -211,11 +211,28 @@ static void test_shim(void)
     uint32_t mask;
     /* work_dim = %envreg6 = c[0x0][0x58] */
     EXPECT(cbuf0_reads(c, "work_dim", 0x58, 0x5c, &mask) >= 1);
-    /* offsets of dimensions 0..2 = %envreg0..5 = c[0x0][0x40..0x54] */
-    cbuf0_reads(c, "offsets", 0x40, 0x58, &mask);
+    /* global offsets of dimensions 0..2 = %envreg8..13 = c[0x0][0x60..0x74] */
+    cbuf0_reads(c, "offsets", 0x60, 0x78, &mask);
     EXPECT(mask == 0x3f);
+    /* group ids: the launch's first group, %envreg20..22 = c[0x0][0x90..0x98] */
+    cbuf0_reads(c, "groups", 0x90, 0x9c, &mask);
+    EXPECT(mask == 0x7);
+    /* global sizes %envreg14..19 = c[0x0][0x78..0x8c], numbers of groups
+     * %envreg23..25 = c[0x0][0x9c..0xa4] */
+    cbuf0_reads(c, "sizes", 0x78, 0xa8, &mask);
+    EXPECT(mask == (0x3f | 0x7u << 9));
     EXPECT(cubin_container_kernel(c, "natives") != NULL);
     EXPECT(global_func(c, "work_dim") && global_func(c, "offsets") && global_func(c, "natives"));
+    cubin_container_free(c);
+
+    /* OpenCL C 2.0: enqueued local sizes %envreg26..28 = c[0x0][0xa8..0xb0];
+     * the linear ids and both work_group_barrier overloads resolve. */
+    c = build("shim20.cl", "-cl-std=CL2.0", NULL);
+    if (!c)
+        return;
+    cbuf0_reads(c, "enqueued", 0xa8, 0xb4, &mask);
+    EXPECT(mask == 0x7);
+    EXPECT(global_func(c, "enqueued") && global_func(c, "linear"));
     cubin_container_free(c);
 }
 

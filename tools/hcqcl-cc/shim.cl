@@ -1,13 +1,25 @@
 /*
  * shim.cl — builtins hcqcl supplies itself, linked before libclc so these
- * definitions win (hcqcl-cc embeds this file and compiles it per build).
+ * definitions win (hcqcl-cc embeds this file and compiles it per build,
+ * as OpenCL C 1.2: the 2.0 builtins below are declared here themselves).
  *
- * Work-item functions: libclc's NVPTX library ignores the global work
- * offset and has no get_global_offset/get_work_dim. hcqcl's launcher
- * writes them into the PTX environment registers, which ptxas reads from
- * constant bank 0 at 0x40 + 4 * N:
- *   %envreg0/1, 2/3, 4/5  global offset of dimension 0, 1, 2 (low, high)
- *   %envreg6              work_dim
+ * Work-item functions: libclc's NVPTX library takes every value from the
+ * one grid (ctaid, nctaid, ntid), ignores the global work offset and has
+ * no get_global_offset, get_work_dim or OpenCL 2.0 functions. An NDRange
+ * may run as several grids (remainder groups of non-uniform work-groups,
+ * grids beyond the hardware limits), so hcqcl's launcher writes the
+ * NDRange into the PTX environment registers, which ptxas reads from
+ * constant bank 0 at 0x40 + 4 * N (core/hcq.h, enum hcq_envreg; 64-bit
+ * values low word first, d = dimension 0..2):
+ *   %envreg(2d), (2d+1)    first work-item of this grid (offset + start)
+ *   %envreg6               work_dim
+ *   %envreg(8+2d), (9+2d)  global work offset       get_global_offset
+ *   %envreg(14+2d), (15+2d) global work size        get_global_size
+ *   %envreg(20+d)          group id of this grid's first group
+ *   %envreg(23+d)          work-groups of the NDRange  get_num_groups
+ *   %envreg(26+d)          enqueued local size       get_enqueued_local_size
+ * get_local_size is ntid (the remainder groups run as grids with their
+ * own block size); libclc's get_local_id (tid) is used as it is.
  *
  * native_*: libclc lowers them to LLVM intrinsics the NVPTX back end
  * cannot select; here they map to the PTX approximate instructions.
@@ -21,25 +33,138 @@
         __asm__("mov.u32 %0, %%envreg" #n ";" : "=r"(r_));                      \
         r_;                                                                     \
     })
+#define ENVREG64(lo, hi) ((size_t)ENVREG(lo) | (size_t)ENVREG(hi) << 32)
 #define OVL __attribute__((overloadable))
 
 size_t OVL get_global_offset(uint d)
 {
     switch (d) {
-    case 0: return (size_t)ENVREG(0) | (size_t)ENVREG(1) << 32;
-    case 1: return (size_t)ENVREG(2) | (size_t)ENVREG(3) << 32;
-    case 2: return (size_t)ENVREG(4) | (size_t)ENVREG(5) << 32;
+    case 0: return ENVREG64(8, 9);
+    case 1: return ENVREG64(10, 11);
+    case 2: return ENVREG64(12, 13);
     default: return 0;
+    }
+}
+
+size_t OVL get_global_size(uint d)
+{
+    switch (d) {
+    case 0: return ENVREG64(14, 15);
+    case 1: return ENVREG64(16, 17);
+    case 2: return ENVREG64(18, 19);
+    default: return 1;
+    }
+}
+
+size_t OVL get_group_id(uint d)
+{
+    switch (d) {
+    case 0: return (size_t)ENVREG(20) + (uint)__nvvm_read_ptx_sreg_ctaid_x();
+    case 1: return (size_t)ENVREG(21) + (uint)__nvvm_read_ptx_sreg_ctaid_y();
+    case 2: return (size_t)ENVREG(22) + (uint)__nvvm_read_ptx_sreg_ctaid_z();
+    default: return 0;
+    }
+}
+
+size_t OVL get_num_groups(uint d)
+{
+    switch (d) {
+    case 0: return ENVREG(23);
+    case 1: return ENVREG(24);
+    case 2: return ENVREG(25);
+    default: return 1;
+    }
+}
+
+/* ntid: a remainder group's grid has the remainder as its block size.
+ * (libclc's answers 0 for d > 2; the specification 1.) */
+size_t OVL get_local_size(uint d)
+{
+    switch (d) {
+    case 0: return (uint)__nvvm_read_ptx_sreg_ntid_x();
+    case 1: return (uint)__nvvm_read_ptx_sreg_ntid_y();
+    case 2: return (uint)__nvvm_read_ptx_sreg_ntid_z();
+    default: return 1;
+    }
+}
+
+size_t OVL get_enqueued_local_size(uint d)
+{
+    switch (d) {
+    case 0: return ENVREG(26);
+    case 1: return ENVREG(27);
+    case 2: return ENVREG(28);
+    default: return 1;
     }
 }
 
 uint OVL get_work_dim(void) { return ENVREG(6); }
 
+/* ctaid * ntid + tid + the grid's first work-item: in a remainder grid
+ * ntid is the remainder and ctaid 0, so this is group id * enqueued local
+ * size + local id + offset, as the specification defines it. */
 size_t OVL get_global_id(uint d)
 {
-    if (d > 2)
-        return 0;
-    return get_group_id(d) * get_local_size(d) + get_local_id(d) + get_global_offset(d);
+    switch (d) {
+    case 0:
+        return (size_t)(uint)__nvvm_read_ptx_sreg_ctaid_x() * (uint)__nvvm_read_ptx_sreg_ntid_x() +
+               (uint)__nvvm_read_ptx_sreg_tid_x() + ENVREG64(0, 1);
+    case 1:
+        return (size_t)(uint)__nvvm_read_ptx_sreg_ctaid_y() * (uint)__nvvm_read_ptx_sreg_ntid_y() +
+               (uint)__nvvm_read_ptx_sreg_tid_y() + ENVREG64(2, 3);
+    case 2:
+        return (size_t)(uint)__nvvm_read_ptx_sreg_ctaid_z() * (uint)__nvvm_read_ptx_sreg_ntid_z() +
+               (uint)__nvvm_read_ptx_sreg_tid_z() + ENVREG64(4, 5);
+    default: return 0;
+    }
+}
+
+/* OpenCL C 2.0: (id(2) - offset(2)) * size(1) * size(0) + (id(1) -
+ * offset(1)) * size(0) + (id(0) - offset(0)), global or local. */
+size_t OVL get_global_linear_id(void)
+{
+    size_t x = get_global_id(0) - get_global_offset(0);
+    size_t y = get_global_id(1) - get_global_offset(1);
+    size_t z = get_global_id(2) - get_global_offset(2);
+    return (z * get_global_size(1) + y) * get_global_size(0) + x;
+}
+
+size_t OVL get_local_linear_id(void)
+{
+    size_t x = (uint)__nvvm_read_ptx_sreg_tid_x(), nx = (uint)__nvvm_read_ptx_sreg_ntid_x();
+    size_t y = (uint)__nvvm_read_ptx_sreg_tid_y(), ny = (uint)__nvvm_read_ptx_sreg_ntid_y();
+    size_t z = (uint)__nvvm_read_ptx_sreg_tid_z();
+    return (z * ny + y) * nx + x;
+}
+
+/* OpenCL C 2.0 work_group_barrier: libclc 16 has only barrier (bar.sync,
+ * which orders the group's shared and global memory accesses at CTA
+ * scope). A device-wide scope on global memory adds a GPU-scope fence on
+ * each side. The enum is the one OpenCL C 2.0's header declares (the
+ * shim is compiled as 1.2, without it), so the mangled names match. */
+typedef enum memory_scope {
+    memory_scope_work_item = __OPENCL_MEMORY_SCOPE_WORK_ITEM,
+    memory_scope_work_group = __OPENCL_MEMORY_SCOPE_WORK_GROUP,
+    memory_scope_device = __OPENCL_MEMORY_SCOPE_DEVICE,
+    memory_scope_all_svm_devices = __OPENCL_MEMORY_SCOPE_ALL_SVM_DEVICES,
+    memory_scope_sub_group = __OPENCL_MEMORY_SCOPE_SUB_GROUP,
+} memory_scope;
+
+__attribute__((convergent)) void OVL work_group_barrier(cl_mem_fence_flags flags,
+                                                        memory_scope scope)
+{
+    bool device = (flags & CLK_GLOBAL_MEM_FENCE) &&
+                  (scope == memory_scope_device || scope == memory_scope_all_svm_devices);
+    if (device)
+        __nvvm_membar_gl();
+    barrier(flags);
+    if (device)
+        __nvvm_membar_gl();
+}
+
+__attribute__((convergent)) void OVL work_group_barrier(cl_mem_fence_flags flags)
+{
+    barrier(flags);
 }
 
 #define M_LOG2E_H 1.4426950408889634f   /* log2(e) */

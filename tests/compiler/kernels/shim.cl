@@ -12,3 +12,14 @@ kernel void natives(global float4 *a, global float *b)
     b[0] = native_log10(b[1]) + native_tan(b[2]) + native_cos(b[3]) + native_exp2(b[4]);
     b[5] = (float)mad_hi((int)b[6], 7, 3);
 }
+
+kernel void groups(global ulong *out)
+{
+    out[0] = get_group_id(0) ^ get_group_id(1) << 1 ^ get_group_id(2) << 2;
+}
+
+kernel void sizes(global ulong *out)
+{
+    out[0] = get_global_size(0) ^ get_global_size(1) << 1 ^ get_global_size(2) << 2;
+    out[1] = get_num_groups(0) ^ get_num_groups(1) << 1 ^ get_num_groups(2) << 2;
+}
