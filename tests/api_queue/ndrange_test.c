@@ -195,6 +195,11 @@ static void test_errors(cl_program p, cl_kernel k)
     const size_t l0[] = {0};
     EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, g, l0, 0, NULL, NULL),
                CL_INVALID_WORK_GROUP_SIZE);
+    /* 2^32 work-groups in a dimension: group ids are 32 bits on the
+     * device (get_group_id, get_num_groups). */
+    const size_t g32[] = {(size_t)1 << 32}, l1[] = {1};
+    EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, g32, l1, 0, NULL, NULL),
+               CL_INVALID_GLOBAL_WORK_SIZE);
     size_t max_items[3] = {0};
     EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(max_items), max_items,
                               NULL));

@@ -1,8 +1,9 @@
 // Kernels for the clEnqueueNDRangeKernel tests: compiled with
 // nvcc -cubin -arch=sm_90 -O3; host_queue_kernels.c computes the same on
-// the emulated device. They read the OpenCL global work offset and
-// work_dim from the environment registers the launcher fills
-// (envreg 2d/2d+1 = offset of dimension d, envreg 6 = work_dim).
+// the emulated device. They read the launch's first work-item and
+// work_dim from the environment registers the launcher fills (core/hcq.h,
+// enum hcq_envreg: envreg 2d/2d+1 = global offset + the launch's start in
+// dimension d, envreg 6 = work_dim).
 
 __device__ __forceinline__ unsigned envreg(int i)
 {

@@ -1,7 +1,8 @@
 /*
- * emu_kernels.c — CPU versions of tests/cl_source/kernels.cl for the
- * emulated device (src/emu/emu_kernel.h), registered with the cubin
- * hcqcl-cc built from that file at build time (embedded here).
+ * emu_kernels.c — CPU versions of tests/cl_source/kernels.cl and
+ * workitem.cl for the emulated device (src/emu/emu_kernel.h), registered
+ * with the cubins hcqcl-cc built from those files at build time (embedded
+ * here).
  *
  * Each function runs one work-group, reading what the SASS reads from
  * where it reads it: parameters at the offsets clang and ptxas give them
@@ -22,6 +23,8 @@
 
 extern const unsigned char cl_source_cubin[];
 extern const unsigned long cl_source_cubin_size;
+extern const unsigned char workitem_cubin[];
+extern const unsigned long workitem_cubin_size;
 
 /* get_global_id(d) of the work-item with local id t in dimension d. */
 static uint64_t gid(const struct emu_block *b, unsigned d, uint32_t t)
@@ -222,9 +225,85 @@ static void host_struct_arg(const struct emu_block *b)
     }
 }
 
+/* ---- workitem.cl ---------------------------------------------------- */
+
+/* workitem.cl's absent_dim for d = 2 of a 2-D launch: from the envregs
+ * and the block, as the shim computes it. */
+static uint64_t absent_dim2(const struct emu_block *b)
+{
+    return emu_cl_global_id(b, 2, 0) | emu_cl_global_offset(b, 2) << 8 |
+           emu_cl_global_size(b, 2) << 16 | (uint64_t)b->block[2] << 24 |
+           emu_cl_enqueued_local_size(b, 2) << 32 | emu_cl_group_id(b, 2) << 40 |
+           emu_cl_num_groups(b, 2) << 48;
+}
+
+/* What the shim answers for dimension index 3 (none): global size, local
+ * size, enqueued local size and number of groups 1, the rest 0. */
+#define ABSENT_DIM3 ((uint64_t)1 << 16 | (uint64_t)1 << 24 | (uint64_t)1 << 32 | (uint64_t)1 << 48)
+
+/* workitems(global ulong *out): 14 ulongs per work-item. */
+static void host_workitems(const struct emu_block *b)
+{
+    uint64_t out = emu_param_u64(b, 0);
+    uint64_t off0 = emu_cl_global_offset(b, 0), off1 = emu_cl_global_offset(b, 1);
+    uint64_t gs0 = emu_cl_global_size(b, 0), gs1 = emu_cl_global_size(b, 1);
+    for (uint32_t ty = 0; ty < b->block[1]; ty++) {
+        for (uint32_t tx = 0; tx < b->block[0]; tx++) {
+            uint64_t g0 = emu_cl_global_id(b, 0, tx), g1 = emu_cl_global_id(b, 1, ty);
+            uint64_t lin = (g1 - off1) * gs0 + (g0 - off0);
+            uint64_t *r = b->ptr(b, out + lin * 14 * 8, 14 * 8);
+            if (!r)
+                return;
+            r[0] = g0;
+            r[1] = g1;
+            r[2] = off0;
+            r[3] = off1;
+            r[4] = gs0;
+            r[5] = gs1;
+            r[6] = b->block[0] | (uint64_t)b->block[1] << 16 |
+                   emu_cl_enqueued_local_size(b, 0) << 32 | emu_cl_enqueued_local_size(b, 1) << 48;
+            r[7] = tx | (uint64_t)ty << 16 | ((uint64_t)ty * b->block[0] + tx) << 32;
+            r[8] = emu_cl_group_id(b, 0) | emu_cl_group_id(b, 1) << 32;
+            r[9] = emu_cl_num_groups(b, 0) | emu_cl_num_groups(b, 1) << 32;
+            r[10] = lin;
+            r[11] = emu_cl_work_dim(b);
+            r[12] = absent_dim2(b);
+            r[13] = ABSENT_DIM3;
+        }
+    }
+}
+
+/* mirror(global ulong *out, local ulong *tmp): the barriers split the
+ * group's work into three passes over its work-items. */
+static void host_mirror(const struct emu_block *b)
+{
+    uint64_t out = emu_param_u64(b, 0), off = emu_cl_global_offset(b, 0);
+    uint32_t n = b->block[0];
+    uint64_t tmp[1024], m[1024];
+    if (n > 1024)
+        return;
+    for (uint32_t l = 0; l < n; l++)
+        tmp[l] = emu_cl_global_id(b, 0, l);
+    for (uint32_t l = 0; l < n; l++)
+        m[l] = tmp[n - 1 - l];
+    for (uint32_t l = 0; l < n; l++)
+        tmp[l] = m[l];
+    for (uint32_t l = 0; l < n; l++) {
+        uint64_t *r = b->ptr(b, out + (emu_cl_global_id(b, 0, l) - off) * 4 * 8, 4 * 8);
+        if (!r)
+            return;
+        r[0] = m[l];
+        r[1] = tmp[(l + 1) % n];
+        r[2] = emu_cl_group_id(b, 0);
+        r[3] = n | emu_cl_num_groups(b, 0) << 32;
+    }
+}
+
 EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     int rc = reg->add_cubin(reg, cl_source_cubin, cl_source_cubin_size);
+    if (!rc)
+        rc = reg->add_cubin(reg, workitem_cubin, workitem_cubin_size);
     static const struct {
         const char *name;
         emu_kernel_fn fn;
@@ -233,6 +312,8 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "atomics64", host_atomics64 },
         { "offset2d", host_offset2d },
         { "struct_arg", host_struct_arg },
+        { "workitems", host_workitems },
+        { "mirror", host_mirror },
     };
     for (size_t k = 0; !rc && k < sizeof(fns) / sizeof(fns[0]); k++)
         rc = reg->add(reg, fns[k].name, fns[k].fn);

@@ -1,0 +1,221 @@
+/*
+ * workitem_test.c — the work-item functions, exactly as OpenCL 3.0
+ * defines them, over NDRanges that hcqcl runs as several launches:
+ * workitem.cl built from source as OpenCL C 3.0 (clCreateProgramWithSource
+ * + clBuildProgram through the ICD loader), every value checked against
+ * the one computed here from the NDRange.
+ *
+ *   workitems  2-D, a global offset (above 4 G in dimension 0), global %
+ *              local != 0 in both dimensions (non-uniform work-groups:
+ *              the last group of a dimension has the remainder's size);
+ *              then 2-D with more groups in dimension 1 than one grid
+ *              holds (65535) and a remainder in dimension 0. Per work-item
+ *              get_global_id, get_global_offset, get_global_size,
+ *              get_local_size, get_enqueued_local_size, get_local_id,
+ *              get_group_id, get_num_groups, get_global_linear_id,
+ *              get_local_linear_id, get_work_dim, and all of them for
+ *              dimension 2 (absent) and index 3.
+ *   mirror     1-D, non-uniform, with a global offset: values exchanged
+ *              through __local memory across work_group_barrier (both
+ *              forms, work-group and device scope).
+ *
+ * usage: cl_workitem [workitem.cl]   (default: workitem.cl in the current
+ * directory, the copy the build precompiled into the kernel cache with
+ * WORKITEM_OPTIONS)
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cl_setup.h"
+
+#ifndef WORKITEM_OPTIONS
+#error "WORKITEM_OPTIONS: the build options workitem.cl was precompiled with"
+#endif
+
+static cl_kernel kernel_of(cl_program p, const char *name)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, name, &err);
+    REQUIRE(k && err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
+    return k;
+}
+
+static cl_mem zeroed_buffer(cl_context ctx, cl_command_queue q, size_t size)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, size, NULL, &err);
+    REQUIRE(m && err == CL_SUCCESS, "clCreateBuffer(%zu): %d", size, err);
+    const cl_ulong junk = 0xeeeeeeeeeeeeeeeeull;
+    err = clEnqueueFillBuffer(q, m, &junk, sizeof(junk), 0, size, 0, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "clEnqueueFillBuffer: %d", err);
+    return m;
+}
+
+/* Size of the group with index g of a dimension: the enqueued local size,
+ * or for the last group of a non-uniform dimension the remainder. */
+static size_t group_size(size_t global, size_t local, size_t g)
+{
+    return g == global / local ? global % local : local;
+}
+
+/* A dimension the NDRange lacks, or index 3: global and local sizes and
+ * number of groups 1, ids and offset 0 (workitem.cl's absent_dim). */
+#define ABSENT ((cl_ulong)1 << 16 | (cl_ulong)1 << 24 | (cl_ulong)1 << 32 | (cl_ulong)1 << 48)
+
+static const char *const field_names[14] = {
+    "global_id(0)", "global_id(1)", "global_offset(0)", "global_offset(1)",
+    "global_size(0)", "global_size(1)", "local_size|enqueued_local_size",
+    "local_id|local_linear_id", "group_id", "num_groups", "global_linear_id", "work_dim",
+    "dimension 2", "dimension 3",
+};
+
+static void check_workitems(cl_context ctx, cl_command_queue q, cl_program p, const char *what,
+                            const size_t off[2], const size_t global[2], const size_t local[2])
+{
+    const size_t items = global[0] * global[1], size = items * 14 * sizeof(cl_ulong);
+    cl_mem dout = zeroed_buffer(ctx, q, size);
+    cl_kernel k = kernel_of(p, "workitems");
+    EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
+    cl_int err = clEnqueueNDRangeKernel(q, k, 2, off, global, local, 0, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "%s: clEnqueueNDRangeKernel: %d", what, err);
+    cl_ulong *out = malloc(size);
+    REQUIRE(out);
+    err = clEnqueueReadBuffer(q, dout, CL_TRUE, 0, size, out, 0, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "clEnqueueReadBuffer: %d", err);
+
+    const size_t groups[2] = {(global[0] + local[0] - 1) / local[0],
+                              (global[1] + local[1] - 1) / local[1]};
+    unsigned bad = 0;
+    for (size_t y = 0; y < global[1]; y++) {
+        for (size_t x = 0; x < global[0]; x++) {
+            size_t lin = y * global[0] + x;
+            const cl_ulong *r = out + lin * 14;
+            size_t gx = x / local[0], gy = y / local[1], lx = x % local[0], ly = y % local[1];
+            size_t sx = group_size(global[0], local[0], gx);
+            size_t sy = group_size(global[1], local[1], gy);
+            const cl_ulong want[14] = {
+                off[0] + x,
+                off[1] + y,
+                off[0],
+                off[1],
+                global[0],
+                global[1],
+                sx | (cl_ulong)sy << 16 | (cl_ulong)local[0] << 32 | (cl_ulong)local[1] << 48,
+                lx | (cl_ulong)ly << 16 | (cl_ulong)(ly * sx + lx) << 32,
+                gx | (cl_ulong)gy << 32,
+                groups[0] | (cl_ulong)groups[1] << 32,
+                lin,
+                2,
+                ABSENT,
+                ABSENT,
+            };
+            for (int f = 0; f < 14; f++) {
+                if (r[f] != want[f] && bad++ < 10)
+                    fprintf(stderr, "%s: item (%zu, %zu) %s = 0x%" PRIx64 ", expected 0x%" PRIx64
+                            "\n", what, x, y, field_names[f], (uint64_t)r[f],
+                            (uint64_t)want[f]);
+            }
+        }
+    }
+    check_report(bad == 0, "workitems", "%s: %zux%zu items in groups of %zux%zu (%zux%zu groups)"
+                 " at offset (0x%zx, %zu), %u wrong fields", what, global[0], global[1],
+                 local[0], local[1], groups[0], groups[1], off[0], off[1], bad);
+    free(out);
+    clReleaseKernel(k);
+    clReleaseMemObject(dout);
+}
+
+static void check_mirror(cl_context ctx, cl_command_queue q, cl_program p)
+{
+    const size_t off = 7, global = 1000, local = 64; /* 15 groups of 64, one of 40 */
+    const size_t size = global * 4 * sizeof(cl_ulong);
+    cl_mem dout = zeroed_buffer(ctx, q, size);
+    cl_kernel k = kernel_of(p, "mirror");
+    EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
+    EXPECT_EQ(clSetKernelArg(k, 1, local * sizeof(cl_ulong), NULL), CL_SUCCESS);
+    cl_int err = clEnqueueNDRangeKernel(q, k, 1, &off, &global, &local, 0, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "mirror: clEnqueueNDRangeKernel: %d", err);
+    cl_ulong *out = malloc(size);
+    REQUIRE(out);
+    err = clEnqueueReadBuffer(q, dout, CL_TRUE, 0, size, out, 0, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "clEnqueueReadBuffer: %d", err);
+
+    const size_t groups = (global + local - 1) / local;
+    unsigned bad = 0;
+    for (size_t i = 0; i < global; i++) {
+        size_t g = i / local, l = i % local, n = group_size(global, local, g);
+        size_t first = off + g * local; /* global id of local id 0 */
+        const cl_ulong want[4] = {
+            first + (n - 1 - l),
+            first + (n - 1 - (l + 1) % n),
+            g,
+            n | (cl_ulong)groups << 32,
+        };
+        for (int f = 0; f < 4; f++)
+            if (out[i * 4 + f] != want[f] && bad++ < 10)
+                fprintf(stderr, "mirror: item %zu field %d = 0x%" PRIx64 ", expected 0x%" PRIx64
+                        "\n", i, f, (uint64_t)out[i * 4 + f], (uint64_t)want[f]);
+    }
+    check_report(bad == 0, "mirror", "1-D, %zu items in groups of %zu at offset %zu, through "
+                 "__local memory and work_group_barrier, %u wrong fields", global, local, off, bad);
+    free(out);
+    clReleaseKernel(k);
+    clReleaseMemObject(dout);
+}
+
+static void print_build_log(cl_program p, cl_device_id dev)
+{
+    size_t n = 0;
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = malloc(n + 1);
+    if (log && clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+        log[n] = 0;
+        fprintf(stderr, "build log:\n%s\n", log);
+    }
+    free(log);
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = argc > 1 ? argv[1] : "workitem.cl";
+    cl_platform_id platform;
+    cl_device_id dev;
+    cl_context ctx;
+    cl_command_queue q;
+    cltest_setup(&platform, &dev, &ctx, &q);
+
+    cl_bool nu = CL_FALSE;
+    REQUIRE(clGetDeviceInfo(dev, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof(nu), &nu,
+                            NULL) == CL_SUCCESS);
+    REQUIRE(nu, "the device reports no non-uniform work-group support");
+
+    size_t len = 0;
+    char *src = test_file_read(path, &len);
+    REQUIRE(src, "kernel source %s", path);
+    const char *strings[] = {src};
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, strings, &len, &err);
+    REQUIRE(p && err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+    err = clBuildProgram(p, 1, &dev, WORKITEM_OPTIONS, NULL, NULL);
+    if (err != CL_SUCCESS)
+        print_build_log(p, dev);
+    REQUIRE(err == CL_SUCCESS, "clBuildProgram(\"%s\"): %d", WORKITEM_OPTIONS, err);
+
+    /* Non-uniform in both dimensions: 4 launches (uniform part, the two
+     * edges, the corner). */
+    const size_t off_nu[2] = {((size_t)1 << 32) + 5, 11};
+    const size_t global_nu[2] = {37, 13}, local_nu[2] = {8, 4};
+    check_workitems(ctx, q, p, "2-D non-uniform", off_nu, global_nu, local_nu);
+    /* 65538 groups in dimension 1: 65535 in one grid, 3 in the next; a
+     * remainder group in dimension 0. */
+    const size_t off_split[2] = {3, 2};
+    const size_t global_split[2] = {3, 65538}, local_split[2] = {2, 1};
+    check_workitems(ctx, q, p, "2-D split grid", off_split, global_split, local_split);
+    check_mirror(ctx, q, p);
+
+    clReleaseProgram(p);
+    free(src);
+    cltest_teardown(ctx, q);
+    return check_done("cl_workitem");
+}
