@@ -245,6 +245,7 @@ struct hcq_queue {
     struct hcq_arena pb, scratch;
     uint64_t open_start;   /* pb.head where the open GP chunk begins */
     bool scratch_unpushed; /* a scratch block not yet referenced by a push */
+    uint32_t acquire_switch; /* SEM_EXECUTE ACQUIRE_SWITCH_TSG for waits (HCQCL_ACQUIRE) */
     uint64_t pending_gp[HCQ_PENDING_GP];
     unsigned npending;
 

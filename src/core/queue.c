@@ -242,10 +242,11 @@ int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value
     int r = push_reserve(q, 6, true);
     if (r)
         return r;
-    /* Each queue is its own TSG: yield the runlist while blocked. */
+    /* Each queue is its own TSG: yield the runlist while blocked
+     * (HCQCL_ACQUIRE=poll keeps the channel polling instead). */
     push_host_sem(q, sig->va, value,
                   NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
-                      NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG, 1));
+                      NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG, q->acquire_switch));
     return 0;
 }
 
@@ -668,6 +669,7 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
     q->engine_class = engine == HCQ_ENGINE_COMPUTE ? dev->info.compute_class
                                                    : dev->info.copy_class;
     q->ring_entries = ring_entries;
+    q->acquire_switch = strcmp(util_env()->acquire, "poll") != 0;
     uint64_t ring_bytes = util_align_up((uint64_t)ring_entries * 8 + NV_USERD_SIZE, 4096);
     int r;
     if ((r = hcq_mem_alloc_ex(dev, ring_bytes, HCQ_MEM_DEVICE_MAPPED,

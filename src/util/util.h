@@ -40,6 +40,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(device, "HCQCL_DEVICE", "auto", "auto | nv | emu")                                  \
     X(wait, "HCQCL_WAIT", "auto", "spin | block | auto")                                  \
     X(pushbuf, "HCQCL_PUSHBUF", "device", "device | host: memory of pushbuffers and QMDs")    \
+    X(acquire, "HCQCL_ACQUIRE", "switch", "switch | poll: a blocked GPU-side wait yields its runlist or polls") \
     X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \
     X(emu_kernels, "HCQCL_EMU_KERNELS", "", "':'-separated host kernel libraries")         \
     X(visible_devices, "HCQCL_VISIBLE_DEVICES", "", "comma list of GPU indices or UUIDs") \
