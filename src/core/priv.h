@@ -142,6 +142,11 @@ void hcq_device_fault_reset(struct hcq_device *dev);
  * enough to call every millisecond from a waiting thread. */
 bool hcq_device_check_lost(struct hcq_device *dev);
 
+/* Ring the doorbell again for every queue of dev whose USERD shows
+ * entries the GPU has not fetched (GP_GET != GP_PUT); called by waits
+ * that saw no progress for stalled_ns (signal.c). Returns how many. */
+unsigned hcq_device_kick(struct hcq_device *dev, uint64_t stalled_ns);
+
 /* The driver connection (device.c), for memory.c/queue.c. */
 static inline struct nvdrv *hcq_drv(const struct hcq_device *dev) { return dev->drv; }
 

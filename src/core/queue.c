@@ -496,6 +496,33 @@ static int submit(struct hcq_queue *q)
 
 int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
 
+unsigned hcq_device_kick(struct hcq_device *dev, uint64_t stalled_ns)
+{
+    /* Only USERD is read here, never the queue's own bookkeeping: the
+     * queue may be submitting on another thread. A doorbell for a channel
+     * that already runs is harmless. */
+    unsigned n = 0;
+    pthread_mutex_lock(&dev->lock);
+    for (struct hcq_queue *q = dev->queues; q; q = q->next) {
+        uint32_t put = __atomic_load_n(&q->userd[NV_USERD_GP_PUT / 4], __ATOMIC_ACQUIRE);
+        uint32_t get = gp_get(q);
+        if (put == get) {
+            if (stalled_ns >= 1000000000ull)
+                CORE_LOG("wait: no progress for %llu us: queue 0x%x GP_GET = GP_PUT %u, "
+                         "timeline %llu", (unsigned long long)(stalled_ns / 1000), q->h_channel,
+                         put, (unsigned long long)hcq_signal_value(q->timeline));
+            continue;
+        }
+        __atomic_store_n((volatile uint32_t *)(dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING),
+                         q->token, __ATOMIC_RELEASE);
+        n++;
+        CORE_LOG("wait: no progress for %llu us: queue 0x%x GP_GET %u GP_PUT %u, doorbell again",
+                 (unsigned long long)(stalled_ns / 1000), q->h_channel, get, put);
+    }
+    pthread_mutex_unlock(&dev->lock);
+    return n;
+}
+
 struct hcq_signal *hcq_queue_timeline(struct hcq_queue *q) { return q->timeline; }
 
 uint64_t hcq_queue_last(const struct hcq_queue *q) { return q->last; }
