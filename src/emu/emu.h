@@ -170,6 +170,7 @@ struct emu_gpu {
     bool worker_running, worker_stop;
     pthread_t worker;
     uint32_t next_token;
+    atomic_uint drop_doorbells; /* doorbell rings still to be ignored */
 };
 
 uint64_t emu_gpu_time(const struct emu_gpu *gpu);
@@ -368,6 +369,10 @@ struct emu_obj *emu_rm_find(int ctl_fd, uint32_t hclient, uint32_t hobject);
 uint32_t emu_ctrl(struct emu_obj *obj, uint32_t cmd, void *params, uint32_t size);
 struct emu_fd *emu_fd_get(int fd);
 struct emu_gpu *emu_gpu_by_uuid(const uint8_t uuid[16]);
+/* Fault injection: the GPU with this UUID ignores its next n doorbell
+ * rings, as the H200 now and then left a submission unrun with several
+ * processes on it (the waits' doorbell again must recover). */
+int emu_gpu_drop_doorbells(const uint8_t uuid[16], unsigned n);
 
 /* The class list the emulated H200 reports. */
 extern const uint32_t emu_classlist[];

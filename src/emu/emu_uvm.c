@@ -29,6 +29,15 @@ struct emu_gpu *emu_gpu_by_uuid(const uint8_t uuid[16])
     return NULL;
 }
 
+int emu_gpu_drop_doorbells(const uint8_t uuid[16], unsigned n)
+{
+    struct emu_gpu *g = emu_gpu_by_uuid(uuid);
+    if (!g)
+        return -ENODEV;
+    atomic_store(&g->drop_doorbells, n);
+    return 0;
+}
+
 /* Index of the external range containing [base, base+len), or -1. */
 static long xr_find(const struct emu_fd *f, uint64_t base, uint64_t len)
 {

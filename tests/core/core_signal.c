@@ -1,12 +1,14 @@
 /*
  * core_signal.c — signal slots (many pages of them, reuse), CPU set and
  * read, waits: immediate, timeout, a timeout that restarts whenever the
- * value moves, and wake-up from another thread.
+ * value moves, and wake-up from another thread; on the emulated device, a
+ * wait for work whose doorbell the GPU ignored rings it again.
  */
 #include <pthread.h>
 #include <time.h>
 
 #include "core_test.h"
+#include "emu/emu.h"
 
 static void sleep_ns(uint64_t ns)
 {
@@ -110,11 +112,43 @@ static void test_waits(struct hcq_device *dev)
     hcq_signal_free(s);
 }
 
+/* The GPU ignores the doorbell of one submission: the wait for its release
+ * sees no progress, rings the doorbell again after 1 ms and gets the value
+ * (without that it times out). */
+static void test_lost_doorbell(struct hcq_device *dev)
+{
+    if (!dev->info.emulated)
+        return;
+    struct hcq_queue *q;
+    struct hcq_signal *s;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    REQUIRE(hcq_signal_alloc(dev, &s) == 0);
+    /* The queue's first submission (it binds the engine) runs as usual. */
+    uint64_t v;
+    EXPECT_EQ(hcq_q_release_timeline(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 5000000000ull), 0);
+
+    for (int round = 0; round < 2; round++) {
+        EXPECT_EQ(emu_gpu_drop_doorbells(dev->info.uuid, 1), 0);
+        EXPECT_EQ(hcq_q_signal(q, s, (uint64_t)round + 1), 0);
+        EXPECT_EQ(hcq_q_submit(q), 0);
+        uint64_t t0 = util_now_ns();
+        EXPECT_EQ(hcq_signal_wait(s, (uint64_t)round + 1, 5000000000ull), 0);
+        uint64_t dt = util_now_ns() - t0;
+        /* Recovered by the doorbell rung again at 1 ms of no progress. */
+        EXPECT(dt >= 1000000 && dt < 2000000000ull);
+    }
+    hcq_signal_free(s);
+    hcq_queue_destroy(q);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
     test_slots(dev);
     test_waits(dev);
+    test_lost_doorbell(dev);
     hcq_device_close(dev);
     return core_test_done("core_signal");
 }
