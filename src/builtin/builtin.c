@@ -78,11 +78,11 @@ uint32_t hcq_builtin_copy_blocks(const struct hcq_device_info *di, uint64_t dst,
     const uint64_t n = (size - head) / w;
     const uint64_t row = (uint64_t)threads * unroll;
     const uint64_t rows = n / row + (n % row != 0);
-    /* As many blocks as the device holds at once; more rows loop. */
-    uint64_t per_sm = (uint64_t)di->max_warps_per_sm * di->warp_size / threads;
-    uint64_t cap = (uint64_t)UTIL_MAX(di->sm_count, 1u) * UTIL_MAX(per_sm, 1ull);
-    if (di->max_grid_dim[0] && cap > di->max_grid_dim[0])
-        cap = di->max_grid_dim[0];
+    /* One block per row: the GPU deals blocks out as SMs free up, so the
+     * last wave is as short as a block (a grid capped at what the device
+     * holds at once loops over rows and ends on a partly idle wave). Only
+     * beyond the grid limit do rows loop. */
+    uint64_t cap = di->max_grid_dim[0] ? di->max_grid_dim[0] : UINT32_MAX;
     return (uint32_t)UTIL_MAX(UTIL_MIN(rows, cap), 1ull);
 }
 

@@ -62,10 +62,8 @@ const char *hcq_builtin_copy_name(enum hcq_builtin_copy_variant v);
 unsigned hcq_builtin_copy_unroll(enum hcq_builtin_copy_variant v);
 
 /* Launch shape of hcq_builtin_copy: HCQ_BUILTIN_COPY_THREADS threads per
- * block, one block per row of the split above, but no more blocks than
- * the device holds at once (sm_count x max threads per SM / threads: 8 per
- * SM on Hopper, which the kernel's 32 registers allow); larger copies loop
- * over rows. */
+ * block, one block per row of the split above (up to the grid limit, past
+ * which rows loop). */
 enum { HCQ_BUILTIN_COPY_THREADS = 256 };
 
 /* hcq_builtin_copy with the kernel and launch shape chosen by the caller

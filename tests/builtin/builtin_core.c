@@ -164,10 +164,10 @@ static void test_fill(struct hcq_queue *q, struct bufs *b)
 static void test_rules(struct hcq_device *dev, struct hcq_queue *q, struct bufs *b)
 {
     const struct hcq_device_info *di = hcq_device_info(dev);
-    const uint64_t per_sm = (uint64_t)di->max_warps_per_sm * di->warp_size / 256;
-    /* 64 MiB in 16-byte units, 256 x 4 per row: 4096 rows. */
-    EXPECT_EQ(hcq_builtin_copy_blocks(di, 0, 0, 64u << 20, 4, 256),
-              UTIL_MIN(4096, di->sm_count * per_sm));
+    /* 64 MiB in 16-byte units, 256 x 4 per row: 4096 rows, a block each. */
+    EXPECT_EQ(hcq_builtin_copy_blocks(di, 0, 0, 64u << 20, 4, 256), 4096);
+    /* 1 GiB: 65536 rows. */
+    EXPECT_EQ(hcq_builtin_copy_blocks(di, 0, 0, 1ull << 30, 4, 256), 65536);
     EXPECT_EQ(hcq_builtin_copy_blocks(di, 0, 0, 16 * 1024 + 16, 4, 256), 2);
     EXPECT_EQ(hcq_builtin_copy_blocks(di, 0, 0, 15, 4, 256), 1);
     EXPECT_EQ(hcq_builtin_copy_blocks(di, 0, 0, 0, 4, 256), 1);
