@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "builtin/builtin.h"
 #include "core/hcq.h"
 #include "util/util.h"
 #include "cubin/cubin.h"
@@ -255,14 +256,19 @@ static void bench_round_trip(struct hcq_queue *q, bool with_launch, const char *
 /* Copies                                                               */
 /* ------------------------------------------------------------------ */
 
-/* GPU time of one copy from the timestamps of releases around it. */
+/* GPU time of one copy from the timestamps of releases around it: on a
+ * copy queue by the copy engine, on a compute queue by the built-in copy
+ * kernel. */
 static double copy_gbs(struct hcq_queue *q, struct hcq_signal *s0, struct hcq_signal *s1,
                        uint64_t dst, uint64_t src, uint64_t bytes, uint64_t seq,
                        double *wall_gbs)
 {
     uint64_t t0 = now_ns();
     CHECK(hcq_q_signal(q, s0, seq));
-    CHECK(hcq_q_copy(q, dst, src, bytes));
+    if (hcq_queue_engine(q) == HCQ_ENGINE_COMPUTE)
+        CHECK(hcq_builtin_copy(q, dst, src, bytes));
+    else
+        CHECK(hcq_q_copy(q, dst, src, bytes));
     CHECK(hcq_q_signal(q, s1, seq));
     CHECK(hcq_q_submit(q));
     CHECK(hcq_signal_wait(s1, seq, WAIT_NS));
@@ -376,6 +382,11 @@ static void bench_copies(void)
     }
     bench_copy_both(q1, q2, h1, h2, d1, d2);
     bench_copy(q1, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
+    /* How src/api copies device memory: the built-in copy kernel. */
+    struct hcq_queue *qc = NULL;
+    CHECK(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &qc));
+    bench_copy(qc, "device->device, copy kernel (read+write)", d2->va, d1->va, 2.0, 4100);
+    hcq_queue_destroy(qc);
 
     /* The same copies spread over the asynchronous copy engines. */
     struct hcq_queue *qs[8] = {q1, q2};

@@ -242,7 +242,7 @@ int hcq_builtin_copy_ex(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_
 
 int hcq_builtin_copy(struct hcq_queue *compute_q, uint64_t dst, uint64_t src, uint64_t size)
 {
-    return hcq_builtin_copy_ex(compute_q, dst, src, size, HCQ_BUILTIN_COPY_U4, 0,
+    return hcq_builtin_copy_ex(compute_q, dst, src, size, HCQ_BUILTIN_COPY_DEFAULT, 0,
                                HCQ_BUILTIN_COPY_THREADS);
 }
 
@@ -264,7 +264,7 @@ int hcq_builtin_fill(struct hcq_queue *q, uint64_t dst, uint64_t size, const voi
     uint8_t *period = (uint8_t *)&params[2];
     for (unsigned m = 0; m < FILL_PERIOD; m++)
         period[m] = p[(m + head) % pattern_size];
-    const uint32_t threads = HCQ_BUILTIN_COPY_THREADS;
+    const uint32_t threads = HCQ_BUILTIN_FILL_THREADS;
     /* Sized like a copy of 16-byte units: same rows. */
     const struct hcq_launch l = {
         .grid = {hcq_builtin_copy_blocks(&q->dev->info, dst, dst, size, 4, threads), 1, 1},

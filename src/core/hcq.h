@@ -200,6 +200,8 @@ void hcq_queue_destroy(struct hcq_queue *q);
 /* The engine whose runlist the queue's channel is on (NV2080_ENGINE_TYPE_*:
  * 1 graphics, or an asynchronous copy engine COPYn for copy queues). */
 uint32_t hcq_queue_runlist(const struct hcq_queue *q);
+/* The engine the queue was created for. */
+enum hcq_engine hcq_queue_engine(const struct hcq_queue *q);
 
 /* The queue's timeline: hcq_q_signal_next() releases ++last on it. */
 struct hcq_signal *hcq_queue_timeline(struct hcq_queue *q);

@@ -529,6 +529,8 @@ uint64_t hcq_queue_last(const struct hcq_queue *q) { return q->last; }
 
 uint32_t hcq_queue_runlist(const struct hcq_queue *q) { return q->runlist_engine; }
 
+enum hcq_engine hcq_queue_engine(const struct hcq_queue *q) { return q->engine; }
+
 /* ------------------------------------------------------------------ */
 /* Create / destroy                                                     */
 /* ------------------------------------------------------------------ */

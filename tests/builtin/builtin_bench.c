@@ -158,7 +158,8 @@ int main(int argc, char **argv)
                 uint32_t blocks = per_sm_all[p] * di->sm_count;
                 if (per_sm_all[p] == ROWS)
                     blocks = rows_of(dst, src, size, hcq_builtin_copy_unroll(v), threads);
-                if (quick && !(v == HCQ_BUILTIN_COPY_U4 && threads == 256 &&
+                if (quick && !(v == HCQ_BUILTIN_COPY_DEFAULT &&
+                               threads == HCQ_BUILTIN_COPY_THREADS &&
                                (per_sm_all[p] == 0 || per_sm_all[p] == 1 || per_sm_all[p] == ROWS)))
                     continue;
                 uint32_t shown = blocks ? blocks
