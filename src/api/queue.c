@@ -274,22 +274,35 @@ cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_prop
      * valid */
     HCQCL_CHECK(!(properties & ~valid_props), CL_INVALID_VALUE, "properties 0x%llx",
                 (unsigned long long)properties);
-    pthread_mutex_lock(&q->lock);
-    if (old_properties)
-        *old_properties = q->props;
-    cl_command_queue_properties want =
-        enable ? (q->props | properties) : (q->props & ~properties);
     /* CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
-     * not supported by the device: profiling can be switched at any time;
-     * the execution mode and device-queue bits cannot change after
-     * creation here. */
-    cl_command_queue_properties fixed = ~CL_QUEUE_PROFILING_ENABLE;
-    bool ok = (want & fixed) == (q->props & fixed);
-    if (ok)
-        q->props = want;
+     * valid but are not supported by the device: the device-queue bits. */
+    HCQCL_CHECK(!(properties & ~supported_props), CL_INVALID_QUEUE_PROPERTIES,
+                "properties 0x%llx not supported", (unsigned long long)properties);
+    pthread_mutex_lock(&q->lock);
+    cl_command_queue_properties was = q->props;
     pthread_mutex_unlock(&q->lock);
-    HCQCL_CHECK(ok, CL_INVALID_QUEUE_PROPERTIES, "cannot change 0x%llx",
-                (unsigned long long)properties);
+    if (old_properties)
+        *old_properties = was;
+    cl_command_queue_properties want = enable ? (was | properties) : (was & ~properties);
+    /* "Changing this command-queue property [the execution mode] will
+     * cause the OpenCL implementation to block until all previously
+     * queued commands in command_queue have completed." After that no
+     * command of one mode is left for the other's ordering to miss. */
+    if ((want ^ was) & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+        cl_int err = hcqcl_clFinish(q);
+        if (err != CL_SUCCESS)
+            return err;
+    }
+    pthread_mutex_lock(&q->lock);
+    q->props = (q->props & ~properties) | (want & properties);
+    /* In order, only the previous command orders the next: the record of
+     * commands since the last barrier (all complete) is not kept. */
+    if (!(q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
+        for (size_t i = 0; i < q->nsince; i++)
+            hcqcl_event_unref(q->since[i]);
+        q->nsince = 0;
+    }
+    pthread_mutex_unlock(&q->lock);
     return CL_SUCCESS;
 }
 

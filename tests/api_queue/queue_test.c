@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 static cl_device_id dev;
@@ -104,8 +105,7 @@ static void test_info(void)
     cl_command_queue_properties old = 0;
     EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_PROFILING_ENABLE, CL_FALSE, &old));
     EXPECT(old == CL_QUEUE_PROFILING_ENABLE, "old properties");
-    EXPECT_ERR(clSetCommandQueueProperty(q, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_TRUE,
-                                         NULL),
+    EXPECT_ERR(clSetCommandQueueProperty(q, CL_QUEUE_ON_DEVICE, CL_TRUE, NULL),
                CL_INVALID_QUEUE_PROPERTIES);
     EXPECT_ERR(clSetCommandQueueProperty(q, 1 << 20, CL_TRUE, NULL), CL_INVALID_VALUE);
     EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_PROFILING_ENABLE, CL_TRUE, NULL));
@@ -469,6 +469,65 @@ static void test_threads(void)
     EXPECT_OK(clReleaseCommandQueue(shared));
 }
 
+static void *complete_later(void *arg)
+{
+    struct timespec ts = {0, 50000000};
+    nanosleep(&ts, NULL);
+    clSetUserEventStatus((cl_event)arg, CL_COMPLETE);
+    return NULL;
+}
+
+/* clSetCommandQueueProperty switches the execution mode: out of order,
+ * then back in order, which blocks until every command queued before has
+ * completed; in-order work after it runs in order (checked by data). */
+static void test_mode_switch(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_command_queue_properties old = 1, p = 0;
+    EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_TRUE, &old));
+    EXPECT(old == 0, "old properties 0x%llx", (unsigned long long)old);
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(p), &p, NULL));
+    EXPECT(p == CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "properties 0x%llx", (unsigned long long)p);
+
+    cl_event u = clCreateUserEvent(ctx, &err), held;
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &u, &held));
+    pthread_t th;
+    pthread_create(&th, NULL, complete_later, u);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_FALSE, &old));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    pthread_join(th, NULL);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    EXPECT(old == CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, "old properties 0x%llx",
+           (unsigned long long)old);
+    EXPECT(status_of(held) == CL_COMPLETE && ms >= 40.0,
+           "back in order after %.1f ms, the held marker %d", ms, status_of(held));
+    EXPECT_OK(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof(p), &p, NULL));
+    EXPECT(p == 0, "properties 0x%llx", (unsigned long long)p);
+
+    cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    REQUIRE(a && b, "buffers: %d", err);
+    static cl_uint one[1024], two[1024], got[1024];
+    for (int i = 0; i < 1024; i++) {
+        one[i] = 0x1000u + (cl_uint)i;
+        two[i] = 0x2000u + (cl_uint)i;
+    }
+    EXPECT_OK(clEnqueueWriteBuffer(q, a, CL_FALSE, 0, 4096, one, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueCopyBuffer(q, a, b, 0, 0, 4096, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueWriteBuffer(q, a, CL_FALSE, 0, 4096, two, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, 4096, got, 0, NULL, NULL));
+    EXPECT(memcmp(got, one, sizeof(one)) == 0, "in-order copy saw the write before it only");
+    EXPECT_OK(clReleaseMemObject(a));
+    EXPECT_OK(clReleaseMemObject(b));
+    EXPECT_OK(clReleaseEvent(held));
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -487,6 +546,7 @@ int main(void)
     test_user_events_and_markers();
     test_failed_user_event();
     test_out_of_order();
+    test_mode_switch();
     test_profiling();
     test_churn();
     test_threads();
