@@ -2,6 +2,7 @@
  * cc_test.c — hcqcl-cc end to end: builtin shim (work-item functions
  * read from the envregs in constant bank 0 at 0x40..0xb0 in the SASS),
  * argument metadata, reqd_work_group_size in the container and as EIATTR_REQNTID,
+ * kernels that call kernels,
  * option errors, the CTS offline-compiler interface, and every .cl file
  * given on the command line (the samples' kernels).
  *
@@ -110,8 +111,8 @@ static struct cubin_container *build(const char *file, const char *options, char
     return c;
 }
 
-/* A section of the cubin by name, or NULL. */
-static const uint8_t *section(const struct cubin_container *c, const char *name, size_t *size)
+/* The header of a cubin section by name, or NULL. */
+static const Elf64_Shdr *section_header(const struct cubin_container *c, const char *name)
 {
     const uint8_t *b = c->cubin;
     if (c->cubin_size < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG) != 0)
@@ -122,14 +123,20 @@ static const uint8_t *section(const struct cubin_container *c, const char *name,
         return NULL;
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(b + eh->e_shoff);
     const char *names = (const char *)b + sh[eh->e_shstrndx].sh_offset;
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        if (strcmp(names + sh[i].sh_name, name) == 0 && sh[i].sh_offset <= c->cubin_size &&
-            sh[i].sh_size <= c->cubin_size - sh[i].sh_offset) {
-            *size = sh[i].sh_size;
-            return b + sh[i].sh_offset;
-        }
-    }
+    for (unsigned i = 0; i < eh->e_shnum; i++)
+        if (strcmp(names + sh[i].sh_name, name) == 0)
+            return &sh[i];
     return NULL;
+}
+
+/* A section of the cubin by name, or NULL. */
+static const uint8_t *section(const struct cubin_container *c, const char *name, size_t *size)
+{
+    const Elf64_Shdr *sh = section_header(c, name);
+    if (!sh || sh->sh_offset > c->cubin_size || sh->sh_size > c->cubin_size - sh->sh_offset)
+        return NULL;
+    *size = sh->sh_size;
+    return (const uint8_t *)c->cubin + sh->sh_offset;
 }
 
 /* Constant-bank-0 byte offsets that SASS loads (LDC / ULDC) read in a
@@ -159,9 +166,8 @@ static unsigned cbuf0_reads(const struct cubin_container *c, const char *kernel,
     return n;
 }
 
-/* True when the cubin's symbol table has kernel as a GLOBAL FUNC (how
- * loaders find kernels). */
-static bool global_func(const struct cubin_container *c, const char *kernel)
+/* A symbol of the cubin by name, or NULL. */
+static const Elf64_Sym *symbol(const struct cubin_container *c, const char *name)
 {
     const uint8_t *b = c->cubin;
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)b;
@@ -172,11 +178,28 @@ static bool global_func(const struct cubin_container *c, const char *kernel)
         const Elf64_Sym *sym = (const Elf64_Sym *)(b + sh[i].sh_offset);
         const char *str = (const char *)b + sh[sh[i].sh_link].sh_offset;
         for (size_t j = 0; j < sh[i].sh_size / sizeof(*sym); j++)
-            if (!strcmp(str + sym[j].st_name, kernel))
-                return ELF64_ST_TYPE(sym[j].st_info) == STT_FUNC &&
-                       ELF64_ST_BIND(sym[j].st_info) == STB_GLOBAL;
+            if (!strcmp(str + sym[j].st_name, name))
+                return &sym[j];
     }
-    return false;
+    return NULL;
+}
+
+/* True when the cubin's symbol table has kernel as a GLOBAL FUNC (how
+ * loaders find kernels). */
+static bool global_func(const struct cubin_container *c, const char *kernel)
+{
+    const Elf64_Sym *s = symbol(c, kernel);
+    return s && ELF64_ST_TYPE(s->st_info) == STT_FUNC && ELF64_ST_BIND(s->st_info) == STB_GLOBAL;
+}
+
+/* True when a function is compiled into a kernel's code: ptxas names it
+ * "$kernel$function", a LOCAL FUNC. */
+static bool called_func(const struct cubin_container *c, const char *kernel, const char *func)
+{
+    char name[512];
+    snprintf(name, sizeof(name), "$%s$%s", kernel, func);
+    const Elf64_Sym *s = symbol(c, name);
+    return s && ELF64_ST_TYPE(s->st_info) == STT_FUNC && ELF64_ST_BIND(s->st_info) == STB_LOCAL;
 }
 
 /* EIATTR_REQNTID (0x10) of a kernel: 1 and the three values when present. */
@@ -277,6 +300,68 @@ static void test_args(void)
     k = c ? cubin_container_kernel(c, "qualifiers") : NULL;
     EXPECT(k && k->num_args == 7 && k->args[0].name == NULL && k->args[1].addr == CUBIN_CONTAINER_ADDR_LOCAL);
     cubin_container_free(c);
+}
+
+/* Kernels that call kernels (calls.cl): every kernel stays an entry with
+ * its own metadata and REQNTID, the calls go to function copies (real
+ * calls when compiled without optimisation), and a called kernel's
+ * __local array counts in its caller's shared memory. */
+static void expect_float_args(const struct cubin_container_kernel *k)
+{
+    EXPECT(k && k->num_args == 4);
+    if (!k || k->num_args != 4)
+        return;
+    const struct cubin_container_arg *a = k->args;
+    EXPECT(a[0].addr == CUBIN_CONTAINER_ADDR_GLOBAL && !strcmp(a[0].type_name, "float*") &&
+           a[0].type_qual == 0 && !strcmp(a[0].name, "out"));
+    EXPECT(a[1].addr == CUBIN_CONTAINER_ADDR_GLOBAL && !strcmp(a[1].type_name, "float*") &&
+           a[1].type_qual == CUBIN_CONTAINER_TYPE_CONST && !strcmp(a[1].name, "in"));
+    EXPECT(a[2].addr == CUBIN_CONTAINER_ADDR_PRIVATE && !strcmp(a[2].type_name, "float") &&
+           !strcmp(a[2].name, "factor"));
+    EXPECT(a[3].addr == CUBIN_CONTAINER_ADDR_PRIVATE && !strcmp(a[3].type_name, "uint") &&
+           !strcmp(a[3].name, "n"));
+}
+
+static void test_calls(void)
+{
+    static const char *const names[] = { "scale", "scale_twice", "scale_more", "tile_sum",
+                                         "uses_tile" };
+    static const char *const opts[] = { "-cl-kernel-arg-info",
+                                        "-cl-kernel-arg-info -cl-opt-disable" };
+    for (int o = 0; o < 2; o++) {
+        struct cubin_container *c = build("calls.cl", opts[o], NULL);
+        if (!c)
+            continue;
+        EXPECT(c->num_kernels == 5);
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            EXPECT(cubin_container_kernel(c, names[i]) && global_func(c, names[i]));
+        const struct cubin_container_kernel *k = cubin_container_kernel(c, "scale");
+        expect_float_args(k);
+        EXPECT(k && !strcmp(k->attributes, "reqd_work_group_size(64,1,1)"));
+        uint32_t v[3] = { 0 };
+        EXPECT(reqntid(c, "scale", v) && v[0] == 64 && v[1] == 1 && v[2] == 1);
+        k = cubin_container_kernel(c, "scale_twice");
+        expect_float_args(k);
+        EXPECT(k && !strcmp(k->attributes, "") && !reqntid(c, "scale_twice", v));
+        k = cubin_container_kernel(c, "scale_more");
+        EXPECT(k && k->num_args == 2 && k->args[0].addr == CUBIN_CONTAINER_ADDR_GLOBAL &&
+               !strcmp(k->args[0].name, "data") && !strcmp(k->args[1].type_name, "uint"));
+        const Elf64_Shdr *callee = section_header(c, ".nv.shared.tile_sum");
+        const Elf64_Shdr *caller = section_header(c, ".nv.shared.uses_tile");
+        EXPECT(callee && caller && callee->sh_size >= 64 * 4 &&
+               caller->sh_size >= callee->sh_size + 128 * 4);
+        if (o == 1) {
+            /* Not inlined: the calls reach the copies, functions in
+             * the callers' code. */
+            EXPECT(called_func(c, "scale_twice", "__hcqcl_kernel_scale"));
+            EXPECT(called_func(c, "scale_more", "__hcqcl_kernel_scale_twice") &&
+                   called_func(c, "scale_more", "__hcqcl_kernel_scale"));
+            EXPECT(called_func(c, "uses_tile", "__hcqcl_kernel_tile_sum"));
+            EXPECT(!cubin_container_kernel(c, "__hcqcl_kernel_scale") &&
+                   !symbol(c, "__hcqcl_kernel_scale") && !called_func(c, "scale", "__hcqcl_kernel_scale"));
+        }
+        cubin_container_free(c);
+    }
 }
 
 static void test_errors(void)
@@ -433,6 +518,7 @@ int main(int argc, char **argv)
     free(log);
     test_shim();
     test_args();
+    test_calls();
     test_errors();
     test_cts_interface();
     test_files(argc - 4, argv + 4);

@@ -7,6 +7,7 @@
  *   (main.c)   shim.cl -> shim.bc; program -> LLVM IR (.ll, shim and libclc
  *              linked) -> PTX -> cubin; container output
  *   irmeta.c   kernel metadata read back from the textual IR
+ *   ircall.c   kernels called by other functions get a copy as a function
  *   ptx.c      .reqntid for kernels with reqd_work_group_size
  *
  * Exit status (the ICD maps it to an OpenCL error):
@@ -95,6 +96,14 @@ int cc_write_file_atomic(const char *path, const void *data, size_t size);
 int cc_ir_kernels(const char *ll, bool with_names, struct cubin_container_kernel **kernels,
                   uint32_t *count);
 void cc_ir_kernels_free(struct cubin_container_kernel *k, uint32_t count);
+
+/* ---- ircall.c ---- */
+/* Give every kernel that is called from the module a copy as an internal
+ * (non-kernel) function, "__hcqcl_kernel_<name>", and redirect the calls
+ * to it, so that PTX calls a .func and the kernel stays the .entry that
+ * launches use. Returns the new module text (a copy when no kernel is
+ * called; malloc'ed) or NULL (logged). */
+char *cc_ir_clone_called_kernels(const char *ll);
 
 /* ---- ptx.c ---- */
 /* Insert ".reqntid x, y, z" into the .entry of every kernel that has a

@@ -297,6 +297,16 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
         rc = CC_ENVIRONMENT;
         goto out;
     }
+    /* Kernels called as functions: a .func copy beside the .entry. */
+    char *ll2 = cc_ir_clone_called_kernels(r->ll);
+    if (!ll2 || cc_write_file(ll, ll2, strlen(ll2)) != 0) {
+        free(ll2);
+        cc_logf("error: cannot rewrite the IR for kernels called as functions\n");
+        rc = CC_BUILD_FAILED;
+        goto out;
+    }
+    free(r->ll);
+    r->ll = ll2;
     rc = cc_ir_kernels(r->ll, o.kernel_arg_info, &ks, &nk);
     if (rc != CC_OK)
         goto out;
