@@ -13,6 +13,8 @@
  *               dimension 0): every work-item function's value per item
  *   struct_arg  a struct by value (char, int, float, double, long,
  *               float4, short, uchar) between a char and an int argument
+ *   call_kernel a kernel that calls another kernel (add_scaled, also
+ *               launched directly) with scalar and pointer arguments
  *
  * usage: cl_source [kernels.cl]   (default: kernels.cl in the current
  * directory, the copy the build precompiled into the kernel cache; the
@@ -352,6 +354,55 @@ static void check_struct_arg(cl_context ctx, cl_command_queue q, cl_program p, c
 
 /* ---- program-level checks ------------------------------------------ */
 
+/* ---- call_kernel ------------------------------------------------- */
+
+static void set_scaled_args(cl_kernel k, cl_mem out, cl_mem in, cl_int factor)
+{
+    EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &out), CL_SUCCESS);
+    EXPECT_EQ(clSetKernelArg(k, 1, sizeof(cl_mem), &in), CL_SUCCESS);
+    EXPECT_EQ(clSetKernelArg(k, 2, sizeof(cl_int), &factor), CL_SUCCESS);
+}
+
+/* add_scaled launched directly (out[i] += in[i] * 3) and call_kernel,
+ * which calls it twice (out[i] += in[i] * 6, then in[i] * 1) and adds
+ * 1000; both outputs start at i. */
+static void check_call_kernel(cl_context ctx, cl_command_queue q, cl_program p, const char *from)
+{
+    enum { N = 4096, LOCAL = 128 };
+    cl_int *in = malloc(N * sizeof(cl_int)), *out = malloc(2 * N * sizeof(cl_int));
+    REQUIRE(in && out);
+    for (cl_int i = 0; i < N; i++) {
+        in[i] = (cl_int)(mix32((uint32_t)i) & 0xffff) - 30000;
+        out[i] = out[N + i] = i;
+    }
+    cl_mem din = buffer_from(ctx, N * sizeof(cl_int), in);
+    cl_mem direct = buffer_from(ctx, N * sizeof(cl_int), out);
+    cl_mem called = buffer_from(ctx, N * sizeof(cl_int), out + N);
+    cl_kernel ka = kernel_of(p, "add_scaled"), kc = kernel_of(p, "call_kernel");
+    set_scaled_args(ka, direct, din, 3);
+    set_scaled_args(kc, called, din, 5);
+    run_1d(q, ka, N, LOCAL);
+    run_1d(q, kc, N, LOCAL);
+    read_back(q, direct, N * sizeof(cl_int), out);
+    read_back(q, called, N * sizeof(cl_int), out + N);
+    unsigned bad = 0;
+    for (cl_int i = 0; i < N; i++) {
+        cl_int want_a = i + in[i] * 3, want_c = i + in[i] * 7 + 1000;
+        if ((out[i] != want_a || out[N + i] != want_c) && bad++ < 8)
+            fprintf(stderr, "call_kernel: item %d: add_scaled %d (expected %d), call_kernel %d "
+                    "(expected %d)\n", i, out[i], want_a, out[N + i], want_c);
+    }
+    check_report(bad == 0, "call_kernel", "%s: %d items, a kernel launched directly and called "
+                 "twice from another, %u wrong", from, N, bad);
+    free(in);
+    free(out);
+    clReleaseKernel(ka);
+    clReleaseKernel(kc);
+    clReleaseMemObject(din);
+    clReleaseMemObject(direct);
+    clReleaseMemObject(called);
+}
+
 static bool has_extension(const char *list, const char *name)
 {
     size_t n = strlen(name);
@@ -379,11 +430,12 @@ static void check_kernel_info(cl_program p, const char *from)
 {
     size_t n = 0;
     EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(n), &n, NULL), CL_SUCCESS);
-    EXPECT_EQ(n, 4);
+    EXPECT_EQ(n, 6);
     char names[256] = "";
     EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof(names), names, NULL), CL_SUCCESS);
-    const char *want[] = {"atomics32", "atomics64", "offset2d", "struct_arg"};
-    for (int i = 0; i < 4; i++)
+    const char *want[] = {"atomics32", "atomics64", "offset2d", "struct_arg", "add_scaled",
+                          "call_kernel"};
+    for (int i = 0; i < 6; i++)
         EXPECT(strstr(names, want[i]), "%s: kernel names '%s'", from, names);
     cl_kernel k = kernel_of(p, "struct_arg");
     char type[64] = "", name[64] = "";
@@ -459,6 +511,7 @@ int main(int argc, char **argv)
     check_atomics64(ctx, q, p, "source");
     check_offset2d(ctx, q, p, "source");
     check_struct_arg(ctx, q, p, "source");
+    check_call_kernel(ctx, q, p, "source");
 
     /* CL_PROGRAM_BINARIES into a new program. */
     size_t bin_size = 0;
@@ -487,6 +540,7 @@ int main(int argc, char **argv)
     check_kernel_info(p2, "binary");
     check_struct_arg(ctx, q, p2, "binary");
     check_atomics64(ctx, q, p2, "binary");
+    check_call_kernel(ctx, q, p2, "binary");
 
     /* The round trip is stable: the new program's binary is the same. */
     size_t bin2_size = 0;

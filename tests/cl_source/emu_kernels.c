@@ -299,6 +299,33 @@ static void host_mirror(const struct emu_block *b)
     }
 }
 
+/* add_scaled(global int *out, global const int *in, int k) and
+ * call_kernel (the same three parameters): out[i] += in[i] * k, and
+ * out[i] += in[i] * (k + 1) + in[i] + 1000 through two calls of
+ * add_scaled. Each work-item owns its element. */
+static void scaled_add(const struct emu_block *b, int32_t k, int32_t extra)
+{
+    uint64_t out = emu_param_u64(b, 0), in = emu_param_u64(b, 8);
+    for (uint32_t t = 0; t < b->block[0]; t++) {
+        uint64_t i = gid(b, 0, t);
+        int32_t *o = b->ptr(b, out + i * 4, 4);
+        const int32_t *v = o ? b->ptr(b, in + i * 4, 4) : NULL;
+        if (!v)
+            return;
+        *o = (int32_t)((uint32_t)*o + (uint32_t)*v * (uint32_t)k + (uint32_t)extra);
+    }
+}
+
+static void host_add_scaled(const struct emu_block *b)
+{
+    scaled_add(b, (int32_t)emu_param_u32(b, 16), 0);
+}
+
+static void host_call_kernel(const struct emu_block *b)
+{
+    scaled_add(b, (int32_t)emu_param_u32(b, 16) + 2, 1000);
+}
+
 EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     int rc = reg->add_cubin(reg, cl_source_cubin, cl_source_cubin_size);
@@ -312,6 +339,8 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "atomics64", host_atomics64 },
         { "offset2d", host_offset2d },
         { "struct_arg", host_struct_arg },
+        { "add_scaled", host_add_scaled },
+        { "call_kernel", host_call_kernel },
         { "workitems", host_workitems },
         { "mirror", host_mirror },
     };

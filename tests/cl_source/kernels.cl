@@ -163,3 +163,19 @@ kernel void struct_arg(char tag, mixed_t m, global ulong *out, int after)
     r[14] = as_ulong(m.d * 2.0 + (double)m.f); /* members used in arithmetic */
     r[15] = get_global_id(0);
 }
+
+/* A kernel called like a function (OpenCL C allows it): add_scaled is
+ * launched directly and called twice by call_kernel, with scalar and
+ * pointer arguments. */
+kernel void add_scaled(global int *out, global const int *in, int k)
+{
+    size_t i = get_global_id(0);
+    out[i] += in[i] * k;
+}
+
+kernel void call_kernel(global int *out, global const int *in, int k)
+{
+    add_scaled(out, in, k + 1);
+    add_scaled(out, in, 1);
+    out[get_global_id(0)] += 1000;
+}
