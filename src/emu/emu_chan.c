@@ -286,10 +286,14 @@ static void *worker_main(void *arg)
         if (gpu->usermode) {
             uint32_t *db = (uint32_t *)(gpu->usermode + NVC361_NOTIFY_CHANNEL_PENDING);
             rung = __atomic_exchange_n(db, 0, __ATOMIC_ACQ_REL) != 0;
-            /* Only this thread takes from the count. */
-            if (rung && atomic_load(&gpu->drop_doorbells)) {
-                atomic_fetch_sub(&gpu->drop_doorbells, 1);
-                rung = false;
+            /* Taken one at a time, never below 0: the count may be set
+             * (to 0 as well) while this runs. */
+            if (rung) {
+                unsigned n = atomic_load(&gpu->drop_doorbells);
+                while (n && !atomic_compare_exchange_weak(&gpu->drop_doorbells, &n, n - 1))
+                    ;
+                if (n)
+                    rung = false;
             }
         }
         pthread_mutex_lock(&gpu->lock);
