@@ -2,7 +2,8 @@
  * core_signal.c — signal slots (many pages of them, reuse), CPU set and
  * read, waits: immediate, timeout, a timeout that restarts whenever the
  * value moves, and wake-up from another thread; on the emulated device, a
- * wait for work whose doorbell the GPU ignored rings it again.
+ * wait for work whose doorbell the GPU ignored rings it again, and so
+ * does a submission waiting for room in a ring full of unfetched entries.
  */
 #include <pthread.h>
 #include <time.h>
@@ -130,6 +131,10 @@ static void test_lost_doorbell(struct hcq_device *dev)
     EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 5000000000ull), 0);
 
     for (int round = 0; round < 2; round++) {
+        /* The value is written before the channel has caught up: a
+         * channel still running would fetch the next entry without a
+         * doorbell. Idle, only a doorbell starts it. */
+        sleep_ns(5000000);
         EXPECT_EQ(emu_gpu_drop_doorbells(dev->info.uuid, 1), 0);
         EXPECT_EQ(hcq_q_signal(q, s, (uint64_t)round + 1), 0);
         EXPECT_EQ(hcq_q_submit(q), 0);
@@ -143,12 +148,58 @@ static void test_lost_doorbell(struct hcq_device *dev)
     hcq_queue_destroy(q);
 }
 
+static void *doorbells_back(void *arg)
+{
+    struct hcq_device *dev = arg;
+    sleep_ns(20000000);
+    EXPECT_EQ(emu_gpu_drop_doorbells(dev->info.uuid, 0), 0);
+    return NULL;
+}
+
+/* The GPU ignores every doorbell while a queue of 64 ring entries fills:
+ * the submission that finds the ring full waits for room without
+ * progress and rings again; once the doorbells count, one of those rings
+ * starts the GPU (without it the wait for room times out, -ENOMEM). */
+static void test_lost_doorbell_ring_full(struct hcq_device *dev)
+{
+    if (!dev->info.emulated)
+        return;
+    struct hcq_queue *q;
+    struct hcq_signal *s;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 1u << 20, 4096, &q) == 0);
+    REQUIRE(hcq_signal_alloc(dev, &s) == 0);
+    uint64_t v;
+    EXPECT_EQ(hcq_q_release_timeline(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 5000000000ull), 0);
+    sleep_ns(5000000); /* the channel idle (test_lost_doorbell) */
+
+    EXPECT_EQ(emu_gpu_drop_doorbells(dev->info.uuid, UINT32_MAX), 0);
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, doorbells_back, dev) == 0);
+    uint64_t t0 = util_now_ns();
+    enum { N = 200 }; /* over three rings' worth of submissions */
+    for (uint64_t i = 1; i <= N; i++) {
+        EXPECT_EQ(hcq_q_signal(q, s, i), 0);
+        int r = hcq_q_submit(q);
+        EXPECT_EQ(r, 0);
+        if (r)
+            break;
+    }
+    pthread_join(th, NULL);
+    EXPECT_EQ(hcq_signal_wait(s, N, 5000000000ull), 0);
+    EXPECT(util_now_ns() - t0 < 5000000000ull);
+    hcq_signal_free(s);
+    hcq_queue_destroy(q);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
     test_slots(dev);
     test_waits(dev);
     test_lost_doorbell(dev);
+    test_lost_doorbell_ring_full(dev);
     hcq_device_close(dev);
     return core_test_done("core_signal");
 }
