@@ -60,14 +60,6 @@ static void read_back(cl_command_queue q, cl_mem m, size_t size, void *out)
     REQUIRE(err == CL_SUCCESS, "clEnqueueReadBuffer: %d", err);
 }
 
-static cl_kernel kernel_of(cl_program p, const char *name)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(p, name, &err);
-    REQUIRE(k && err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
-    return k;
-}
-
 static void run_1d(cl_command_queue q, cl_kernel k, size_t global, size_t local)
 {
     cl_int err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
@@ -103,7 +95,7 @@ static void check_atomics32(cl_context ctx, cl_command_queue q, cl_program p, co
     cl_mem dsi = buffer_from(ctx, sizeof(si), si);
     cl_mem dui = buffer_from(ctx, sizeof(ui), ui);
     cl_mem dorder = buffer_from(ctx, N * sizeof(cl_uint), order);
-    cl_kernel k = kernel_of(p, "atomics32");
+    cl_kernel k = cltest_kernel(p, "atomics32");
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dsi), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 1, sizeof(cl_mem), &dui), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 2, sizeof(cl_mem), &dorder), CL_SUCCESS);
@@ -179,7 +171,7 @@ static void check_atomics64(cl_context ctx, cl_command_queue q, cl_program p, co
 
     cl_mem dsl = buffer_from(ctx, sizeof(sl), sl);
     cl_mem dul = buffer_from(ctx, sizeof(ul), ul);
-    cl_kernel k = kernel_of(p, "atomics64");
+    cl_kernel k = cltest_kernel(p, "atomics64");
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dsl), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 1, sizeof(cl_mem), &dul), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 2, sizeof(cl_uint), &n), CL_SUCCESS);
@@ -223,7 +215,7 @@ static void check_offset2d(cl_context ctx, cl_command_queue q, cl_program p, con
     REQUIRE(out);
     memset(out, 0xee, size);
     cl_mem dout = buffer_from(ctx, size, out);
-    cl_kernel k = kernel_of(p, "offset2d");
+    cl_kernel k = cltest_kernel(p, "offset2d");
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 1, sizeof(cl_uint), &width), CL_SUCCESS);
     cl_int err = clEnqueueNDRangeKernel(q, k, 2, off, global, local, 0, NULL, NULL);
@@ -318,7 +310,7 @@ static void check_struct_arg(cl_context ctx, cl_command_queue q, cl_program p, c
     cl_ulong *out = calloc(ITEMS * 16, sizeof(cl_ulong));
     REQUIRE(out);
     cl_mem dout = buffer_from(ctx, size, out);
-    cl_kernel k = kernel_of(p, "struct_arg");
+    cl_kernel k = cltest_kernel(p, "struct_arg");
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(tag), &tag), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 1, sizeof(m), &m), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 2, sizeof(cl_mem), &dout), CL_SUCCESS);
@@ -378,7 +370,7 @@ static void check_call_kernel(cl_context ctx, cl_command_queue q, cl_program p, 
     cl_mem din = buffer_from(ctx, N * sizeof(cl_int), in);
     cl_mem direct = buffer_from(ctx, N * sizeof(cl_int), out);
     cl_mem called = buffer_from(ctx, N * sizeof(cl_int), out + N);
-    cl_kernel ka = kernel_of(p, "add_scaled"), kc = kernel_of(p, "call_kernel");
+    cl_kernel ka = cltest_kernel(p, "add_scaled"), kc = cltest_kernel(p, "call_kernel");
     set_scaled_args(ka, direct, din, 3);
     set_scaled_args(kc, called, din, 5);
     run_1d(q, ka, N, LOCAL);
@@ -412,18 +404,6 @@ static bool has_extension(const char *list, const char *name)
     return false;
 }
 
-static void print_build_log(cl_program p, cl_device_id dev)
-{
-    size_t n = 0;
-    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-    char *log = malloc(n + 1);
-    if (log && clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
-        log[n] = 0;
-        fprintf(stderr, "build log:\n%s\n", log);
-    }
-    free(log);
-}
-
 /* The kernels and the struct argument's metadata (type and argument
  * names: the build asks for -cl-kernel-arg-info), in either program. */
 static void check_kernel_info(cl_program p, const char *from)
@@ -437,7 +417,7 @@ static void check_kernel_info(cl_program p, const char *from)
                           "call_kernel"};
     for (int i = 0; i < 6; i++)
         EXPECT(strstr(names, want[i]), "%s: kernel names '%s'", from, names);
-    cl_kernel k = kernel_of(p, "struct_arg");
+    cl_kernel k = cltest_kernel(p, "struct_arg");
     char type[64] = "", name[64] = "";
     EXPECT_EQ(clGetKernelArgInfo(k, 1, CL_KERNEL_ARG_TYPE_NAME, sizeof(type), type, NULL),
               CL_SUCCESS);
@@ -479,12 +459,7 @@ int main(int argc, char **argv)
     REQUIRE(src, "kernel source %s", path);
     const char *strings[] = {src};
     cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx, 1, strings, &len, &err);
-    REQUIRE(p && err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
-    err = clBuildProgram(p, 1, &dev, CL_SOURCE_OPTIONS, NULL, NULL);
-    if (err != CL_SUCCESS)
-        print_build_log(p, dev);
-    REQUIRE(err == CL_SUCCESS, "clBuildProgram(\"%s\"): %d", CL_SOURCE_OPTIONS, err);
+    cl_program p = cltest_source_program(ctx, dev, src, len, CL_SOURCE_OPTIONS);
     cl_build_status st = CL_BUILD_NONE;
     EXPECT_EQ(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL),
               CL_SUCCESS);
@@ -535,7 +510,7 @@ int main(int argc, char **argv)
     EXPECT_EQ(bin_status, CL_SUCCESS);
     err = clBuildProgram(p2, 1, &dev, NULL, NULL, NULL);
     if (err != CL_SUCCESS)
-        print_build_log(p2, dev);
+        cltest_print_build_log(p2, dev);
     REQUIRE(err == CL_SUCCESS, "clBuildProgram (binary): %d", err);
     check_kernel_info(p2, "binary");
     check_struct_arg(ctx, q, p2, "binary");

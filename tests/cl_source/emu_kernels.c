@@ -26,12 +26,6 @@ extern const unsigned long cl_source_cubin_size;
 extern const unsigned char workitem_cubin[];
 extern const unsigned long workitem_cubin_size;
 
-/* get_global_id(d) of the work-item with local id t in dimension d. */
-static uint64_t gid(const struct emu_block *b, unsigned d, uint32_t t)
-{
-    return emu_cl_global_id(b, d, t);
-}
-
 /* kernels.cl's mix32 and mix64. */
 static uint32_t mix32(uint32_t i)
 {
@@ -81,7 +75,7 @@ static void host_atomics32(const struct emu_block *b)
     uint32_t *su = (uint32_t *)si;
     int32_t group_count = 0;
     for (uint32_t t = 0; t < b->block[0]; t++) {
-        uint32_t i = (uint32_t)gid(b, 0, t);
+        uint32_t i = (uint32_t)emu_cl_global_id(b, 0, t);
         if (i >= n)
             continue;
         uint32_t u = mix32(i);
@@ -124,7 +118,7 @@ static void host_atomics64(const struct emu_block *b)
     uint64_t *su = (uint64_t *)sl;
     uint64_t group_sum = 0;
     for (uint32_t t = 0; t < b->block[0]; t++) {
-        uint32_t i = (uint32_t)gid(b, 0, t);
+        uint32_t i = (uint32_t)emu_cl_global_id(b, 0, t);
         if (i >= n)
             continue;
         uint64_t u = mix64(i);
@@ -157,7 +151,7 @@ static void host_offset2d(const struct emu_block *b)
     uint64_t size0 = emu_cl_global_size(b, 0), size1 = emu_cl_global_size(b, 1);
     for (uint32_t ty = 0; ty < b->block[1]; ty++) {
         for (uint32_t tx = 0; tx < b->block[0]; tx++) {
-            uint64_t g0 = gid(b, 0, tx), g1 = gid(b, 1, ty);
+            uint64_t g0 = emu_cl_global_id(b, 0, tx), g1 = emu_cl_global_id(b, 1, ty);
             uint64_t *r = b->ptr(b, out + ((g1 - off1) * width + (g0 - off0)) * 64, 64);
             if (!r)
                 return;
@@ -202,7 +196,7 @@ static void host_struct_arg(const struct emu_block *b)
     uint64_t out = emu_param_u64(b, 80);
     double e = d * 2.0 + (double)f;
     for (uint32_t t = 0; t < b->block[0]; t++) {
-        uint64_t g = gid(b, 0, t);
+        uint64_t g = emu_cl_global_id(b, 0, t);
         uint64_t *r = b->ptr(b, out + g * 128, 128);
         if (!r)
             return;
@@ -307,7 +301,7 @@ static void scaled_add(const struct emu_block *b, int32_t k, int32_t extra)
 {
     uint64_t out = emu_param_u64(b, 0), in = emu_param_u64(b, 8);
     for (uint32_t t = 0; t < b->block[0]; t++) {
-        uint64_t i = gid(b, 0, t);
+        uint64_t i = emu_cl_global_id(b, 0, t);
         int32_t *o = b->ptr(b, out + i * 4, 4);
         const int32_t *v = o ? b->ptr(b, in + i * 4, 4) : NULL;
         if (!v)

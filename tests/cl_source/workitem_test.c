@@ -33,14 +33,6 @@
 #error "WORKITEM_OPTIONS: the build options workitem.cl was precompiled with"
 #endif
 
-static cl_kernel kernel_of(cl_program p, const char *name)
-{
-    cl_int err;
-    cl_kernel k = clCreateKernel(p, name, &err);
-    REQUIRE(k && err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
-    return k;
-}
-
 static cl_mem zeroed_buffer(cl_context ctx, cl_command_queue q, size_t size)
 {
     cl_int err;
@@ -75,7 +67,7 @@ static void check_workitems(cl_context ctx, cl_command_queue q, cl_program p, co
 {
     const size_t items = global[0] * global[1], size = items * 14 * sizeof(cl_ulong);
     cl_mem dout = zeroed_buffer(ctx, q, size);
-    cl_kernel k = kernel_of(p, "workitems");
+    cl_kernel k = cltest_kernel(p, "workitems");
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
     cl_int err = clEnqueueNDRangeKernel(q, k, 2, off, global, local, 0, NULL, NULL);
     REQUIRE(err == CL_SUCCESS, "%s: clEnqueueNDRangeKernel: %d", what, err);
@@ -131,7 +123,7 @@ static void check_mirror(cl_context ctx, cl_command_queue q, cl_program p)
     const size_t off = 7, global = 1000, local = 64; /* 15 groups of 64, one of 40 */
     const size_t size = global * 4 * sizeof(cl_ulong);
     cl_mem dout = zeroed_buffer(ctx, q, size);
-    cl_kernel k = kernel_of(p, "mirror");
+    cl_kernel k = cltest_kernel(p, "mirror");
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 1, local * sizeof(cl_ulong), NULL), CL_SUCCESS);
     cl_int err = clEnqueueNDRangeKernel(q, k, 1, &off, &global, &local, 0, NULL, NULL);
@@ -164,18 +156,6 @@ static void check_mirror(cl_context ctx, cl_command_queue q, cl_program p)
     clReleaseMemObject(dout);
 }
 
-static void print_build_log(cl_program p, cl_device_id dev)
-{
-    size_t n = 0;
-    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-    char *log = malloc(n + 1);
-    if (log && clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
-        log[n] = 0;
-        fprintf(stderr, "build log:\n%s\n", log);
-    }
-    free(log);
-}
-
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "workitem.cl";
@@ -193,14 +173,7 @@ int main(int argc, char **argv)
     size_t len = 0;
     char *src = test_file_read(path, &len);
     REQUIRE(src, "kernel source %s", path);
-    const char *strings[] = {src};
-    cl_int err;
-    cl_program p = clCreateProgramWithSource(ctx, 1, strings, &len, &err);
-    REQUIRE(p && err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
-    err = clBuildProgram(p, 1, &dev, WORKITEM_OPTIONS, NULL, NULL);
-    if (err != CL_SUCCESS)
-        print_build_log(p, dev);
-    REQUIRE(err == CL_SUCCESS, "clBuildProgram(\"%s\"): %d", WORKITEM_OPTIONS, err);
+    cl_program p = cltest_source_program(ctx, dev, src, len, WORKITEM_OPTIONS);
 
     /* Non-uniform in both dimensions: 4 launches (uniform part, the two
      * edges, the corner). */

@@ -2,7 +2,8 @@
  * cl_setup.h — set-up shared by the black-box tests that reach hcqcl
  * through the ICD loader (OCL_ICD_VENDORS=build/vendors): hcqcl's
  * platform, the device count to expect, a context and queue on the first
- * device, a built program from one of tests/kernels' cubins.
+ * device, a built program from one of tests/kernels' cubins or from
+ * OpenCL C source, kernels of a program.
  *
  * Header-only; call from the test's main thread. Set-up failures are
  * fatal (REQUIRE of check.h): nothing after them could run.
@@ -126,6 +127,43 @@ static inline cl_program cltest_program(cl_context ctx, cl_device_id dev, const 
     err = clBuildProgram(p, 1, &dev, NULL, NULL, NULL);
     REQUIRE(err == CL_SUCCESS, "%s: clBuildProgram %d", file, err);
     return p;
+}
+
+/* p's build log for dev on stderr. */
+static inline void cltest_print_build_log(cl_program p, cl_device_id dev)
+{
+    size_t n = 0;
+    clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = malloc(n + 1);
+    if (log && clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS) {
+        log[n] = 0;
+        fprintf(stderr, "build log:\n%s\n", log);
+    }
+    free(log);
+}
+
+/* OpenCL C source (len bytes) as a program of ctx for dev, built with
+ * options; a failed build prints its log first. */
+static inline cl_program cltest_source_program(cl_context ctx, cl_device_id dev, const char *src,
+                                               size_t len, const char *options)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, &len, &err);
+    REQUIRE(p && err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+    err = clBuildProgram(p, 1, &dev, options, NULL, NULL);
+    if (err != CL_SUCCESS)
+        cltest_print_build_log(p, dev);
+    REQUIRE(err == CL_SUCCESS, "clBuildProgram(\"%s\"): %d", options ? options : "", err);
+    return p;
+}
+
+/* Kernel `name` of p. */
+static inline cl_kernel cltest_kernel(cl_program p, const char *name)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, name, &err);
+    REQUIRE(k && err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
+    return k;
 }
 
 #endif
