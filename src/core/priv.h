@@ -143,9 +143,22 @@ void hcq_device_fault_reset(struct hcq_device *dev);
 bool hcq_device_check_lost(struct hcq_device *dev);
 
 /* Ring the doorbell again for every queue of dev whose USERD shows
- * entries the GPU has not fetched (GP_GET != GP_PUT); called by waits
- * that saw no progress for stalled_ns (signal.c). Returns how many. */
+ * entries the GPU has not fetched (GP_GET != GP_PUT). Returns how many. */
 unsigned hcq_device_kick(struct hcq_device *dev, uint64_t stalled_ns);
+
+/* The schedule of every wait for the GPU (signal waits, ring room): with
+ * no progress for HCQ_KICK_FIRST_NS, then for each doubling of that,
+ * hcq_device_kick. *next starts at HCQ_KICK_FIRST_NS and goes back to it
+ * whenever the wait sees progress; call this every round. */
+#define HCQ_KICK_FIRST_NS 1000000ull
+static inline void hcq_device_kick_stalled(struct hcq_device *dev, uint64_t stalled_ns,
+                                           uint64_t *next)
+{
+    if (stalled_ns >= *next) {
+        hcq_device_kick(dev, stalled_ns);
+        *next *= 2;
+    }
+}
 
 /* The driver connection (device.c), for memory.c/queue.c. */
 static inline struct nvdrv *hcq_drv(const struct hcq_device *dev) { return dev->drv; }

@@ -21,9 +21,6 @@
 /* Waiting for the GPU to free ring/arena space longer than this (with no
  * progress) fails the verb with -ENOMEM. */
 #define SPACE_TIMEOUT_NS 30000000000ull
-/* ring_room rings the doorbell again after 1 ms without progress, then
- * after each doubling (as hcq_signal_wait_since does). */
-#define RING_KICK_NS 1000000ull
 
 static int wait_value(struct hcq_queue *q, uint64_t value)
 {
@@ -429,7 +426,7 @@ static int ring_room(struct hcq_queue *q)
      * the ring is far from full. */
     if (q->put - q->get_abs < q->ring_entries - 1)
         return 0;
-    uint64_t t0 = util_now_ns(), last = q->get_abs, kick_after = RING_KICK_NS;
+    uint64_t t0 = util_now_ns(), last = q->get_abs, kick_next = HCQ_KICK_FIRST_NS;
     for (;;) {
         update_get(q);
         if (q->put - q->get_abs < q->ring_entries - 1)
@@ -437,17 +434,14 @@ static int ring_room(struct hcq_queue *q)
         if (q->get_abs != last) {
             last = q->get_abs;
             t0 = util_now_ns();
-            kick_after = RING_KICK_NS;
+            kick_next = HCQ_KICK_FIRST_NS;
         }
         if (hcq_device_check_lost(q->dev))
             return -EIO;
         uint64_t stalled = util_now_ns() - t0;
-        /* A wait without progress like the signal waits: the doorbell
-         * of entries the GPU never fetched is rung again. */
-        if (stalled >= kick_after) {
-            hcq_device_kick(q->dev, stalled);
-            kick_after *= 2;
-        }
+        /* Entries the GPU never fetched get their doorbell again, as in
+         * the signal waits. */
+        hcq_device_kick_stalled(q->dev, stalled, &kick_next);
         if (stalled > SPACE_TIMEOUT_NS)
             return -ENOMEM;
 #if defined(__x86_64__) || defined(__i386__)

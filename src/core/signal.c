@@ -162,10 +162,6 @@ static inline void cpu_relax(void)
 #define WAIT_SLEEP_MIN_NS 5000ull
 #define WAIT_SLEEP_MAX_NS 10000000ull
 #define WAIT_LOST_CHECK_NS 1000000ull
-/* A wait without progress re-rings the doorbells of the device's queues
- * that still hold unfetched entries (hcq_device_kick) after 1 ms, then
- * after each doubling of that time. */
-#define WAIT_KICK_NS 1000000ull
 
 /* The calling thread's timer slack, lowered to 1 us while it sleeps in a
  * wait and put back when the wait ends. */
@@ -208,7 +204,7 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
         return -EIO;
     enum wait_policy pol = wait_policy();
     uint64_t start = util_now_ns(), moved = start, last_check = start;
-    uint64_t kick_after = WAIT_KICK_NS;
+    uint64_t kick_next = HCQ_KICK_FIRST_NS;
     if (since_ns > start)
         since_ns = start;
     struct slack slack = {0};
@@ -224,12 +220,9 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
             /* Progress: the timeout counts from here. */
             v = nv;
             moved = now;
-            kick_after = WAIT_KICK_NS;
+            kick_next = HCQ_KICK_FIRST_NS;
         }
-        if (now - moved >= kick_after) {
-            hcq_device_kick(dev, now - moved);
-            kick_after *= 2;
-        }
+        hcq_device_kick_stalled(dev, now - moved, &kick_next);
         if (now - last_check >= WAIT_LOST_CHECK_NS) {
             last_check = now;
             if (hcq_device_check_lost(dev)) {
