@@ -171,6 +171,14 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
     cl_int err = hcqcl_wait_list_check(q->ctx, num_events, wait_list);
     if (err != CL_SUCCESS)
         return err;
+    /* Work this command waits for on other queues must reach the GPU
+     * (a GPU-side wait for held-back work would wait for the next flush
+     * of that queue). Their locks are taken one at a time, before ours. */
+    for (cl_uint i = 0; i < num_events; i++) {
+        cl_command_queue wq = wait_list[i]->q;
+        if (wq && wq != q)
+            hcqcl_queue_flush(wq, false);
+    }
     cl_event e = hcqcl_event_new(q->ctx, q, type);
     /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
     HCQCL_CHECK(e, CL_OUT_OF_HOST_MEMORY, "event allocation");
@@ -196,6 +204,9 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
         if (!cmd->hq)
             err = CL_OUT_OF_RESOURCES;
     }
+    /* The same for this queue's other channels. */
+    if (err == CL_SUCCESS)
+        hcqcl_queue_flush_locked(q, cmd->hq);
     if (err == CL_SUCCESS)
         err = record_waits(cmd);
     if (err == CL_SUCCESS && e->host_wait)
@@ -354,7 +365,10 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
         if (!e->own)
             err = CL_OUT_OF_RESOURCES;
     }
-    if (!err && hcq_q_submit(hq) < 0)
+    /* A blocking command is an implicit flush; any other may wait for
+     * the next one while the GPU is busy. */
+    int held = 0;
+    if (!err && (held = blocking ? hcq_q_submit(hq) : hcq_q_commit(hq)) < 0)
         err = CL_OUT_OF_RESOURCES;
     if (err) {
         util_log_check(__func__, "command recorded", hcqcl_error_name(err), "queue %p",
@@ -373,6 +387,10 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
     }
     if (q->props & CL_QUEUE_PROFILING_ENABLE)
         e->t_submit = util_now_ns();
+    if (held && !atomic_load_explicit(&q->held, memory_order_relaxed)) {
+        atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
+        atomic_store_explicit(&q->held, true, memory_order_relaxed);
+    }
     atomic_store(&e->status, CL_SUBMITTED);
     atomic_store(&e->phase, cmd->gated ? HCQCL_PH_GATED : HCQCL_PH_GPU);
 

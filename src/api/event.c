@@ -389,6 +389,34 @@ static size_t tracker_progress(void)
     return total;
 }
 
+/* Work a queue holds back (hcq_q_commit) goes to the GPU at the next
+ * enqueue, flush or wait on that queue. A program that does none of them
+ * — it polls memory a kernel writes, say — still sees its commands run:
+ * the notifier submits work held for longer than this. */
+#define HELD_MAX_NS 200000u
+
+static void flush_held(void)
+{
+    const uint64_t now = util_now_ns();
+    cl_event v[8];
+    size_t n = 0;
+    pthread_mutex_lock(&T.lock);
+    for (cl_event e = T.first; e && n < UTIL_ARRAY_SIZE(v); e = e->next) {
+        cl_command_queue q = e->q;
+        if (q && atomic_load(&e->phase) == HCQCL_PH_GPU &&
+            atomic_load_explicit(&q->held, memory_order_relaxed) &&
+            now - atomic_load_explicit(&q->held_since, memory_order_relaxed) >= HELD_MAX_NS) {
+            hcqcl_event_ref(e); /* keeps e->q alive */
+            v[n++] = e;
+        }
+    }
+    pthread_mutex_unlock(&T.lock);
+    for (size_t i = 0; i < n; i++) {
+        hcqcl_queue_flush(v[i]->q, true);
+        hcqcl_event_unref(v[i]);
+    }
+}
+
 static void *notifier_main(void *arg)
 {
     (void)arg;
@@ -420,6 +448,8 @@ static void *notifier_main(void *arg)
             nap_ns = 20000;
             continue;
         }
+        if (nap_ns >= 80000u)
+            flush_held();
         /* Nothing moved for a while: wait on the oldest GPU command in
          * the core, which also notices a lost device (a channel error)
          * that polling the value alone never would. */
@@ -482,8 +512,11 @@ bool hcqcl_events_gated(void)
 
 cl_int hcqcl_event_status(cl_event e)
 {
-    if (atomic_load(&e->phase) != HCQCL_PH_DONE && e->q)
+    if (atomic_load(&e->phase) != HCQCL_PH_DONE && e->q) {
+        /* A status polled in a loop must move without a clFlush too. */
+        hcqcl_queue_flush(e->q, true);
         tracker_progress();
+    }
     cl_int st = atomic_load(&e->status);
     if (st == CL_SUBMITTED && e->start && hcq_signal_value(e->start->sig) >= e->start_val)
         st = CL_RUNNING;
@@ -506,6 +539,9 @@ cl_int hcqcl_event_wait(cl_event e)
 {
     const uint64_t since = util_now_ns();
     atomic_fetch_add(&e->waiters, 1);
+    /* The wait is an implicit flush of the event's queue. */
+    if (e->q && atomic_load(&e->phase) != HCQCL_PH_DONE)
+        hcqcl_queue_flush(e->q, false);
     for (;;) {
         if (e->q)
             tracker_progress();

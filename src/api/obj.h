@@ -848,6 +848,11 @@ struct _cl_command_queue {
     size_t nsince, capsince;
     pthread_mutex_t slot_lock;
     struct hcqcl_slot *free_slots, *all_slots;
+    /* A channel holds committed work back (hcq_q_commit); set under lock,
+     * read anywhere: every wait for this queue's work submits it first
+     * (hcqcl_queue_flush). held_since: when it started, for the notifier. */
+    _Atomic bool held;
+    _Atomic uint64_t held_since;
 };
 
 /* Event phases (event.c tracker). */
@@ -926,6 +931,12 @@ struct hcqcl_slot *hcqcl_queue_slot_get(cl_command_queue q, uint64_t *value);
 void hcqcl_queue_slot_put(cl_command_queue q, struct hcqcl_slot *s);
 /* Drop an internal queue reference (events); destroys when none left. */
 void hcqcl_queue_unref(cl_command_queue q);
+/* Submit the work q's channels hold back (hcq_q_commit), so that what was
+ * enqueued reaches the GPU: before every wait for it. Takes q->lock
+ * (try: only if free; returns false when it was not). */
+bool hcqcl_queue_flush(cl_command_queue q, bool try);
+/* The same with q->lock held; except: a channel to leave alone. */
+void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except);
 
 /* True when q is a live command queue (non-NULL, ours, type QUEUE). */
 bool hcqcl_queue_valid(cl_command_queue q);

@@ -310,6 +310,41 @@ cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_prop
 /* Retain, release, flush, finish                                       */
 /* ------------------------------------------------------------------ */
 
+void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except)
+{
+    if (!atomic_load_explicit(&q->held, memory_order_relaxed))
+        return;
+    bool still = false;
+    for (unsigned e = 0; e < 2; e++)
+        for (unsigned i = 0; i < HCQCL_QUEUE_CHANS; i++) {
+            struct hcq_queue *hq = q->chans[e][i].hq;
+            if (!hq || !hcq_q_held(hq))
+                continue;
+            /* A failed submission is the device's loss, which every wait
+             * notices by itself. */
+            if (hq == except)
+                still = true;
+            else
+                (void)hcq_q_submit(hq);
+        }
+    atomic_store_explicit(&q->held, still, memory_order_relaxed);
+}
+
+bool hcqcl_queue_flush(cl_command_queue q, bool try)
+{
+    if (!atomic_load_explicit(&q->held, memory_order_relaxed))
+        return true;
+    if (try) {
+        if (pthread_mutex_trylock(&q->lock) != 0)
+            return false;
+    } else {
+        pthread_mutex_lock(&q->lock);
+    }
+    hcqcl_queue_flush_locked(q, NULL);
+    pthread_mutex_unlock(&q->lock);
+    return true;
+}
+
 /* The events a clFinish must wait for (retained), under q->lock. */
 static size_t pending_events(cl_command_queue q, cl_event **out)
 {
@@ -332,6 +367,7 @@ static size_t pending_events(cl_command_queue q, cl_event **out)
 
 static cl_int queue_finish(cl_command_queue q)
 {
+    hcqcl_queue_flush(q, false);
     cl_event *v;
     size_t n = pending_events(q, &v);
     /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
@@ -362,9 +398,10 @@ cl_int hcqcl_clFlush(cl_command_queue q)
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
      * command-queue */
     HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
-    /* Each command reaches the GPU when it is enqueued (hcqcl_cmd_end
-     * submits); gated commands are started by the notifier. Nothing is
-     * held back, so there is nothing to flush. */
+    /* A command reaches the GPU when it is enqueued unless the GPU is
+     * busy with earlier ones (hcq_q_commit held it back); gated commands
+     * are started by the notifier. */
+    hcqcl_queue_flush(q, false);
     return CL_SUCCESS;
 }
 
@@ -384,10 +421,11 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
     HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
     if (!hcqcl_obj_release(&q->obj))
         return CL_SUCCESS;
-    /* The last application reference: the implicit flush is a no-op, then
-     * wait so the channels are idle before they go — unless work still
+    /* The last application reference: the implicit flush, then wait so
+     * the channels are idle before they go — unless work still
      * waits for a user event the application may set only later: the
      * queue then lives on until its last command finished. */
+    hcqcl_queue_flush(q, false);
     if (!hcqcl_events_gated())
         queue_finish(q);
     pthread_mutex_lock(&q->lock);

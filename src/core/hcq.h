@@ -282,6 +282,19 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
 /* Make everything recorded visible to the GPU (GPFIFO entry, GPPut,
  * fence, doorbell). No system call. */
 int hcq_q_submit(struct hcq_queue *q);
+/* End a unit of work that ends with a release (hcq_q_signal_next): it is
+ * submitted now if the GPU would otherwise run dry — it has finished
+ * everything before the last submission — and otherwise held back to go
+ * with later work in one GPFIFO entry (returns 1), saving the fences and
+ * the doorbell while the GPU is busy anyway. At most HCQ_DEFER_MAX units
+ * are held. Held work reaches the GPU only through a later hcq_q_submit()
+ * or a commit that finds the GPU running dry: whoever waits for it must
+ * submit first (src/api flushes its queues before every wait). */
+int hcq_q_commit(struct hcq_queue *q);
+enum { HCQ_DEFER_MAX = 64 };
+/* Whether committed work is held back (hcq_q_commit returned 1 since the
+ * last submission). */
+bool hcq_q_held(const struct hcq_queue *q);
 
 /* ------------------------------------------------------------------ */
 /* Programs                                                             */

@@ -485,6 +485,9 @@ static int submit(struct hcq_queue *q)
     arena_mark(q, &q->pb);
     arena_mark(q, &q->scratch);
     q->seq++;
+    q->pub_prev = q->pub_hi;
+    q->pub_hi = q->rel_value;
+    q->nheld = 0;
     /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     /* A release store: the emulated GPU's acquire of GPPut then orders
@@ -500,6 +503,24 @@ static int submit(struct hcq_queue *q)
 }
 
 int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
+
+/* The timeline is host memory: reading it costs a cached load, against
+ * the fences and the uncached doorbell store a submission costs. While
+ * the GPU has not finished the submission before the last one, the last
+ * one is still queued behind the work it runs, so a new unit can wait
+ * for the next commit; once it has, the GPU is on its last submission or
+ * idle, and what is held goes at once. */
+int hcq_q_commit(struct hcq_queue *q)
+{
+    if (q->pb.head == q->rel_pb_head && q->nheld + 1 < HCQ_DEFER_MAX &&
+        hcq_signal_value(q->timeline) < q->pub_prev && !hcq_device_lost(q->dev)) {
+        q->nheld++;
+        return 1;
+    }
+    return submit(q);
+}
+
+bool hcq_q_held(const struct hcq_queue *q) { return q->nheld != 0; }
 
 unsigned hcq_device_kick(struct hcq_device *dev, uint64_t stalled_ns)
 {
@@ -765,6 +786,8 @@ void hcq_queue_destroy(struct hcq_queue *q)
     struct hcq_device *dev = q->dev;
     /* Everything submitted must be done before its memory goes away; the
      * open (unsubmitted) part is dropped. */
+    if (q->nheld && !hcq_device_lost(dev))
+        (void)submit(q); /* committed work is the caller's: it runs */
     if (q->seq && !hcq_device_lost(dev)) {
         int r = hcq_signal_wait(q->timeline, q->rel_value, SPACE_TIMEOUT_NS);
         if (r)

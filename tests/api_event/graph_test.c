@@ -4,7 +4,9 @@
  * and two contexts, held back by user events, must run in the order their
  * wait lists give. The kernel is vadd from tests/kernels applied in place,
  * x = x + x + k, so the result encodes the order of the steps (2(2x+a)+b
- * differs from 2(2x+b)+a).
+ * differs from 2(2x+b)+a). Commands the queue holds back while the GPU
+ * is busy must still run: when their status is polled, when another
+ * queue waits for them, and with no call at all (their callback fires).
  */
 #include "../api_platform/cltest.h"
 
@@ -340,6 +342,122 @@ static void test_two_devices(cl_platform_id plat)
     EXPECT_OK(clReleaseContext(c));
 }
 
+static atomic_int held_done;
+static void CL_CALLBACK held_cb(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    (void)data;
+    if (status == CL_COMPLETE)
+        atomic_fetch_add(&held_done, 1);
+}
+
+/* Ten steps x = 2x + 1 on q, the first held by a new user event (the
+ * GPU waits at it, so the later ones are held back: hcq_q_commit);
+ * returns that user event and the last step's event. */
+static cl_event held_chain(cl_context c, cl_command_queue q, cl_kernel k, cl_mem x,
+                           cl_event *last)
+{
+    cl_int err;
+    cl_event u = clCreateUserEvent(c, &err);
+    EXPECT_OK(err);
+    *last = step(q, k, x, 1, 1, &u);
+    for (int i = 1; i < 10; i++) {
+        clReleaseEvent(*last);
+        *last = step(q, k, x, 1, 0, NULL);
+    }
+    return u;
+}
+
+static void check_held(cl_command_queue q, cl_mem x, const char *what)
+{
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, ya, 0, NULL, NULL));
+    int bad = 0;
+    for (int i = 0; i < N && bad < 3; i++) {
+        float want = (float)i;
+        for (int s = 0; s < 10; s++)
+            want = want + want + 1.0f;
+        if (ya[i] != want) {
+            bad++;
+            EXPECT(false, "%s: x[%d] = %g, want %g", what, i, ya[i], want);
+        }
+    }
+}
+
+static void test_held(void)
+{
+    cl_int err;
+    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
+    REQUIRE(c && q1 && q2, "context/queues: %d", err);
+    cl_program p;
+    cl_kernel k = vadd_kernel(c, &p);
+    cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    cl_mem y = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    REQUIRE(x && y, "buffers: %d", err);
+    cl_event last;
+
+    /* Polling the status alone (no clFlush) moves the chain. */
+    EXPECT_OK(clEnqueueWriteBuffer(q1, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    cl_event u = held_chain(c, q1, k, x, &last);
+    settle();
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    uint64_t t0 = host_ns();
+    while (status_of(last) != CL_COMPLETE && host_ns() - t0 < 5000000000ull)
+        ;
+    EXPECT(status_of(last) == CL_COMPLETE, "polled chain: status %d", status_of(last));
+    check_held(q1, x, "polled chain");
+    clReleaseEvent(u);
+    clReleaseEvent(last);
+
+    /* Another queue waiting for the held work, finished alone. */
+    EXPECT_OK(clEnqueueWriteBuffer(q1, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueWriteBuffer(q2, y, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    u = held_chain(c, q1, k, x, &last);
+    cl_event ey = step(q2, k, y, 2, 1, &last);
+    settle();
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clFinish(q2));
+    EXPECT(status_of(ey) == CL_COMPLETE && status_of(last) == CL_COMPLETE,
+           "cross-queue: %d after %d", status_of(ey), status_of(last));
+    EXPECT_OK(clEnqueueReadBuffer(q2, y, CL_TRUE, 0, N * 4, zb, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        if (zb[i] != 2.0f * (float)i + 2.0f) {
+            EXPECT(false, "cross-queue: y[%d] = %g", i, zb[i]);
+            break;
+        }
+    check_held(q1, x, "cross-queue chain");
+    clReleaseEvent(u);
+    clReleaseEvent(ey);
+    clReleaseEvent(last);
+
+    /* No call at all: the chain's callback still fires. */
+    EXPECT_OK(clEnqueueWriteBuffer(q1, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    u = held_chain(c, q1, k, x, &last);
+    atomic_store(&held_done, 0);
+    EXPECT_OK(clSetEventCallback(last, CL_COMPLETE, held_cb, NULL));
+    settle();
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    t0 = host_ns();
+    while (!atomic_load(&held_done) && host_ns() - t0 < 5000000000ull) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    EXPECT(atomic_load(&held_done) == 1, "callback without a call: %d",
+           atomic_load(&held_done));
+    check_held(q1, x, "chain without a call");
+    clReleaseEvent(u);
+    clReleaseEvent(last);
+
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseProgram(p));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(y));
+    EXPECT_OK(clReleaseCommandQueue(q1));
+    EXPECT_OK(clReleaseCommandQueue(q2));
+    EXPECT_OK(clReleaseContext(c));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -351,6 +469,7 @@ int main(void)
         x0[i] = (float)i;
     test_graph();
     test_in_order_channels();
+    test_held();
     test_failure();
     test_two_devices(p);
     return cltest_result("api_event_graph");

@@ -5,7 +5,9 @@
  * engines, a compute queue waiting on a value a copy queue releases later,
  * ring and pushbuffer wrap-around (many more submissions than ring
  * entries, and one submission larger than the pushbuffer), scratch
- * recycling, and teardown that gives every byte back.
+ * recycling, commits held back while the GPU is busy (and submitted by
+ * the next commit that finds it running dry, or by a submit), and
+ * teardown that gives every byte back.
  */
 #include <pthread.h>
 #include <time.h>
@@ -343,6 +345,67 @@ static void test_runlists(struct hcq_device *dev, struct hcq_queue *kq, struct h
     hcq_queue_destroy(cq2);
 }
 
+/* hcq_q_commit: the first two units go at once (the GPU has nothing
+ * queued behind them); while the GPU is held on a gate, later units are
+ * held back — the GPU never sees them, even after the gate opens — until
+ * a submit; and once the GPU is idle again, a commit goes at once. */
+static void test_commit(struct hcq_device *dev, struct hcq_queue *cq)
+{
+    struct hcq_signal *gate, *mark;
+    REQUIRE(hcq_signal_alloc(dev, &gate) == 0);
+    REQUIRE(hcq_signal_alloc(dev, &mark) == 0);
+    struct hcq_signal *tl = hcq_queue_timeline(cq);
+    uint64_t v0 = finish(cq), v1, v2, v;
+    EXPECT_EQ(hcq_q_wait(cq, gate, 1), 0);
+    EXPECT_EQ(hcq_q_signal_next(cq, &v1), 0);
+    EXPECT_EQ(hcq_q_commit(cq), 0); /* GPU idle: submitted */
+    EXPECT(!hcq_q_held(cq));
+    EXPECT_EQ(hcq_q_signal_next(cq, &v2), 0);
+    EXPECT_EQ(hcq_q_commit(cq), 0); /* GPU on its last submission: too */
+    for (uint64_t i = 1; i <= 5; i++) {
+        EXPECT_EQ(hcq_q_signal(cq, mark, i), 0);
+        EXPECT_EQ(hcq_q_signal_next(cq, &v), 0);
+        EXPECT_EQ(hcq_q_commit(cq), 1); /* the second one waits behind the first */
+        EXPECT(hcq_q_held(cq));
+    }
+    sleep_ms(20);
+    EXPECT_EQ(hcq_signal_value(tl), v0);
+    hcq_signal_set(gate, 1);
+    EXPECT_EQ(hcq_signal_wait(tl, v2, WAIT_NS), 0);
+    sleep_ms(20);
+    EXPECT_EQ(hcq_signal_value(mark), 0); /* held: never submitted */
+    EXPECT_EQ(hcq_signal_value(tl), v2);
+    EXPECT_EQ(hcq_q_submit(cq), 0);
+    EXPECT(!hcq_q_held(cq));
+    EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+    EXPECT_EQ(hcq_signal_value(mark), 5);
+    /* All done: the next commit finds the GPU idle. */
+    EXPECT_EQ(hcq_q_signal_next(cq, &v), 0);
+    EXPECT_EQ(hcq_q_commit(cq), 0);
+    EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+    /* At most HCQ_DEFER_MAX units are held, however busy the GPU is. */
+    hcq_signal_set(gate, 0);
+    EXPECT_EQ(hcq_q_wait(cq, gate, 1), 0);
+    EXPECT_EQ(hcq_q_signal_next(cq, &v), 0);
+    EXPECT_EQ(hcq_q_commit(cq), 0);
+    EXPECT_EQ(hcq_q_signal_next(cq, &v), 0);
+    EXPECT_EQ(hcq_q_commit(cq), 0);
+    int held = 0, sent = 0;
+    for (int i = 0; i < 3 * HCQ_DEFER_MAX; i++) {
+        EXPECT_EQ(hcq_q_signal_next(cq, &v), 0);
+        int r = hcq_q_commit(cq);
+        held += r == 1;
+        sent += r == 0;
+    }
+    EXPECT(sent >= 2 && sent <= 4);
+    EXPECT_EQ(held + sent, 3 * HCQ_DEFER_MAX);
+    hcq_signal_set(gate, 1);
+    EXPECT_EQ(hcq_q_submit(cq), 0);
+    EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+    hcq_signal_free(gate);
+    hcq_signal_free(mark);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
@@ -357,6 +420,7 @@ int main(void)
     test_copy_2d(dev, cq);
     test_releases(dev, kq, cq);
     test_cross_queue(dev, kq, cq);
+    test_commit(dev, cq);
     test_wrap(dev);
     test_stalled_gpu(dev);
     if (!hcq_device_info(dev)->emulated)
