@@ -41,6 +41,9 @@ static const struct {
     [HCQ_BUILTIN_COPY_U2] = {"hcq_copy_d2d_u2", 2},
     [HCQ_BUILTIN_COPY_U8] = {"hcq_copy_d2d_u8", 8},
     [HCQ_BUILTIN_COPY_BULK] = {"hcq_copy_d2d_bulk", 4},
+    [HCQ_BUILTIN_COPY_U1] = {"hcq_copy_d2d_u1", 1},
+    [HCQ_BUILTIN_COPY_U1P] = {"hcq_copy_d2d_u1p", 1},
+    [HCQ_BUILTIN_COPY_U2P] = {"hcq_copy_d2d_u2p", 2},
 };
 
 /* Parameter block of every copy kernel: dst, src, size. */

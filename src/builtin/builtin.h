@@ -46,6 +46,9 @@ enum hcq_builtin_copy_variant {
      * shared-memory buffers; head and tail as above; w < 16 copies split
      * as U4. */
     HCQ_BUILTIN_COPY_BULK,
+    HCQ_BUILTIN_COPY_U1,  /* "hcq_copy_d2d_u1" */
+    HCQ_BUILTIN_COPY_U1P, /* "hcq_copy_d2d_u1p": plain loads and stores */
+    HCQ_BUILTIN_COPY_U2P, /* "hcq_copy_d2d_u2p": plain loads and stores */
     HCQ_BUILTIN_COPY_VARIANTS
 };
 

@@ -80,6 +80,7 @@ static void host_copy_bulk(const struct emu_block *b)
 
 static void host_copy_u4(const struct emu_block *b) { host_copy(b, 4); }
 static void host_copy_u2(const struct emu_block *b) { host_copy(b, 2); }
+static void host_copy_u1(const struct emu_block *b) { host_copy(b, 1); }
 static void host_copy_u8(const struct emu_block *b) { host_copy(b, 8); }
 
 /* hcq_fill(dst, size, q[128]): byte j of the range is q[(j - head) % 128]. */
@@ -132,6 +133,9 @@ int hcq_builtin_emu_register(struct emu_kernel_registry *reg)
         {HCQ_BUILTIN_COPY_U2, 2, host_copy_u2},
         {HCQ_BUILTIN_COPY_U8, 8, host_copy_u8},
         {HCQ_BUILTIN_COPY_BULK, 4, host_copy_bulk},
+        {HCQ_BUILTIN_COPY_U1, 1, host_copy_u1},
+        {HCQ_BUILTIN_COPY_U1P, 1, host_copy_u1},
+        {HCQ_BUILTIN_COPY_U2P, 2, host_copy_u2},
     };
     _Static_assert(UTIL_ARRAY_SIZE(fns) == HCQ_BUILTIN_COPY_VARIANTS, "a host version per kernel");
     int rc = reg->add_cubin(reg, hcq_builtin_cubin, hcq_builtin_cubin_size);
@@ -148,6 +152,7 @@ int hcq_builtin_emu_register(struct emu_kernel_registry *reg)
     (void)reg;
     (void)host_copy_u4;
     (void)host_copy_u2;
+    (void)host_copy_u1;
     (void)host_copy_u8;
     (void)host_fill;
     (void)host_copy_bulk;

@@ -40,7 +40,26 @@ __device__ __forceinline__ unsigned ld_stream(const unsigned *p) { return __ldg(
 __device__ __forceinline__ unsigned short ld_stream(const unsigned short *p) { return __ldg(p); }
 __device__ __forceinline__ unsigned char ld_stream(const unsigned char *p) { return __ldg(p); }
 
-template <typename T, int U>
+// Plain loads and stores (allocating in L1 and L2 as usual): the "P"
+// variants, for comparison with the streaming ones.
+template <typename T> __device__ __forceinline__ T ld_plain(const T *p) { return *p; }
+template <typename T> __device__ __forceinline__ void st_plain(T *p, T v) { *p = v; }
+
+template <typename T, int U, bool PLAIN>
+__device__ __forceinline__ T ld_unit(const T *p)
+{
+    return PLAIN ? ld_plain(p) : ld_stream(p);
+}
+template <typename T, int U, bool PLAIN>
+__device__ __forceinline__ void st_unit(T *p, T v)
+{
+    if (PLAIN)
+        st_plain(p, v);
+    else
+        __stcs(p, v);
+}
+
+template <typename T, int U, bool PLAIN = false>
 __device__ __forceinline__ void copy_units(T *__restrict__ d, const T *__restrict__ s, uint64_t n)
 {
     const uint64_t bd = blockDim.x;
@@ -51,21 +70,21 @@ __device__ __forceinline__ void copy_units(T *__restrict__ d, const T *__restric
         T v[U];
 #pragma unroll
         for (int k = 0; k < U; k++)
-            v[k] = ld_stream(s + i + k * bd);
+            v[k] = ld_unit<T, U, PLAIN>(s + i + k * bd);
 #pragma unroll
         for (int k = 0; k < U; k++)
-            __stcs(d + i + k * bd, v[k]);
+            st_unit<T, U, PLAIN>(d + i + k * bd, v[k]);
     }
     // At most one partial row is left (the next one starts past n).
 #pragma unroll
     for (int k = 0; k < U; k++) {
         uint64_t j = i + k * bd;
         if (j < n)
-            __stcs(d + j, ld_stream(s + j));
+            st_unit<T, U, PLAIN>(d + j, ld_unit<T, U, PLAIN>(s + j));
     }
 }
 
-template <int U>
+template <int U, bool PLAIN = false>
 __device__ __forceinline__ void copy_d2d(uint64_t dst, uint64_t src, uint64_t size)
 {
     const uint64_t x = (dst ^ src) | 16;
@@ -83,20 +102,20 @@ __device__ __forceinline__ void copy_d2d(uint64_t dst, uint64_t src, uint64_t si
         db[tail_at + threadIdx.x] = sb[tail_at + threadIdx.x];
     switch (w) {
     case 16:
-        copy_units<uint4, U>((uint4 *)(db + head), (const uint4 *)(sb + head), n);
+        copy_units<uint4, U, PLAIN>((uint4 *)(db + head), (const uint4 *)(sb + head), n);
         break;
     case 8:
-        copy_units<uint2, U>((uint2 *)(db + head), (const uint2 *)(sb + head), n);
+        copy_units<uint2, U, PLAIN>((uint2 *)(db + head), (const uint2 *)(sb + head), n);
         break;
     case 4:
-        copy_units<unsigned, U>((unsigned *)(db + head), (const unsigned *)(sb + head), n);
+        copy_units<unsigned, U, PLAIN>((unsigned *)(db + head), (const unsigned *)(sb + head), n);
         break;
     case 2:
-        copy_units<unsigned short, U>((unsigned short *)(db + head),
+        copy_units<unsigned short, U, PLAIN>((unsigned short *)(db + head),
                                       (const unsigned short *)(sb + head), n);
         break;
     default:
-        copy_units<unsigned char, U>(db + head, sb + head, n);
+        copy_units<unsigned char, U, PLAIN>(db + head, sb + head, n);
         break;
     }
 }
@@ -119,6 +138,24 @@ extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_u8(uint64_t dst, 
                                                                   uint64_t size)
 {
     copy_d2d<8>(dst, src, size);
+}
+
+// One unit per thread and row, streaming; and 1 and 2 units with plain
+// loads and stores: the shape of a one-element-per-work-item copy kernel.
+extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_u1(uint64_t dst, uint64_t src,
+                                                                  uint64_t size)
+{
+    copy_d2d<1>(dst, src, size);
+}
+extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_u1p(uint64_t dst, uint64_t src,
+                                                                   uint64_t size)
+{
+    copy_d2d<1, true>(dst, src, size);
+}
+extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d_u2p(uint64_t dst, uint64_t src,
+                                                                   uint64_t size)
+{
+    copy_d2d<2, true>(dst, src, size);
 }
 
 // hcq_fill(dst, size, q): fill size bytes at dst with a pattern of a power
