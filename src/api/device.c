@@ -385,7 +385,14 @@ cl_int CL_API_CALL hcqcl_clGetDeviceAndHostTimer(cl_device_id device, cl_ulong *
     rc = hcq_device_timer(device->hw, &gpu_ns, &host_ns);
     hcq_device_close(device->hw);
     HCQCL_CHECK(rc == 0, CL_OUT_OF_RESOURCES, "hcq_device_timer: %d", rc);
-    *device_timestamp = gpu_ns;
+    /* The device timer an application compares with profiling times is
+     * their time base: the host clock, into which START and END are
+     * translated from GPU timestamps through such a pair (event.c,
+     * profile_locked). In that base the GPU reading of the pair is the
+     * host reading. (CTS profiling_timebase: device time before queueing
+     * <= QUEUED <= ... <= END <= device time after.) */
+    (void)gpu_ns;
+    *device_timestamp = host_ns;
     *host_timestamp = host_ns;
     return CL_SUCCESS;
 }

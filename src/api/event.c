@@ -714,7 +714,10 @@ cl_int hcqcl_clSetUserEventStatus(cl_event event, cl_int execution_status)
     }
     atomic_store(&event->status, execution_status);
     atomic_store(&event->phase, HCQCL_PH_DONE);
-    queue_callbacks_locked(event, execution_status);
+    /* The callbacks run on the notifier, which a process that has not
+     * enqueued anything yet has not started. */
+    if (queue_callbacks_locked(event, execution_status))
+        start_notifier_locked();
     pthread_cond_broadcast(&T.done);
     /* Gated dependents start (or fail) on the notifier's next pass. */
     pthread_cond_signal(&T.wake);

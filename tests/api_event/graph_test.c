@@ -7,6 +7,7 @@
  * differs from 2(2x+b)+a). Commands the queue holds back while the GPU
  * is busy must still run: when their status is polled, when another
  * queue waits for them, and with no call at all (their callback fires).
+ * A user event's callback fires even before anything was enqueued.
  */
 #include "../api_platform/cltest.h"
 
@@ -383,6 +384,36 @@ static void check_held(cl_command_queue q, cl_mem x, const char *what)
     }
 }
 
+/* Before anything was enqueued in the process: a user event set to an
+ * error status still calls its CL_COMPLETE callback (with that status). */
+static atomic_int first_cb_status = 1;
+static void CL_CALLBACK first_cb(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    (void)data;
+    atomic_store(&first_cb_status, status);
+}
+
+static void test_user_callback_first(void)
+{
+    cl_int err;
+    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(c, "context: %d", err);
+    cl_event u = clCreateUserEvent(c, &err);
+    EXPECT_OK(err);
+    EXPECT_OK(clSetEventCallback(u, CL_COMPLETE, first_cb, NULL));
+    EXPECT_OK(clSetUserEventStatus(u, -5));
+    uint64_t t0 = host_ns();
+    while (atomic_load(&first_cb_status) == 1 && host_ns() - t0 < 5000000000ull) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    EXPECT(atomic_load(&first_cb_status) == -5, "callback status %d",
+           atomic_load(&first_cb_status));
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseContext(c));
+}
+
 static void test_held(void)
 {
     cl_int err;
@@ -467,6 +498,7 @@ int main(void)
             "no device");
     for (int i = 0; i < N; i++)
         x0[i] = (float)i;
+    test_user_callback_first();
     test_graph();
     test_in_order_channels();
     test_held();

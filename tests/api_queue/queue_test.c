@@ -342,12 +342,17 @@ static void test_profiling(void)
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
     cl_command_queue plain = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     REQUIRE(q && plain, "queues: %d", err);
+    /* The device timer of clGetDeviceAndHostTimer is the profiling time
+     * base: the four times fall between two readings of it. */
+    cl_ulong d0 = 0, d1 = 0, h;
+    EXPECT_OK(clGetDeviceAndHostTimer(dev, &d0, &h));
     uint64_t t0 = host_ns();
     cl_event m[4];
     for (int i = 0; i < 4; i++)
         EXPECT_OK(clEnqueueMarkerWithWaitList(q, 0, NULL, &m[i]));
     EXPECT_OK(clWaitForEvents(4, m));
     uint64_t t1 = host_ns();
+    EXPECT_OK(clGetDeviceAndHostTimer(dev, &d1, &h));
     cl_ulong prev_end = 0;
     for (int i = 0; i < 4; i++) {
         cl_ulong v[5];
@@ -360,6 +365,9 @@ static void test_profiling(void)
                (unsigned long long)t0, (unsigned long long)v[0], (unsigned long long)v[1],
                (unsigned long long)v[2], (unsigned long long)v[3], (unsigned long long)v[4],
                (unsigned long long)t1);
+        EXPECT(d0 <= v[0] && v[4] <= d1, "marker %d: device timer %llu <= Q %llu, C %llu <= %llu",
+               i, (unsigned long long)d0, (unsigned long long)v[0], (unsigned long long)v[4],
+               (unsigned long long)d1);
         EXPECT(v[2] >= prev_end, "in-order markers do not overlap");
         prev_end = v[3];
     }
