@@ -189,11 +189,11 @@ struct xfer_slot {
     size_t off, len;
 };
 
-/* Blocking transfer of more than one chunk, pipelined through the chunks
+/* Transfer of more than one chunk, pipelined through the chunks
  * of job->staging: the copy threads (hcqcl_staging_copy) fill chunk i+1
  * while the copy engine drains chunk i; reads keep every chunk of the ring
  * queued on the engine and drain them in order. Waits for the GPU inline:
- * only for blocking commands. */
+ * only for commands whose dependencies need nothing from the host. */
 static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_t va,
                             uint8_t *host, size_t size, bool to_gpu)
 {
@@ -264,7 +264,15 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
 
     /* Resources first: until the release hook owns the job, failing here
      * leaves nothing recorded on the GPU and the job is freed at once. */
-    const bool pipelined = blocking && size > XFER_PIPELINE_MIN;
+    /* A non-blocking transfer goes the same way when nothing it waits
+     * for needs the host (a user event, another device): the GPU gets to
+     * it without the application's help, so the call may wait for it.
+     * Done before the call returns is allowed for a non-blocking command,
+     * and the pipeline moves pageable memory 3-4x faster than the GPU
+     * reading the user's pages registered for it (clpeak on the H200:
+     * 9.3 GB/s each way registered). */
+    const bool pipelined =
+        size > XFER_PIPELINE_MIN && (blocking || (!cmd->gated && !cmd->ev->host_wait));
     uint64_t hva = 0;
     if (pipelined) {
         /* A ring's worth: the rest of the pool stays for other transfers. */
