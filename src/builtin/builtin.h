@@ -37,7 +37,7 @@
 /* The copy kernels, by units per thread and row (U). */
 enum hcq_builtin_copy_variant {
     HCQ_BUILTIN_COPY_U4, /* "hcq_copy_d2d" */
-    HCQ_BUILTIN_COPY_U2, /* "hcq_copy_d2d_u2": the one hcq_builtin_copy uses */
+    HCQ_BUILTIN_COPY_U2, /* "hcq_copy_d2d_u2" */
     HCQ_BUILTIN_COPY_U8, /* "hcq_copy_d2d_u8" */
     /* "hcq_copy_d2d_bulk": the w = 16 body in chunks of
      * HCQ_BUILTIN_BULK_CHUNK bytes (the last one shorter) dealt to blocks
@@ -48,7 +48,8 @@ enum hcq_builtin_copy_variant {
     HCQ_BUILTIN_COPY_BULK,
     HCQ_BUILTIN_COPY_U1,  /* "hcq_copy_d2d_u1" */
     HCQ_BUILTIN_COPY_U1P, /* "hcq_copy_d2d_u1p": plain loads and stores */
-    HCQ_BUILTIN_COPY_U2P, /* "hcq_copy_d2d_u2p": plain loads and stores */
+    HCQ_BUILTIN_COPY_U2P, /* "hcq_copy_d2d_u2p": plain loads and stores; the one
+                           * hcq_builtin_copy uses */
     HCQ_BUILTIN_COPY_VARIANTS
 };
 
@@ -67,11 +68,13 @@ unsigned hcq_builtin_copy_unroll(enum hcq_builtin_copy_variant v);
 /* Launch shape of hcq_builtin_copy: HCQ_BUILTIN_COPY_DEFAULT with
  * HCQ_BUILTIN_COPY_THREADS threads per block, one block per row of the
  * split above (up to the grid limit, past which rows loop): the fastest
- * shape builtin_bench found on the H200 (2 units x 128 threads, 4 KiB per
- * block: 4013-4021 GB/s for 256 MiB; 4 x 256 one block per row 3824,
- * capped at the resident blocks 3680). hcq_builtin_fill runs
+ * shape builtin_bench found on the H200 for 256 MiB (GPU timestamps around
+ * 20 launches): plain loads and stores, 2 units x 128 threads, 4065 GB/s
+ * (x 512 threads 4078, but 16 KiB per block leaves SMs idle on copies of a
+ * few MiB); streaming stores 3984 (2 x 128), 3930 (2 x 512); 4 units x 256
+ * threads 3824, capped at the resident blocks 3680. hcq_builtin_fill runs
  * HCQ_BUILTIN_FILL_THREADS threads per block, 4 units each. */
-#define HCQ_BUILTIN_COPY_DEFAULT HCQ_BUILTIN_COPY_U2
+#define HCQ_BUILTIN_COPY_DEFAULT HCQ_BUILTIN_COPY_U2P
 enum { HCQ_BUILTIN_COPY_THREADS = 128, HCQ_BUILTIN_FILL_THREADS = 256 };
 
 /* hcq_builtin_copy with the kernel and launch shape chosen by the caller

@@ -120,7 +120,7 @@ __device__ __forceinline__ void copy_d2d(uint64_t dst, uint64_t src, uint64_t si
     }
 }
 
-// The copy src/api uses (builtin.c launches it; U = 4).
+// 4 units per thread and row (builtin.h: the default is hcq_copy_d2d_u2p).
 extern "C" __global__ void __launch_bounds__(512) hcq_copy_d2d(uint64_t dst, uint64_t src,
                                                                uint64_t size)
 {
