@@ -246,6 +246,7 @@ static void test_shim(void)
     EXPECT(mask == (0x3f | 0x7u << 9));
     EXPECT(cubin_container_kernel(c, "natives") != NULL);
     EXPECT(global_func(c, "work_dim") && global_func(c, "offsets") && global_func(c, "natives"));
+    EXPECT(cubin_container_kernel(c, "async3") != NULL);
     cubin_container_free(c);
 
     /* OpenCL C 2.0: enqueued local sizes %envreg26..28 = c[0x0][0xa8..0xb0];

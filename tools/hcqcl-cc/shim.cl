@@ -269,3 +269,48 @@ ATOM64(__global, "global", long, "s64")
 ATOM64(__global, "global", ulong, "u64")
 ATOM64(__local, "shared", long, "s64")
 ATOM64(__local, "shared", ulong, "u64")
+
+/* async_work_group_copy / async_work_group_strided_copy on 3-component
+ * vectors: libclc for NVPTX has every other gentype but not these. The
+ * spec makes them the 4-component copies (a 3-component vector occupies
+ * the memory of a 4-component one), done by the work-group's items in
+ * turn like libclc's; the event is the one passed, and wait_group_events
+ * (libclc: a barrier) completes them. */
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define ASYNC3(T3, T4)                                                              \
+    event_t OVL async_work_group_strided_copy(__local T3 *dst, const __global T3 *src, \
+                                              size_t n, size_t stride, event_t e)  \
+    {                                                                               \
+        size_t ls = get_local_size(0) * get_local_size(1) * get_local_size(2);      \
+        for (size_t i = get_local_linear_id(); i < n; i += ls)                      \
+            ((__local T4 *)dst)[i] = ((const __global T4 *)src)[i * stride];        \
+        return e;                                                                   \
+    }                                                                               \
+    event_t OVL async_work_group_strided_copy(__global T3 *dst, const __local T3 *src, \
+                                              size_t n, size_t stride, event_t e)  \
+    {                                                                               \
+        size_t ls = get_local_size(0) * get_local_size(1) * get_local_size(2);      \
+        for (size_t i = get_local_linear_id(); i < n; i += ls)                      \
+            ((__global T4 *)dst)[i * stride] = ((const __local T4 *)src)[i];        \
+        return e;                                                                   \
+    }                                                                               \
+    event_t OVL async_work_group_copy(__local T3 *dst, const __global T3 *src, size_t n, \
+                                      event_t e)                                    \
+    {                                                                               \
+        return async_work_group_strided_copy(dst, src, n, 1, e);                    \
+    }                                                                               \
+    event_t OVL async_work_group_copy(__global T3 *dst, const __local T3 *src, size_t n, \
+                                      event_t e)                                    \
+    {                                                                               \
+        return async_work_group_strided_copy(dst, src, n, 1, e);                    \
+    }
+ASYNC3(char3, char4)
+ASYNC3(uchar3, uchar4)
+ASYNC3(short3, short4)
+ASYNC3(ushort3, ushort4)
+ASYNC3(int3, int4)
+ASYNC3(uint3, uint4)
+ASYNC3(long3, long4)
+ASYNC3(ulong3, ulong4)
+ASYNC3(float3, float4)
+ASYNC3(double3, double4)

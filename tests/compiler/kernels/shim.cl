@@ -23,3 +23,16 @@ kernel void sizes(global ulong *out)
     out[0] = get_global_size(0) ^ get_global_size(1) << 1 ^ get_global_size(2) << 2;
     out[1] = get_num_groups(0) ^ get_num_groups(1) << 1 ^ get_num_groups(2) << 2;
 }
+
+/* 3-component async copies (shim: the 4-component copies), both ways,
+ * plain and strided, for a 1-byte and an 8-byte element type. */
+kernel void async3(global const char3 *c, global char3 *co, local char3 *cl,
+                   global const double3 *d, global double3 *dout, local double3 *dl)
+{
+    event_t e = async_work_group_copy(cl, c, 64, 0);
+    e = async_work_group_strided_copy(dl, d, 16, 3, e);
+    wait_group_events(1, &e);
+    e = async_work_group_copy(dout, dl, 16, 0);
+    e = async_work_group_strided_copy(co, cl, 64, 2, e);
+    wait_group_events(1, &e);
+}
