@@ -44,7 +44,14 @@ static void emu_init(void)
     long n = strtol(util_env()->emu_gpus, NULL, 10);
     emu.ngpus = (unsigned)(n < 1 ? 1 : n > EMU_MAX_GPUS ? EMU_MAX_GPUS : n);
     uint64_t ram = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);
-    uint64_t mem = UTIL_MIN(ram / 4, 16ull << 30);
+    uint64_t mem = UTIL_MIN(ram / 4, 16ull << 30) & ~((2ull << 20) - 1);
+    /* The size a GPU reports, as one: device limits end up in programs
+     * (the CTS writes buffer sizes into its sources), and a cache of them
+     * built here must match the GPU's. Allocations stay what the host can
+     * back. */
+    unsigned long long vram = strtoull(util_env()->emu_vram, NULL, 0);
+    if (vram >= (64ull << 20))
+        mem = vram;
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
     uint64_t wall = (uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec;
@@ -57,7 +64,7 @@ static void emu_init(void)
         memcpy(g->uuid, &a, 8);
         memcpy(g->uuid + 8, &b, 8);
         g->uuid[6] = (uint8_t)((g->uuid[6] & 0x0f) | 0x40); /* a version-4 style UUID */
-        g->mem_size = mem & ~((2ull << 20) - 1);
+        g->mem_size = mem;
         /* PTIMER reads like the H200's: ns since the epoch. */
         g->timer_offset = wall - util_now_ns();
         emu_vm_init(&g->vm);

@@ -43,6 +43,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(acquire, "HCQCL_ACQUIRE", "switch", "switch | poll: a blocked GPU-side wait yields its runlist or polls") \
     X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \
     X(emu_kernels, "HCQCL_EMU_KERNELS", "", "':'-separated host kernel libraries")         \
+    X(emu_vram, "HCQCL_EMU_VRAM", "", "emulated GPU memory in bytes (min(RAM/4, 16 GiB))") \
     X(visible_devices, "HCQCL_VISIBLE_DEVICES", "", "comma list of GPU indices or UUIDs") \
     X(cache_dir, "HCQCL_CACHE_DIR", "", "cubin cache directory for source programs")      \
     X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")                      \
