@@ -1,7 +1,8 @@
 #!/bin/sh
 # Write docs/status.md from a built libhcqcl: which OpenCL entry points are
 # implemented and which still answer with the weak default of
-# src/api/unimplemented.c / unsupported.c (an error code).
+# src/api/unimplemented.c / unsupported.c (an error code), followed by the
+# known gaps written by hand in docs/status-gaps.md.
 #
 #   scripts/status.sh LIBHCQCL > docs/status.md
 #   scripts/status.sh --check LIBHCQCL docs/status.md   (exit 1 when stale)
@@ -51,8 +52,14 @@ $impl of $total entry points are implemented.
 |---|---|
 HEADER
     awk -F '\t' '{ print "| `" $1 "` | " $2 " |" }' "$tmp"
+    # Known gaps beyond the entry points, kept by hand beside this script.
+    if [ -f "$notes" ]; then
+        echo
+        cat "$notes"
+    fi
 }
 
+notes=$(dirname "$0")/../docs/status-gaps.md
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.md"' EXIT
 if [ -z "$check" ]; then
