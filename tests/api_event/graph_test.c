@@ -247,17 +247,53 @@ static void test_in_order_channels(void)
     EXPECT_OK(clReleaseContext(c));
 }
 
+/* One context with two in-order queues and the vadd kernel. */
+struct two_queues {
+    cl_context c;
+    cl_command_queue q1, q2;
+    cl_program p;
+    cl_kernel k;
+};
+
+static void two_queues_open(struct two_queues *f)
+{
+    cl_int err;
+    f->c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    f->q1 = clCreateCommandQueueWithProperties(f->c, dev, NULL, &err);
+    f->q2 = clCreateCommandQueueWithProperties(f->c, dev, NULL, &err);
+    REQUIRE(f->c && f->q1 && f->q2, "context/queues: %d", err);
+    f->k = vadd_kernel(f->c, &f->p);
+}
+
+static void two_queues_close(struct two_queues *f)
+{
+    EXPECT_OK(clReleaseKernel(f->k));
+    EXPECT_OK(clReleaseProgram(f->p));
+    EXPECT_OK(clReleaseCommandQueue(f->q1));
+    EXPECT_OK(clReleaseCommandQueue(f->q2));
+    EXPECT_OK(clReleaseContext(f->c));
+}
+
+/* Wait up to 5 s, in 1 ms sleeps, for *v to leave the value old. */
+static int await_change(atomic_int *v, int old)
+{
+    for (int i = 0; i < 5000 && atomic_load(v) == old; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return atomic_load(v);
+}
+
 /* A user event set to a negative status fails the kernels waiting on it,
  * and what waits on those, across queues. */
 static void test_failure(void)
 {
     cl_int err;
-    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    cl_command_queue q1 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
-    cl_command_queue q2 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
-    REQUIRE(c && q1 && q2, "context/queues: %d", err);
-    cl_program p;
-    cl_kernel k = vadd_kernel(c, &p);
+    struct two_queues f;
+    two_queues_open(&f);
+    cl_context c = f.c;
+    cl_command_queue q1 = f.q1, q2 = f.q2;
+    cl_kernel k = f.k;
     cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
     cl_event u = clCreateUserEvent(c, &err);
     cl_event a = step(q1, k, x, 1, 1, &u);
@@ -278,12 +314,8 @@ static void test_failure(void)
     cl_event evs[] = {u, a, b, m, ok};
     for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
         EXPECT_OK(clReleaseEvent(evs[i]));
-    EXPECT_OK(clReleaseKernel(k));
-    EXPECT_OK(clReleaseProgram(p));
     EXPECT_OK(clReleaseMemObject(x));
-    EXPECT_OK(clReleaseCommandQueue(q1));
-    EXPECT_OK(clReleaseCommandQueue(q2));
-    EXPECT_OK(clReleaseContext(c));
+    two_queues_close(&f);
 }
 
 /* Two GPUs of one context: a command on the second waits for one on the
@@ -403,13 +435,8 @@ static void test_user_callback_first(void)
     EXPECT_OK(err);
     EXPECT_OK(clSetEventCallback(u, CL_COMPLETE, first_cb, NULL));
     EXPECT_OK(clSetUserEventStatus(u, -5));
-    uint64_t t0 = host_ns();
-    while (atomic_load(&first_cb_status) == 1 && host_ns() - t0 < 5000000000ull) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    EXPECT(atomic_load(&first_cb_status) == -5, "callback status %d",
-           atomic_load(&first_cb_status));
+    int st = await_change(&first_cb_status, 1);
+    EXPECT(st == -5, "callback status %d", st);
     EXPECT_OK(clReleaseEvent(u));
     EXPECT_OK(clReleaseContext(c));
 }
@@ -417,12 +444,11 @@ static void test_user_callback_first(void)
 static void test_held(void)
 {
     cl_int err;
-    cl_context c = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    cl_command_queue q1 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
-    cl_command_queue q2 = clCreateCommandQueueWithProperties(c, dev, NULL, &err);
-    REQUIRE(c && q1 && q2, "context/queues: %d", err);
-    cl_program p;
-    cl_kernel k = vadd_kernel(c, &p);
+    struct two_queues f;
+    two_queues_open(&f);
+    cl_context c = f.c;
+    cl_command_queue q1 = f.q1, q2 = f.q2;
+    cl_kernel k = f.k;
     cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
     cl_mem y = clCreateBuffer(c, CL_MEM_READ_WRITE, N * 4, NULL, &err);
     REQUIRE(x && y, "buffers: %d", err);
@@ -469,24 +495,15 @@ static void test_held(void)
     EXPECT_OK(clSetEventCallback(last, CL_COMPLETE, held_cb, NULL));
     settle();
     EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
-    t0 = host_ns();
-    while (!atomic_load(&held_done) && host_ns() - t0 < 5000000000ull) {
-        struct timespec ts = {0, 1000000};
-        nanosleep(&ts, NULL);
-    }
-    EXPECT(atomic_load(&held_done) == 1, "callback without a call: %d",
-           atomic_load(&held_done));
+    int done = await_change(&held_done, 0);
+    EXPECT(done == 1, "callback without a call: %d", done);
     check_held(q1, x, "chain without a call");
     clReleaseEvent(u);
     clReleaseEvent(last);
 
-    EXPECT_OK(clReleaseKernel(k));
-    EXPECT_OK(clReleaseProgram(p));
     EXPECT_OK(clReleaseMemObject(x));
     EXPECT_OK(clReleaseMemObject(y));
-    EXPECT_OK(clReleaseCommandQueue(q1));
-    EXPECT_OK(clReleaseCommandQueue(q2));
-    EXPECT_OK(clReleaseContext(c));
+    two_queues_close(&f);
 }
 
 int main(void)
