@@ -40,21 +40,16 @@ __device__ __forceinline__ unsigned ld_stream(const unsigned *p) { return __ldg(
 __device__ __forceinline__ unsigned short ld_stream(const unsigned short *p) { return __ldg(p); }
 __device__ __forceinline__ unsigned char ld_stream(const unsigned char *p) { return __ldg(p); }
 
-// Plain loads and stores (allocating in L1 and L2 as usual): the "P"
-// variants, for comparison with the streaming ones.
-template <typename T> __device__ __forceinline__ T ld_plain(const T *p) { return *p; }
-template <typename T> __device__ __forceinline__ void st_plain(T *p, T v) { *p = v; }
-
-template <typename T, int U, bool PLAIN>
-__device__ __forceinline__ T ld_unit(const T *p)
+// A unit's load and store: streaming (above, and st.global.cs), or plain
+// (allocating in L1 and L2 as usual) for the "P" variants.
+template <typename T, bool PLAIN> __device__ __forceinline__ T ld_unit(const T *p)
 {
-    return PLAIN ? ld_plain(p) : ld_stream(p);
+    return PLAIN ? *p : ld_stream(p);
 }
-template <typename T, int U, bool PLAIN>
-__device__ __forceinline__ void st_unit(T *p, T v)
+template <typename T, bool PLAIN> __device__ __forceinline__ void st_unit(T *p, T v)
 {
     if (PLAIN)
-        st_plain(p, v);
+        *p = v;
     else
         __stcs(p, v);
 }
@@ -70,17 +65,17 @@ __device__ __forceinline__ void copy_units(T *__restrict__ d, const T *__restric
         T v[U];
 #pragma unroll
         for (int k = 0; k < U; k++)
-            v[k] = ld_unit<T, U, PLAIN>(s + i + k * bd);
+            v[k] = ld_unit<T, PLAIN>(s + i + k * bd);
 #pragma unroll
         for (int k = 0; k < U; k++)
-            st_unit<T, U, PLAIN>(d + i + k * bd, v[k]);
+            st_unit<T, PLAIN>(d + i + k * bd, v[k]);
     }
     // At most one partial row is left (the next one starts past n).
 #pragma unroll
     for (int k = 0; k < U; k++) {
         uint64_t j = i + k * bd;
         if (j < n)
-            st_unit<T, U, PLAIN>(d + j, ld_unit<T, U, PLAIN>(s + j));
+            st_unit<T, PLAIN>(d + j, ld_unit<T, PLAIN>(s + j));
     }
 }
 
