@@ -286,8 +286,9 @@ int hcq_q_submit(struct hcq_queue *q);
  * submitted now if the GPU would otherwise run dry — it has finished
  * everything before the last submission — and otherwise held back to go
  * with later work in one GPFIFO entry (returns 1), saving the fences and
- * the doorbell while the GPU is busy anyway. At most HCQ_DEFER_MAX units
- * are held. Held work reaches the GPU only through a later hcq_q_submit()
+ * the doorbell while the GPU is busy anyway. At most HCQ_DEFER_MAX - 1
+ * units are held: the HCQ_DEFER_MAX-th is submitted with them, so one
+ * submission carries at most HCQ_DEFER_MAX. Held work reaches the GPU only through a later hcq_q_submit()
  * or a commit that finds the GPU running dry: whoever waits for it must
  * submit first (src/api flushes its queues before every wait). */
 int hcq_q_commit(struct hcq_queue *q);

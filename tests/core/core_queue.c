@@ -383,7 +383,8 @@ static void test_commit(struct hcq_device *dev, struct hcq_queue *cq)
     EXPECT_EQ(hcq_q_signal_next(cq, &v), 0);
     EXPECT_EQ(hcq_q_commit(cq), 0);
     EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
-    /* At most HCQ_DEFER_MAX units are held, however busy the GPU is. */
+    /* At most HCQ_DEFER_MAX - 1 units are held, however busy the GPU is:
+     * every HCQ_DEFER_MAX-th commit submits. */
     hcq_signal_set(gate, 0);
     EXPECT_EQ(hcq_q_wait(cq, gate, 1), 0);
     EXPECT_EQ(hcq_q_signal_next(cq, &v), 0);
