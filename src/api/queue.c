@@ -422,11 +422,13 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
     if (!hcqcl_obj_release(&q->obj))
         return CL_SUCCESS;
     /* The last application reference: the implicit flush, then wait so
-     * the channels are idle before they go — unless work still
-     * waits for a user event the application may set only later: the
-     * queue then lives on until its last command finished. */
-    hcqcl_queue_flush(q, false);
-    if (!hcqcl_events_gated())
+     * the channels are idle before they go (queue_finish does both) —
+     * unless work still waits for a user event the application may set
+     * only later: the queue then lives on until its last command
+     * finished, its held work flushed. */
+    if (hcqcl_events_gated())
+        hcqcl_queue_flush(q, false);
+    else
         queue_finish(q);
     pthread_mutex_lock(&q->lock);
     cl_event last = q->last;
