@@ -84,11 +84,14 @@ __device__ __forceinline__ void copy_d2d(uint64_t dst, uint64_t src, uint64_t si
 {
     const uint64_t x = (dst ^ src) | 16;
     const uint64_t w = x & (0 - x);
+    // w is a power of two: shifts, not a 64-bit division in every thread
+    // (a software routine of ~100 instructions, 2.5 % of a 256 MiB copy).
+    const unsigned lw = (unsigned)__ffsll((long long)w) - 1;
     uint64_t head = (0 - dst) & (w - 1);
     if (head > size)
         head = size;
-    const uint64_t n = (size - head) / w;
-    const uint64_t tail_at = head + n * w;
+    const uint64_t n = (size - head) >> lw;
+    const uint64_t tail_at = head + (n << lw);
     const unsigned char *sb = (const unsigned char *)src;
     unsigned char *db = (unsigned char *)dst;
     if (blockIdx.x == 0 && threadIdx.x < head)
