@@ -3,12 +3,19 @@
  * final status, the notifier thread, user events, callbacks, waits and
  * profiling.
  *
- * Every command's event sits on one process-wide FIFO (the tracker) from
- * hcqcl_cmd_end until its GPU part and its host work are done. A pass over
- * the FIFO (tracker_progress) runs from the notifier thread and from any
- * thread that needs fresh status (waits, queries). Dependencies always
- * precede their dependents on the FIFO (a wait list names events that were
- * already ended), so one pass in FIFO order settles a whole chain.
+ * Every command's event sits in the process-wide tracker from hcqcl_cmd_end
+ * until its GPU part and its host work are done: on the FIFO of its GPU
+ * timeline (a stream: one HCQ channel of one queue), where the values it
+ * waits for increase in FIFO order. A pass (tracker_progress) runs from the
+ * notifier thread and from any thread that needs fresh status (waits,
+ * queries); in each stream it stops at the first command the GPU has not
+ * reached, since none behind it can be done either, so a pass costs what
+ * moved, not what is in flight (a thousand launches queued behind a busy
+ * GPU are not walked, and enqueues do not wait for the tracker's lock
+ * while they would be). Streams holding gated commands are walked whole:
+ * a gate may open behind a running command. A dependency on another
+ * stream may settle later in the same pass: the pass then goes round
+ * again.
  *
  * Lifetime: obj.refs counts the application's references; `internal`
  * counts holders inside hcqcl plus one for all application references
@@ -31,11 +38,22 @@ struct hcqcl_event_cb {
     void *data;
 };
 
+struct stream {
+    const struct hcq_signal *sig; /* the timeline; NULL for stream 0 */
+    cl_event first, last;
+    size_t ngated; /* its commands in phase GATED */
+};
+
 static struct {
     pthread_mutex_t lock;
     pthread_cond_t done;  /* an event became final */
     pthread_cond_t wake;  /* work for the notifier */
-    cl_event first, last; /* the FIFO of unfinished commands */
+    /* The unfinished commands: one FIFO per GPU timeline (struct stream);
+     * stream 0 takes any command without one and is always walked whole.
+     * ntracked counts them all, ngated those in phase GATED. */
+    struct stream *streams;
+    unsigned nstreams, capstreams;
+    size_t ntracked, ngated;
     struct hcqcl_event_cb *fire_first, *fire_last;
     bool started;
     /* The notifier sleeps with no timeout (empty FIFO): only then must a
@@ -190,15 +208,57 @@ static bool queue_callbacks_locked(cl_event e, cl_int status)
 
 static void unlink_locked(cl_event e)
 {
+    struct stream *s = &T.streams[e->stream];
     if (e->prev)
         e->prev->next = e->next;
     else
-        T.first = e->next;
+        s->first = e->next;
     if (e->next)
         e->next->prev = e->prev;
     else
-        T.last = e->prev;
+        s->last = e->prev;
     e->prev = e->next = NULL;
+    T.ntracked--;
+}
+
+/* Leaving phase GATED (to GPU, or final): the counts follow. */
+static void ungate_locked(cl_event e)
+{
+    T.streams[e->stream].ngated--;
+    T.ngated--;
+}
+
+/* The stream of timeline sig, made if new: an empty stream's place is
+ * reused first. 0 (walked whole) when sig is NULL or no room can be had. */
+static unsigned stream_locked(const struct hcq_signal *sig)
+{
+    if (!T.streams) {
+        T.streams = calloc(8, sizeof(*T.streams));
+        if (!T.streams)
+            return UINT32_MAX;
+        T.capstreams = 8;
+        T.nstreams = 1;
+    }
+    if (!sig)
+        return 0;
+    unsigned empty = 0;
+    for (unsigned i = 1; i < T.nstreams; i++) {
+        if (T.streams[i].sig == sig)
+            return i;
+        if (!empty && !T.streams[i].first)
+            empty = i;
+    }
+    if (!empty && T.nstreams == T.capstreams) {
+        struct stream *n = realloc(T.streams, 2 * T.capstreams * sizeof(*n));
+        if (!n)
+            return 0;
+        T.streams = n;
+        T.capstreams *= 2;
+    }
+    if (!empty)
+        empty = T.nstreams++;
+    T.streams[empty] = (struct stream){.sig = sig};
+    return empty;
 }
 
 static void start_notifier_locked(void)
@@ -223,13 +283,31 @@ void hcqcl_event_track(cl_event e)
 {
     hcqcl_event_ref(e); /* the FIFO's reference */
     pthread_mutex_lock(&T.lock);
-    e->prev = T.last;
+    unsigned si = stream_locked(e->gpu_sig);
+    if (si == UINT32_MAX) {
+        /* No tracker at all: the command cannot be followed; it fails
+         * (its GPU part still runs, the queue's finish waits for it). */
+        pthread_mutex_unlock(&T.lock);
+        util_log(UTIL_LOG_ERR, "api: no memory to track a command");
+        atomic_store(&e->status, CL_OUT_OF_HOST_MEMORY);
+        atomic_store(&e->phase, HCQCL_PH_DONE);
+        hcqcl_event_unref(e);
+        return;
+    }
+    struct stream *s = &T.streams[si];
+    e->stream = si;
+    e->prev = s->last;
     e->next = NULL;
-    if (T.last)
-        T.last->next = e;
+    if (s->last)
+        s->last->next = e;
     else
-        T.first = e;
-    T.last = e;
+        s->first = e;
+    s->last = e;
+    T.ntracked++;
+    if (atomic_load(&e->phase) == HCQCL_PH_GATED) {
+        s->ngated++;
+        T.ngated++;
+    }
     start_notifier_locked();
     /* A gate or an after-hook waits for the notifier: wake it now. */
     if (T.idle || atomic_load(&e->phase) == HCQCL_PH_GATED || e->after_fn)
@@ -282,15 +360,20 @@ static bool device_lost(cl_event e)
     return e->q && hcq_device_lost(e->q->hdev);
 }
 
-static size_t collect_locked(struct act *a, size_t cap)
+/* One stream's settled commands into a[n..cap); returns the new n.
+ * *deps_later: a command was done on the GPU but waits for a dependency
+ * to become final on the host (maybe later in this pass). */
+static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t cap,
+                                    bool *deps_later)
 {
-    size_t n = 0;
-    for (cl_event e = T.first, next; e && n < cap; e = next) {
+    struct stream *s = &T.streams[si];
+    for (cl_event e = s->first, next; e && n < cap; e = next) {
         next = e->next;
         int ph = atomic_load(&e->phase);
         cl_int st;
         if (ph == HCQCL_PH_GATED) {
             if (device_lost(e)) {
+                ungate_locked(e);
                 finish_locked(e, CL_OUT_OF_RESOURCES);
                 a[n++] = (struct act){ACT_FINISHED, e, CL_OUT_OF_RESOURCES};
                 continue;
@@ -298,6 +381,7 @@ static size_t collect_locked(struct act *a, size_t cap)
             if (!deps_final_locked(e, &st))
                 continue;
             e->dep_status = st;
+            ungate_locked(e);
             atomic_store(&e->phase, HCQCL_PH_GPU);
             hcqcl_event_ref(e);
             a[n++] = (struct act){ACT_GATE, e, st};
@@ -306,14 +390,21 @@ static size_t collect_locked(struct act *a, size_t cap)
         if (ph != HCQCL_PH_GPU)
             continue;
         if (hcq_signal_value(e->gpu_sig) < e->gpu_val) {
-            if (!device_lost(e))
+            if (!device_lost(e)) {
+                /* Nothing behind it on this timeline is done either;
+                 * only a gate further on could still open. */
+                if (si && !s->ngated)
+                    break;
                 continue;
+            }
             st = CL_OUT_OF_RESOURCES;
         } else if (!deps_final_locked(e, &st)) {
             /* The GPU waited for them, unless the command was aborted (its
              * gate opened early): it has failed already. */
-            if (e->dep_status >= 0)
+            if (e->dep_status >= 0) {
+                *deps_later = true;
                 continue;
+            }
             st = e->dep_status;
         }
         if (e->after_fn) {
@@ -324,6 +415,22 @@ static size_t collect_locked(struct act *a, size_t cap)
             a[n++] = (struct act){ACT_FINISHED, e, st};
         }
     }
+    return n;
+}
+
+/* Every stream, or only stream `only` (when below T.nstreams). */
+static size_t collect_locked(struct act *a, size_t cap, unsigned only)
+{
+    size_t n = 0, before;
+    bool deps_later;
+    if (only < T.nstreams)
+        return collect_stream_locked(only, a, 0, cap, &deps_later);
+    do {
+        before = n;
+        deps_later = false;
+        for (unsigned si = 0; si < T.nstreams && n < cap; si++)
+            n = collect_stream_locked(si, a, n, cap, &deps_later);
+    } while (deps_later && n > before && n < cap);
     return n;
 }
 
@@ -351,6 +458,34 @@ static void finished_outside(cl_event e, cl_int status)
     hcqcl_event_unref(e); /* the FIFO's reference */
 }
 
+/* Run the actions a pass collected, outside the lock. */
+static void run_acts(struct act *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        cl_event e = a[i].ev;
+        switch (a[i].kind) {
+        case ACT_GATE:
+            if (e->before_fn)
+                e->before_fn(e->before_arg, a[i].status);
+            hcq_signal_set(e->gate->sig, e->gate_val);
+            hcqcl_event_unref(e);
+            break;
+        case ACT_AFTER:
+            e->after_fn(e->after_arg, a[i].status);
+            pthread_mutex_lock(&T.lock);
+            finish_locked(e, a[i].status);
+            pthread_mutex_unlock(&T.lock);
+            /* Dependents on the GPU wait for this release. */
+            hcq_signal_set(e->own->sig, e->own_val);
+            finished_outside(e, a[i].status);
+            break;
+        case ACT_FINISHED:
+            finished_outside(e, a[i].status);
+            break;
+        }
+    }
+}
+
 /* One pass: settle what can be settled, run host work outside the lock.
  * Returns the number of events that moved. */
 static size_t tracker_progress(void)
@@ -359,34 +494,23 @@ static size_t tracker_progress(void)
     size_t total = 0, n;
     do {
         pthread_mutex_lock(&T.lock);
-        n = collect_locked(a, UTIL_ARRAY_SIZE(a));
+        n = collect_locked(a, UTIL_ARRAY_SIZE(a), UINT32_MAX);
         pthread_mutex_unlock(&T.lock);
-        for (size_t i = 0; i < n; i++) {
-            cl_event e = a[i].ev;
-            switch (a[i].kind) {
-            case ACT_GATE:
-                if (e->before_fn)
-                    e->before_fn(e->before_arg, a[i].status);
-                hcq_signal_set(e->gate->sig, e->gate_val);
-                hcqcl_event_unref(e);
-                break;
-            case ACT_AFTER:
-                e->after_fn(e->after_arg, a[i].status);
-                pthread_mutex_lock(&T.lock);
-                finish_locked(e, a[i].status);
-                pthread_mutex_unlock(&T.lock);
-                /* Dependents on the GPU wait for this release. */
-                hcq_signal_set(e->own->sig, e->own_val);
-                finished_outside(e, a[i].status);
-                break;
-            case ACT_FINISHED:
-                finished_outside(e, a[i].status);
-                break;
-            }
-        }
+        run_acts(a, n);
         total += n;
     } while (n == UTIL_ARRAY_SIZE(a));
     return total;
+}
+
+void hcqcl_event_retire(cl_event e)
+{
+    /* Never waits for the lock: the notifier's pass does the same work. */
+    if (pthread_mutex_trylock(&T.lock))
+        return;
+    struct act a[8];
+    size_t n = collect_locked(a, UTIL_ARRAY_SIZE(a), e->stream);
+    pthread_mutex_unlock(&T.lock);
+    run_acts(a, n);
 }
 
 /* Work a queue holds back (hcq_q_commit) goes to the GPU at the next
@@ -401,8 +525,11 @@ static void flush_held(void)
     cl_event v[8];
     size_t n = 0;
     pthread_mutex_lock(&T.lock);
-    for (cl_event e = T.first; e && n < UTIL_ARRAY_SIZE(v); e = e->next) {
-        cl_command_queue q = e->q;
+    /* A stream's commands are all of one queue: its last one stands for
+     * them (held-back work is always the newest). */
+    for (unsigned si = 0; si < T.nstreams && n < UTIL_ARRAY_SIZE(v); si++) {
+        cl_event e = T.streams[si].last;
+        cl_command_queue q = e ? e->q : NULL;
         if (q && atomic_load(&e->phase) == HCQCL_PH_GPU &&
             atomic_load_explicit(&q->held, memory_order_relaxed) &&
             now - atomic_load_explicit(&q->held_since, memory_order_relaxed) >= HELD_MAX_NS) {
@@ -417,10 +544,31 @@ static void flush_held(void)
     }
 }
 
+/* Sleep on T.wake for at most ns (T.lock held). */
+static void nap_locked(uint64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec += (long)(ns % 1000000000u);
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&T.wake, &T.lock, &ts);
+}
+
+/* With nothing tracked the notifier naps (1 ms) this many times before it
+ * sleeps without a timeout: commands that come in bursts, settled by the
+ * threads that enqueue them, then find it napping and need no wake-up (a
+ * futex call per enqueue once the tracker runs empty between them). */
+#define LINGER_NAPS 50u
+
 static void *notifier_main(void *arg)
 {
     (void)arg;
     uint64_t nap_ns = 20000;
+    unsigned linger = 0;
     /* The event the tracker last waited on, and since when (its pointer
      * is only compared, never followed). */
     const void *watching = NULL;
@@ -428,11 +576,17 @@ static void *notifier_main(void *arg)
     bool watched_by_app = false;
     for (;;) {
         pthread_mutex_lock(&T.lock);
-        while (!T.first && !T.fire_first) {
+        while (!T.ntracked && !T.fire_first) {
+            if (linger < LINGER_NAPS) {
+                linger++;
+                nap_locked(1000000);
+                continue;
+            }
             T.idle = true;
             pthread_cond_wait(&T.wake, &T.lock);
+            T.idle = false;
         }
-        T.idle = false;
+        linger = 0;
         struct hcqcl_event_cb *cb = T.fire_first;
         T.fire_first = T.fire_last = NULL;
         pthread_mutex_unlock(&T.lock);
@@ -456,9 +610,10 @@ static void *notifier_main(void *arg)
         if (nap_ns >= 1000000u) {
             cl_event g = NULL;
             pthread_mutex_lock(&T.lock);
-            for (cl_event e = T.first; e && !g; e = e->next)
-                if (atomic_load(&e->phase) == HCQCL_PH_GPU)
-                    g = e;
+            for (unsigned si = 0; si < T.nstreams && !g; si++)
+                for (cl_event e = T.streams[si].first; e && !g; e = e->next)
+                    if (atomic_load(&e->phase) == HCQCL_PH_GPU)
+                        g = e;
             /* An application thread already watches it: don't wake for
              * it too (each wake-up costs), nap longer instead. */
             if (g && atomic_load(&g->waiters))
@@ -478,16 +633,9 @@ static void *notifier_main(void *arg)
             }
         }
         /* Otherwise back off up to 1 ms, woken early by new work. */
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += (long)nap_ns;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
         pthread_mutex_lock(&T.lock);
         if (!T.fire_first)
-            pthread_cond_timedwait(&T.wake, &T.lock, &ts);
+            nap_locked(nap_ns);
         pthread_mutex_unlock(&T.lock);
         nap_ns = UTIL_MIN(nap_ns * 2, watched_by_app ? 10000000u : 1000000u);
         watched_by_app = false;
@@ -502,10 +650,8 @@ static void *notifier_main(void *arg)
 bool hcqcl_events_gated(void)
 {
     tracker_progress();
-    bool gated = false;
     pthread_mutex_lock(&T.lock);
-    for (cl_event e = T.first; e && !gated; e = e->next)
-        gated = atomic_load(&e->phase) == HCQCL_PH_GATED;
+    bool gated = T.ngated != 0;
     pthread_mutex_unlock(&T.lock);
     return gated;
 }

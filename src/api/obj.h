@@ -908,7 +908,8 @@ struct _cl_event {
     bool prof_ready;            /* prof[] computed (under the tracker lock) */
     uint64_t prof[4];           /* QUEUED, SUBMIT, START, END in host ns */
     struct hcqcl_event_cb *cbs; /* under the tracker lock */
-    struct _cl_event *prev, *next; /* tracker list / pool */
+    struct _cl_event *prev, *next; /* tracker stream / pool */
+    unsigned stream;               /* its tracker stream (event.c) */
 };
 
 /* Event internals for command.c / queue.c (event.c). */
@@ -918,6 +919,9 @@ void hcqcl_event_unref(cl_event e);
 void hcqcl_event_ref(cl_event e);
 /* Hand a built command to the tracker (phase GATED or GPU). */
 void hcqcl_event_track(cl_event e);
+/* Settle the finished commands at the head of e's tracker stream (e's
+ * channel), if the tracker is free; call with no hcqcl lock held. */
+void hcqcl_event_retire(cl_event e);
 /* Wait until final; returns the final status (CL_COMPLETE or < 0). */
 cl_int hcqcl_event_wait(cl_event e);
 /* True while some tracked command still waits for host-side events
