@@ -349,12 +349,79 @@ static bool since_add(cl_command_queue q, cl_event e, cl_event *drop, size_t *nd
     return true;
 }
 
+void hcqcl_cmd_expect(struct hcqcl_cmd *cmd, enum hcqcl_rate k, uint64_t bytes)
+{
+    cmd->expect_kind = k;
+    cmd->expect_bytes = bytes;
+}
+
+/* Transfers shorter than this are left to the usual spin, and teach no
+ * rate (their time is mostly latency); the expected end is this fraction
+ * of the time the rate predicts, so that a wait wakes before the end. */
+#define EXPECT_MIN_BYTES (4u << 20)
+#define EXPECT_EARLY_NUM 15u
+#define EXPECT_EARLY_DEN 16u
+
+/* The command's expected end (hcqcl_cmd_expect) and its channel's, after
+ * it was committed; idle: the channel had finished all before it. A
+ * command held back (hcq_q_commit) is taken to start as if submitted: the
+ * next flush is near, and an expected end that comes early only makes the
+ * wait spin longer. Called with q->lock held. */
+static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
+{
+    struct hcqcl_chan *ch = cmd->chan;
+    cl_event e = cmd->ev;
+    bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES && !cmd->gated &&
+                 (idle || ch->busy_until != UINT64_MAX);
+    /* Waits on other channels make the start unknown. */
+    for (size_t i = 0; known && i < e->ndeps; i++)
+        known = e->deps[i]->gpu_sig == e->gpu_sig || atomic_load(&e->deps[i]->phase) ==
+                                                         HCQCL_PH_DONE;
+    if (!known) {
+        ch->busy_until = UINT64_MAX;
+        return;
+    }
+    const uint64_t now = util_now_ns();
+    const uint64_t start = idle ? now : UTIL_MAX(ch->busy_until, now);
+    const uint64_t rate = atomic_load_explicit(&cmd->q->dev->rate[cmd->expect_kind],
+                                               memory_order_relaxed);
+    e->eta_bytes = cmd->expect_bytes;
+    e->eta_kind = cmd->expect_kind;
+    e->eta_start = start;
+    e->eta_learn = idle;
+    if (!rate) {
+        ch->busy_until = UINT64_MAX;
+        return;
+    }
+    const uint64_t ns = cmd->expect_bytes * 1000u / rate;
+    e->eta_ns = start + ns / EXPECT_EARLY_DEN * EXPECT_EARLY_NUM;
+    ch->busy_until = start + ns;
+}
+
+void hcqcl_cmd_learn(cl_event e, uint64_t done_ns)
+{
+    if (!e->eta_learn || !e->q || done_ns <= e->eta_start)
+        return;
+    /* Bytes per microsecond; a quarter of each new sample, so one slow
+     * transfer (another stream on the link) moves it little. A wait that
+     * woke only after the end measured its own wake-up, ~15/16 of the
+     * prediction: that sample is faster than the estimate, which rises,
+     * so the next expected end comes earlier, until a wait spins through
+     * the end and measures it. */
+    uint64_t m = e->eta_bytes * 1000u / (done_ns - e->eta_start);
+    _Atomic uint64_t *r = &e->q->dev->rate[e->eta_kind];
+    uint64_t old = atomic_load_explicit(r, memory_order_relaxed);
+    atomic_store_explicit(r, old ? (3 * old + m) / 4 : m, memory_order_relaxed);
+}
+
 cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
 {
     cl_command_queue q = cmd->q;
     cl_event e = cmd->ev;
     struct hcq_queue *hq = hcqcl_cmd_hq(cmd); /* records START if unused */
     cl_int err = cmd->err;
+    /* The channel has finished everything before this command. */
+    const bool idle = hcq_signal_value(hcq_queue_timeline(hq)) >= hcq_queue_last(hq);
     if (!err && e->end && hcq_q_signal(hq, e->end->sig, e->end_val) < 0)
         err = CL_OUT_OF_RESOURCES;
     uint64_t v = 0;
@@ -378,6 +445,7 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
     }
     e->gpu_sig = hcq_queue_timeline(hq);
     e->gpu_val = v;
+    expect_locked(cmd, idle);
     if (e->own) {
         e->sig = e->own->sig;
         e->val = e->own_val;

@@ -254,6 +254,7 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
         return CL_SUCCESS;
     uint64_t pinned;
     if (hcqcl_xfer_pinned(cmd, dev, host, size, &pinned)) {
+        hcqcl_cmd_expect(cmd, to_gpu ? HCQCL_RATE_H2D : HCQCL_RATE_D2H, size);
         struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
         int rc = to_gpu ? hcq_q_copy(hq, va, pinned, size) : hcq_q_copy(hq, pinned, va, size);
         return rc < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
@@ -423,6 +424,8 @@ cl_int hcqcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buff
         return err;
     hcqcl_cmd_retain_mem(&cmd, src_buffer);
     hcqcl_cmd_retain_mem(&cmd, dst_buffer);
+    if (kernel)
+        hcqcl_cmd_expect(&cmd, HCQCL_RATE_D2D, size);
     const uint64_t dst_va = hcqcl_mem_va(dst_buffer, dev) + dst_offset;
     const uint64_t src_va = hcqcl_mem_va(src_buffer, dev) + src_offset;
     if (size && (kernel ? hcq_builtin_copy(hcqcl_cmd_hq(&cmd), dst_va, src_va, size)

@@ -684,6 +684,8 @@ static void timed_wait_done(uint64_t ns)
 cl_int hcqcl_event_wait(cl_event e)
 {
     const uint64_t since = util_now_ns();
+    /* A transfer seen ending by this wait measures its rate. */
+    bool learn = e->eta_learn && hcq_signal_value(e->gpu_sig) < e->gpu_val;
     atomic_fetch_add(&e->waiters, 1);
     /* The wait is an implicit flush of the event's queue. */
     if (e->q && atomic_load(&e->phase) != HCQCL_PH_DONE)
@@ -699,7 +701,11 @@ cl_int hcqcl_event_wait(cl_event e)
         if (ph == HCQCL_PH_GPU) {
             /* Spins briefly then sleeps in the core; the tracker pass
              * above turns the release into a final status. */
-            hcq_signal_wait_since(e->gpu_sig, e->gpu_val, 100000000, since);
+            if (hcq_signal_wait_eta(e->gpu_sig, e->gpu_val, 100000000, since, e->eta_ns) == 0 &&
+                learn) {
+                hcqcl_cmd_learn(e, util_now_ns());
+                learn = false;
+            }
             continue;
         }
         pthread_mutex_lock(&T.lock);

@@ -357,12 +357,18 @@ bool hcqcl_platform_valid(cl_platform_id p);
 
 /* A root device, one per GPU hcq_enumerate found. Lives for the process:
  * clRetainDevice/clReleaseDevice on it are no-ops (spec: root devices). */
+/* Kinds of transfer whose rate the device learns (hcqcl_cmd_expect). */
+enum hcqcl_rate { HCQCL_RATE_H2D, HCQCL_RATE_D2H, HCQCL_RATE_D2D, HCQCL_RATES };
+
 struct _cl_device_id {
     struct hcqcl_obj obj;
     cl_platform_id platform;
     struct hcq_device *hw;
     const struct hcq_device_info *info;
     unsigned index; /* position in clGetDeviceIDs(CL_DEVICE_TYPE_ALL) */
+    /* Bytes per microsecond seen for each kind of transfer (0: none seen
+     * yet), any thread (command.c). */
+    _Atomic uint64_t rate[HCQCL_RATES];
 };
 bool hcqcl_device_valid(cl_device_id d);
 /* All devices; the first call enumerates them (hcq_enumerate, once, any
@@ -827,6 +833,8 @@ struct hcqcl_chan {
                                  * queue creation) */
     cl_event blocker;           /* last command recorded here that waited
                                  * on the host when recorded (retained) */
+    uint64_t busy_until;        /* expected end of its last command (host
+                                 * ns), UINT64_MAX when not known */
 };
 
 struct _cl_command_queue {
@@ -908,6 +916,12 @@ struct _cl_event {
     bool prof_ready;            /* prof[] computed (under the tracker lock) */
     uint64_t prof[4];           /* QUEUED, SUBMIT, START, END in host ns */
     struct hcqcl_event_cb *cbs; /* under the tracker lock */
+    /* Expected end (host ns, 0 = not known) of a transfer of eta_bytes
+     * of kind eta_kind that started at eta_start; eta_learn: it started on
+     * an idle channel, so its wait measures the rate (command.c). */
+    uint64_t eta_ns, eta_start, eta_bytes;
+    enum hcqcl_rate eta_kind;
+    bool eta_learn;
     struct _cl_event *prev, *next; /* tracker stream / pool */
     unsigned stream;               /* its tracker stream (event.c) */
 };
@@ -924,6 +938,10 @@ void hcqcl_event_track(cl_event e);
 void hcqcl_event_retire(cl_event e);
 /* Wait until final; returns the final status (CL_COMPLETE or < 0). */
 cl_int hcqcl_event_wait(cl_event e);
+/* The GPU part of e, a transfer with an expected end, was seen done at
+ * host time done_ns by a thread that watched it end: fold the rate it
+ * showed into its device's (command.c). */
+void hcqcl_cmd_learn(cl_event e, uint64_t done_ns);
 /* True while some tracked command still waits for host-side events
  * (user events, another GPU): waiting for a queue to drain could then
  * depend on the application's next call. */
@@ -1021,6 +1039,8 @@ struct hcqcl_cmd {
     bool barrier;            /* later commands depend on this one (ooo) */
     bool all_previous;       /* depends on every earlier command */
     cl_int err;              /* first verb error of the machinery */
+    uint64_t expect_bytes;   /* hcqcl_cmd_expect: bytes moved, 0 = unknown */
+    enum hcqcl_rate expect_kind;
 };
 
 /* Like hcqcl_cmd_begin; all_previous: also depend on every command
@@ -1032,6 +1052,11 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
 
 cl_int hcqcl_cmd_begin(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
                        cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd);
+/* The command moves bytes of kind k and nothing else: when it starts at a
+ * known time (its channel idle, or busy with other such transfers) its
+ * event gets an expected end from the rate the device has shown for k,
+ * and waits sleep through most of it (hcq_signal_wait_eta). */
+void hcqcl_cmd_expect(struct hcqcl_cmd *cmd, enum hcqcl_rate k, uint64_t bytes);
 /* The channel to record the command's verbs on. The first call also
  * records the start timestamp on profiling queues (after the waits). */
 struct hcq_queue *hcqcl_cmd_hq(struct hcqcl_cmd *cmd);

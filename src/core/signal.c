@@ -195,6 +195,18 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
 int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
                           uint64_t since_ns)
 {
+    return hcq_signal_wait_eta(s, target, timeout_ns, since_ns, 0);
+}
+
+/* An expected end closer than this is left to the spin; a longer sleep
+ * towards it is cut to WAIT_ETA_SLEEP_MAX_NS (the loop then checks the
+ * device and sleeps on in steps). */
+#define WAIT_ETA_SLEEP_MIN_NS 50000ull
+#define WAIT_ETA_SLEEP_MAX_NS 100000000ull
+
+int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                        uint64_t since_ns, uint64_t eta_ns)
+{
     struct hcq_device *dev = s->dev;
     uint64_t v = hcq_signal_value(s);
     if (v >= target)
@@ -208,6 +220,16 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
     if (since_ns > start)
         since_ns = start;
     struct slack slack = {0};
+    uint64_t spin_until = 0;
+    if (pol == WAIT_AUTO && eta_ns > start) {
+        if (eta_ns - start > WAIT_ETA_SLEEP_MIN_NS) {
+            slack_lower(&slack);
+            uint64_t ns = UTIL_MIN(eta_ns - start, WAIT_ETA_SLEEP_MAX_NS);
+            struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+            nanosleep(&ts, NULL);
+        }
+        spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, (eta_ns - start) / 8);
+    }
     int rc;
     for (;;) {
         uint64_t nv = hcq_signal_value(s);
@@ -234,7 +256,8 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
             rc = -ETIMEDOUT;
             break;
         }
-        if (pol == WAIT_SPIN || (pol == WAIT_AUTO && now - since_ns < WAIT_SPIN_NS)) {
+        if (pol == WAIT_SPIN ||
+            (pol == WAIT_AUTO && (now - since_ns < WAIT_SPIN_NS || now < spin_until))) {
             cpu_relax();
             continue;
         }

@@ -1,0 +1,155 @@
+/*
+ * eta_unit.c — white-box: transfers get an expected end from the rate
+ * their device has shown (command.c, hcqcl_cmd_expect), and waits that use
+ * it still see every transfer end with the right bytes.
+ *
+ *  - A blocking pinned write on an idle channel teaches the device its
+ *    host->device rate; the next one carries an expected end between its
+ *    start and what the rate predicts.
+ *  - Device->device copies queued back to back chain their expected ends:
+ *    each later than the one before.
+ *  - A kernel before a copy on the same channel makes the copy's start
+ *    unknown: no expected end, and the wait is the usual one.
+ *  - Transfers under the size limit get none.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/obj.h"
+#include "check.h"
+
+enum { BIG = 16 << 20, SMALL = 1 << 20 };
+
+static void check_pinned(cl_context ctx, cl_command_queue q, cl_device_id dev)
+{
+    cl_int err;
+    cl_mem pin = hcqcl_clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, BIG, NULL, &err);
+    cl_mem d = hcqcl_clCreateBuffer(ctx, 0, BIG, NULL, &err);
+    EXPECT(pin && d, "buffers: %d", err);
+    uint8_t *p = hcqcl_clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, BIG, 0,
+                                          NULL, NULL, &err);
+    EXPECT(p && err == CL_SUCCESS, "map: %d", err);
+    for (size_t i = 0; i < BIG; i++)
+        p[i] = (uint8_t)(i * 7 + 3);
+    EXPECT(atomic_load(&dev->rate[HCQCL_RATE_H2D]) == 0, "no rate before any transfer");
+    cl_event e1 = NULL, e2 = NULL;
+    EXPECT(hcqcl_clEnqueueWriteBuffer(q, d, CL_TRUE, 0, BIG, p, 0, NULL, &e1) == CL_SUCCESS,
+           "first write");
+    EXPECT(e1 && e1->eta_learn && e1->eta_bytes == BIG && e1->eta_ns == 0,
+           "first write: rate unknown, started idle (learn %d, bytes %llu, eta %llu)",
+           e1 ? e1->eta_learn : -1, e1 ? (unsigned long long)e1->eta_bytes : 0ull,
+           e1 ? (unsigned long long)e1->eta_ns : 0ull);
+    uint64_t rate = atomic_load(&dev->rate[HCQCL_RATE_H2D]);
+    EXPECT(rate > 0, "the first blocking write taught the rate");
+    EXPECT(hcqcl_clEnqueueWriteBuffer(q, d, CL_TRUE, 0, BIG, p, 0, NULL, &e2) == CL_SUCCESS,
+           "second write");
+    if (e2 && rate) {
+        uint64_t predict = (uint64_t)BIG * 1000u / rate;
+        EXPECT(e2->eta_ns > e2->eta_start && e2->eta_ns - e2->eta_start <= predict,
+               "second write: expected end within the prediction (%llu ns after its start, "
+               "predicted %llu)",
+               (unsigned long long)(e2->eta_ns - e2->eta_start), (unsigned long long)predict);
+    }
+    /* What was measured moved the bytes: read back through the device. */
+    memset(p, 0, BIG);
+    EXPECT(hcqcl_clEnqueueReadBuffer(q, d, CL_TRUE, 0, BIG, p, 0, NULL, NULL) == CL_SUCCESS,
+           "read back");
+    size_t bad = 0;
+    for (size_t i = 0; i < BIG; i++)
+        bad += p[i] != (uint8_t)(i * 7 + 3);
+    EXPECT(bad == 0, "%zu bytes differ after the round trip", bad);
+    EXPECT(atomic_load(&dev->rate[HCQCL_RATE_D2H]) > 0, "the read taught its rate");
+
+    cl_event es = NULL;
+    EXPECT(hcqcl_clEnqueueWriteBuffer(q, d, CL_TRUE, 0, SMALL, p, 0, NULL, &es) == CL_SUCCESS,
+           "small write");
+    EXPECT(es && es->eta_bytes == 0 && es->eta_ns == 0, "a small transfer has no expected end");
+    hcqcl_clEnqueueUnmapMemObject(q, pin, p, 0, NULL, NULL);
+    hcqcl_clFinish(q);
+    hcqcl_clReleaseEvent(e1);
+    hcqcl_clReleaseEvent(e2);
+    hcqcl_clReleaseEvent(es);
+    hcqcl_clReleaseMemObject(pin);
+    hcqcl_clReleaseMemObject(d);
+}
+
+static void check_chain(cl_context ctx, cl_command_queue q, cl_device_id dev)
+{
+    cl_int err;
+    cl_mem a = hcqcl_clCreateBuffer(ctx, 0, BIG, NULL, &err);
+    cl_mem b = hcqcl_clCreateBuffer(ctx, 0, BIG, NULL, &err);
+    EXPECT(a && b, "buffers: %d", err);
+    const uint32_t pat = 0x5eed1234u;
+    EXPECT(hcqcl_clEnqueueFillBuffer(q, a, &pat, 4, 0, BIG, 0, NULL, NULL) == CL_SUCCESS, "fill");
+    hcqcl_clFinish(q);
+    /* One copy alone teaches the device->device rate. */
+    cl_event first = NULL;
+    EXPECT(hcqcl_clEnqueueCopyBuffer(q, a, b, 0, 0, BIG, 0, NULL, &first) == CL_SUCCESS, "copy");
+    EXPECT(hcqcl_clWaitForEvents(1, &first) == CL_SUCCESS, "wait");
+    EXPECT(first && first->eta_learn, "a copy on an idle channel measures the rate");
+    EXPECT(atomic_load(&dev->rate[HCQCL_RATE_D2D]) > 0, "device->device rate learned");
+    hcqcl_clReleaseEvent(first);
+
+    cl_event ev[4] = {0};
+    for (int i = 0; i < 4; i++)
+        EXPECT(hcqcl_clEnqueueCopyBuffer(q, i % 2 ? b : a, i % 2 ? a : b, 0, 0, BIG, 0, NULL,
+                                         &ev[i]) == CL_SUCCESS,
+               "copy %d", i);
+    for (int i = 1; i < 4; i++)
+        EXPECT(ev[i] && ev[i - 1] && ev[i]->eta_ns > ev[i - 1]->eta_ns &&
+                   ev[i]->eta_start >= ev[i - 1]->eta_start,
+               "copy %d expected after copy %d (%llu, %llu)", i, i - 1,
+               ev[i] ? (unsigned long long)ev[i]->eta_ns : 0ull,
+               ev[i - 1] ? (unsigned long long)ev[i - 1]->eta_ns : 0ull);
+    EXPECT(hcqcl_clWaitForEvents(4, ev) == CL_SUCCESS, "wait for the chain");
+    for (int i = 0; i < 4; i++)
+        hcqcl_clReleaseEvent(ev[i]);
+
+    /* A fill (no expected length) before the copy on its channel: the
+     * copy's start is not known. */
+    cl_event after = NULL;
+    EXPECT(hcqcl_clEnqueueFillBuffer(q, a, &pat, 4, 0, BIG, 0, NULL, NULL) == CL_SUCCESS, "fill");
+    EXPECT(hcqcl_clEnqueueCopyBuffer(q, a, b, 0, 0, BIG, 0, NULL, &after) == CL_SUCCESS, "copy");
+    EXPECT(after && after->eta_ns == 0 && !after->eta_learn,
+           "a copy queued behind a fill has no expected end");
+    EXPECT(hcqcl_clWaitForEvents(1, &after) == CL_SUCCESS, "wait");
+    uint32_t *out = malloc(BIG);
+    EXPECT(out && hcqcl_clEnqueueReadBuffer(q, b, CL_TRUE, 0, BIG, out, 0, NULL, NULL) ==
+                      CL_SUCCESS,
+           "read");
+    size_t bad = 0;
+    for (size_t i = 0; out && i < BIG / 4; i++)
+        bad += out[i] != pat;
+    EXPECT(bad == 0, "%zu words differ after the copies", bad);
+    free(out);
+    hcqcl_clReleaseEvent(after);
+    hcqcl_clReleaseMemObject(a);
+    hcqcl_clReleaseMemObject(b);
+}
+
+int main(void)
+{
+    cl_device_id *devs = NULL;
+    cl_uint n = 0;
+    cl_int err;
+    hcqcl_platform_get();
+    hcqcl_device_list(&devs, &n);
+    if (n == 0) {
+        fprintf(stderr, "api_event_eta: no device (%s)\n", hcq_enumerate_error());
+        return 1;
+    }
+    cl_context ctx = hcqcl_clCreateContext(NULL, 1, &devs[0], NULL, NULL, &err);
+    cl_command_queue q = ctx ? hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err)
+                             : NULL;
+    if (!q) {
+        fprintf(stderr, "api_event_eta: context/queue: %d\n", err);
+        return 1;
+    }
+    check_pinned(ctx, q, devs[0]);
+    check_chain(ctx, q, devs[0]);
+    hcqcl_clReleaseCommandQueue(q);
+    hcqcl_clReleaseContext(ctx);
+    return check_done("api_event_eta");
+}
