@@ -359,8 +359,8 @@ void hcqcl_cmd_expect(struct hcqcl_cmd *cmd, enum hcqcl_rate k, uint64_t bytes)
  * rate (their time is mostly latency); the expected end is this fraction
  * of the time the rate predicts, so that a wait wakes before the end. */
 #define EXPECT_MIN_BYTES (4u << 20)
-#define EXPECT_EARLY_NUM 15u
-#define EXPECT_EARLY_DEN 16u
+#define EXPECT_EARLY_NUM 7u
+#define EXPECT_EARLY_DEN 8u
 
 /* The command's expected end (hcqcl_cmd_expect) and its channel's, after
  * it was committed; idle: the channel had finished all before it. A
@@ -402,16 +402,18 @@ void hcqcl_cmd_learn(cl_event e, uint64_t done_ns)
 {
     if (!e->eta_learn || !e->q || done_ns <= e->eta_start)
         return;
-    /* Bytes per microsecond; a quarter of each new sample, so one slow
-     * transfer (another stream on the link) moves it little. A wait that
-     * woke only after the end measured its own wake-up, ~15/16 of the
-     * prediction: that sample is faster than the estimate, which rises,
-     * so the next expected end comes earlier, until a wait spins through
-     * the end and measures it. */
+    /* Bytes per microsecond. It follows a faster sample at once (3/4 of
+     * it) and a slower one by a quarter: an estimate above the rate only
+     * makes a wait spin longer (it wakes early), one below makes it wake
+     * after the end, and a link shared for a while (both directions at
+     * once) should not slow the next transfer alone. A wait that woke
+     * only after the end measured its own wake-up, ~7/8 of the
+     * prediction: a faster sample, so the next wait wakes earlier. */
     uint64_t m = e->eta_bytes * 1000u / (done_ns - e->eta_start);
     _Atomic uint64_t *r = &e->q->dev->rate[e->eta_kind];
     uint64_t old = atomic_load_explicit(r, memory_order_relaxed);
-    atomic_store_explicit(r, old ? (3 * old + m) / 4 : m, memory_order_relaxed);
+    uint64_t next = !old ? m : m > old ? (old + 3 * m) / 4 : (3 * old + m) / 4;
+    atomic_store_explicit(r, next, memory_order_relaxed);
 }
 
 cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)

@@ -44,6 +44,8 @@ static const struct {
     [HCQ_BUILTIN_COPY_U1] = {"hcq_copy_d2d_u1", 1},
     [HCQ_BUILTIN_COPY_U1P] = {"hcq_copy_d2d_u1p", 1},
     [HCQ_BUILTIN_COPY_U2P] = {"hcq_copy_d2d_u2p", 2},
+    [HCQ_BUILTIN_COPY_A16U1] = {"hcq_copy_d2d_a16u1", 1},
+    [HCQ_BUILTIN_COPY_A16U2] = {"hcq_copy_d2d_a16u2", 2},
 };
 
 /* Parameter block of every copy kernel: dst, src, size. */
@@ -228,6 +230,17 @@ int hcq_builtin_copy_ex(struct hcq_queue *q, uint64_t dst, uint64_t src, uint64_
         uint64_t chunks = (body + HCQ_BUILTIN_BULK_CHUNK - 1) / HCQ_BUILTIN_BULK_CHUNK;
         uint64_t cap = (uint64_t)UTIL_MAX(di->sm_count, 1u) * HCQ_BUILTIN_BULK_BLOCKS_PER_SM;
         blocks = (uint32_t)UTIL_MAX(UTIL_MIN(chunks, cap), 1ull);
+    } else if (v == HCQ_BUILTIN_COPY_A16U1 || v == HCQ_BUILTIN_COPY_A16U2) {
+        /* Its grid must cover every row, one block each, and nothing may
+         * be left to a head or tail. */
+        const uint32_t rows =
+            hcq_builtin_copy_blocks(di, dst, src, size, copy_variants[v].unroll, threads);
+        const uint64_t row = (uint64_t)threads * copy_variants[v].unroll * 16;
+        if (((dst | src | size) & 15) || (blocks && blocks != rows) ||
+            (uint64_t)rows * row < size)
+            v = v == HCQ_BUILTIN_COPY_A16U1 ? HCQ_BUILTIN_COPY_U1P : HCQ_BUILTIN_COPY_U2P;
+        if (!blocks)
+            blocks = rows;
     } else if (!blocks) {
         blocks = hcq_builtin_copy_blocks(di, dst, src, size, copy_variants[v].unroll, threads);
     }

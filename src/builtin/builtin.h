@@ -50,6 +50,11 @@ enum hcq_builtin_copy_variant {
     HCQ_BUILTIN_COPY_U1P, /* "hcq_copy_d2d_u1p": plain loads and stores */
     HCQ_BUILTIN_COPY_U2P, /* "hcq_copy_d2d_u2p": plain loads and stores; the one
                            * hcq_builtin_copy uses */
+    /* "hcq_copy_d2d_a16u1" / "_a16u2": U = 1 / 2 for dst, src and size all
+     * multiples of 16, one block per row and no more; any other copy or
+     * block count given runs U1P / U2P instead. */
+    HCQ_BUILTIN_COPY_A16U1,
+    HCQ_BUILTIN_COPY_A16U2,
     HCQ_BUILTIN_COPY_VARIANTS
 };
 
@@ -69,12 +74,14 @@ unsigned hcq_builtin_copy_unroll(enum hcq_builtin_copy_variant v);
  * HCQ_BUILTIN_COPY_THREADS threads per block, one block per row of the
  * split above (up to the grid limit, past which rows loop): the fastest
  * shape builtin_bench found on the H200 for 256 MiB (GPU timestamps around
- * 20 launches): plain loads and stores, 2 units x 128 threads, 4065 GB/s
- * (x 512 threads 4078, but 16 KiB per block leaves SMs idle on copies of a
- * few MiB); streaming stores 3984 (2 x 128), 3930 (2 x 512); 4 units x 256
- * threads 3824, capped at the resident blocks 3680. hcq_builtin_fill runs
- * HCQ_BUILTIN_FILL_THREADS threads per block, 4 units each. */
-#define HCQ_BUILTIN_COPY_DEFAULT HCQ_BUILTIN_COPY_U2P
+ * 20 launches, each ordered after the one before): the aligned kernel, 2
+ * units x 128 threads, 4176 GB/s (1 GiB: 4264), against 4115 for the
+ * general plain kernel of that shape and 4178 for aligned 1 x 256; an
+ * unaligned copy runs the general one (U2P). Streaming loads and stores
+ * lose in every shape (U2 x 128: 4069); 4 units x 256 threads 3919.
+ * hcq_builtin_fill runs HCQ_BUILTIN_FILL_THREADS threads per block, 4
+ * units each. */
+#define HCQ_BUILTIN_COPY_DEFAULT HCQ_BUILTIN_COPY_A16U2
 enum { HCQ_BUILTIN_COPY_THREADS = 128, HCQ_BUILTIN_FILL_THREADS = 256 };
 
 /* hcq_builtin_copy with the kernel and launch shape chosen by the caller

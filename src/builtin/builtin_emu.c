@@ -136,6 +136,10 @@ int hcq_builtin_emu_register(struct emu_kernel_registry *reg)
         {HCQ_BUILTIN_COPY_U1, 1, host_copy_u1},
         {HCQ_BUILTIN_COPY_U1P, 1, host_copy_u1},
         {HCQ_BUILTIN_COPY_U2P, 2, host_copy_u2},
+        /* Given one block per row of an aligned copy (builtin.c makes
+         * sure), the general split is theirs. */
+        {HCQ_BUILTIN_COPY_A16U1, 1, host_copy_u1},
+        {HCQ_BUILTIN_COPY_A16U2, 2, host_copy_u2},
     };
     _Static_assert(UTIL_ARRAY_SIZE(fns) == HCQ_BUILTIN_COPY_VARIANTS, "a host version per kernel");
     int rc = reg->add_cubin(reg, hcq_builtin_cubin, hcq_builtin_cubin_size);

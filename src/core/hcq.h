@@ -185,8 +185,8 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
                           uint64_t since_ns);
 /* The same, for work expected to end at host time eta_ns (util_now_ns()
  * base; 0 = not known): with the auto policy the wait sleeps through
- * until shortly before eta_ns, then spins through it (for an eighth of the
- * time slept, at least the usual spin), so a long transfer is seen done
+ * until eta_ns, then spins through it (for a third of the time slept, at
+ * least the usual spin), so a long transfer is seen done
  * within microseconds instead of within a sleep step, without spinning
  * for all of it. */
 int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,

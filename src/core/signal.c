@@ -228,7 +228,7 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
             struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
             nanosleep(&ts, NULL);
         }
-        spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, (eta_ns - start) / 8);
+        spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, (eta_ns - start) / 3);
     }
     int rc;
     for (;;) {

@@ -1,8 +1,9 @@
 /*
  * builtin_bench.c — tuning runs for the built-in copy kernel on the GPU:
- * every kernel variant (2, 4, 8 units per thread and row; TMA bulk
- * copies) x threads per block x blocks, copying between two HCQ_MEM_DEVICE buffers, timed by
- * the GPU timestamps of releases around a batch of back-to-back launches.
+ * every kernel variant (1, 2, 4, 8 units per thread and row, streaming or
+ * plain; the aligned-only ones; TMA bulk copies) x threads per block x
+ * blocks, copying between two HCQ_MEM_DEVICE buffers, timed by the GPU
+ * timestamps of releases around a batch of back-to-back launches.
  * Prints one line per shape (read + write counted, GB/s) and the best,
  * then checks that a copy with the default shape moved the right bytes
  * (read back through a copy queue).
@@ -155,6 +156,10 @@ int main(int argc, char **argv)
                         continue;
                     threads = 32;
                 }
+                /* The aligned kernels run only as one block per row. */
+                if ((v == HCQ_BUILTIN_COPY_A16U1 || v == HCQ_BUILTIN_COPY_A16U2) &&
+                    per_sm_all[p] != 0)
+                    continue;
                 uint32_t blocks = per_sm_all[p] * di->sm_count;
                 if (per_sm_all[p] == ROWS)
                     blocks = rows_of(dst, src, size, hcq_builtin_copy_unroll(v), threads);
