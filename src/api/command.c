@@ -422,8 +422,11 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
     cl_event e = cmd->ev;
     struct hcq_queue *hq = hcqcl_cmd_hq(cmd); /* records START if unused */
     cl_int err = cmd->err;
-    /* The channel has finished everything before this command. */
-    const bool idle = hcq_signal_value(hcq_queue_timeline(hq)) >= hcq_queue_last(hq);
+    /* A transfer with an expected length: has the channel finished
+     * everything before it? (Only then: the timeline is a line the GPU
+     * writes, a cache miss to read.) */
+    const bool idle = cmd->expect_bytes >= EXPECT_MIN_BYTES &&
+                      hcq_signal_value(hcq_queue_timeline(hq)) >= hcq_queue_last(hq);
     if (!err && e->end && hcq_q_signal(hq, e->end->sig, e->end_val) < 0)
         err = CL_OUT_OF_RESOURCES;
     uint64_t v = 0;
