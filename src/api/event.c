@@ -544,8 +544,8 @@ static void flush_held(void)
     }
 }
 
-/* Sleep on T.wake for at most ns (T.lock held). */
-static void nap_locked(uint64_t ns)
+/* Sleep on c (T.wake or T.done) for at most ns, T.lock held. */
+static void cond_wait_ns(pthread_cond_t *c, uint64_t ns)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -555,7 +555,7 @@ static void nap_locked(uint64_t ns)
         ts.tv_sec++;
         ts.tv_nsec -= 1000000000L;
     }
-    pthread_cond_timedwait(&T.wake, &T.lock, &ts);
+    pthread_cond_timedwait(c, &T.lock, &ts);
 }
 
 /* With nothing tracked the notifier naps (1 ms) this many times before it
@@ -579,7 +579,7 @@ static void *notifier_main(void *arg)
         while (!T.ntracked && !T.fire_first) {
             if (linger < LINGER_NAPS) {
                 linger++;
-                nap_locked(1000000);
+                cond_wait_ns(&T.wake, 1000000);
                 continue;
             }
             T.idle = true;
@@ -635,7 +635,7 @@ static void *notifier_main(void *arg)
         /* Otherwise back off up to 1 ms, woken early by new work. */
         pthread_mutex_lock(&T.lock);
         if (!T.fire_first)
-            nap_locked(nap_ns);
+            cond_wait_ns(&T.wake, nap_ns);
         pthread_mutex_unlock(&T.lock);
         nap_ns = UTIL_MIN(nap_ns * 2, watched_by_app ? 10000000u : 1000000u);
         watched_by_app = false;
@@ -669,18 +669,6 @@ cl_int hcqcl_event_status(cl_event e)
     return st;
 }
 
-static void timed_wait_done(uint64_t ns)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)ns;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    pthread_cond_timedwait(&T.done, &T.lock, &ts);
-}
-
 cl_int hcqcl_event_wait(cl_event e)
 {
     const uint64_t since = util_now_ns();
@@ -710,7 +698,7 @@ cl_int hcqcl_event_wait(cl_event e)
         }
         pthread_mutex_lock(&T.lock);
         if (atomic_load(&e->phase) != HCQCL_PH_DONE)
-            timed_wait_done(1000000);
+            cond_wait_ns(&T.done, 1000000);
         pthread_mutex_unlock(&T.lock);
     }
 }
