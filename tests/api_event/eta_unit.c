@@ -19,6 +19,7 @@
 
 #include "api/obj.h"
 #include "check.h"
+#include "unit_setup.h"
 
 enum { BIG = 16 << 20, SMALL = 1 << 20 };
 
@@ -131,22 +132,12 @@ static void check_chain(cl_context ctx, cl_command_queue q, cl_device_id dev)
 
 int main(void)
 {
-    cl_device_id *devs = NULL;
-    cl_uint n = 0;
+    cl_uint n;
     cl_int err;
-    hcqcl_platform_get();
-    hcqcl_device_list(&devs, &n);
-    if (n == 0) {
-        fprintf(stderr, "api_event_eta: no device (%s)\n", hcq_enumerate_error());
-        return 1;
-    }
-    cl_context ctx = hcqcl_clCreateContext(NULL, 1, &devs[0], NULL, NULL, &err);
-    cl_command_queue q = ctx ? hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err)
-                             : NULL;
-    if (!q) {
-        fprintf(stderr, "api_event_eta: context/queue: %d\n", err);
-        return 1;
-    }
+    cl_device_id *devs = unit_devices(&n);
+    cl_context ctx = unit_context(1, devs);
+    cl_command_queue q = hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err);
+    REQUIRE(q, "queue: %d", err);
     check_pinned(ctx, q, devs[0]);
     check_chain(ctx, q, devs[0]);
     hcqcl_clReleaseCommandQueue(q);

@@ -11,6 +11,7 @@
 
 #include "api/obj.h"
 #include "check.h"
+#include "unit_setup.h"
 
 
 static void check_kinds(cl_context ctx, struct hcq_device *hw)
@@ -149,20 +150,10 @@ static void check_cycles(cl_context ctx, struct hcq_device *hw)
 
 int main(void)
 {
-    cl_device_id *devs = NULL;
-    cl_uint n = 0;
+    cl_uint n;
     cl_int err;
-    hcqcl_platform_get();
-    hcqcl_device_list(&devs, &n);
-    if (n == 0) {
-        fprintf(stderr, "api_mem_unit: no device (%s)\n", hcq_enumerate_error());
-        return 1;
-    }
-    cl_context ctx = hcqcl_clCreateContext(NULL, 1, &devs[0], NULL, NULL, &err);
-    if (!ctx) {
-        fprintf(stderr, "api_mem_unit: context: %d\n", err);
-        return 1;
-    }
+    cl_device_id *devs = unit_devices(&n);
+    cl_context ctx = unit_context(1, devs);
     check_kinds(ctx, devs[0]->hw);
     check_shadow(ctx, devs[0]->hw);
     check_cycles(ctx, devs[0]->hw);

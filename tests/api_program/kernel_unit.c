@@ -14,6 +14,7 @@
 
 #include "api/obj.h"
 #include "check.h"
+#include "unit_setup.h"
 
 
 static uint64_t u64_at(const uint8_t *b, uint32_t off)
@@ -37,17 +38,10 @@ int main(void)
     if (!bin)
         return 1;
 
-    cl_device_id *devs = NULL;
-    cl_uint n = 0;
+    cl_uint n;
     cl_int err;
-    hcqcl_platform_get();
-    hcqcl_device_list(&devs, &n);
-    if (!n) {
-        fprintf(stderr, "kernel_unit: no device (%s)\n", hcq_enumerate_error());
-        return 1;
-    }
-    cl_device_id dev = devs[0];
-    cl_context ctx = hcqcl_clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    cl_device_id dev = unit_devices(&n)[0];
+    cl_context ctx = unit_context(1, &dev);
     const unsigned char *b = bin;
     cl_program p = hcqcl_clCreateProgramWithBinary(ctx, 1, &dev, &size, &b, NULL, &err);
     if (!p || hcqcl_clBuildProgram(p, 0, NULL, NULL, NULL, NULL) != CL_SUCCESS) {
