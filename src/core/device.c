@@ -455,6 +455,7 @@ static void enumerate_once(void)
         dev->card = cards[i];
         dev->index = g_count;
         dev->gpu_fd = -1;
+        dev->irq_fd = -1;
         dev->va_low = &g_va_low;
         dev->va_high = &g_va_high;
         /* RM allocates NV01_DEVICE_0 only for a client that holds the GPU's
@@ -498,6 +499,7 @@ void hcq_enumerate(struct hcq_device *const **devices, unsigned *count)
 static void teardown(struct hcq_device *dev)
 {
     struct nvdrv *d = dev->drv;
+    hcq_irq_teardown(dev);
     hcq_device_local_fini(dev);
     hcq_signal_pool_fini(dev);
     if (dev->uvm_vaspace)
@@ -572,6 +574,7 @@ static int bring_up(struct hcq_device *dev)
                   "UVM_REGISTER_GPU_VASPACE")))
         return r;
     dev->uvm_vaspace = true;
+    hcq_irq_setup(dev);
     return 0;
 }
 

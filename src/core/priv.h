@@ -1,7 +1,8 @@
 /*
  * priv.h — the core's private structures, shared by its files:
  * device.c (enumeration, open/close, timer), va.c (GPU VA allocator),
- * memory.c (allocations), signal.c (signal pool, waits), queue.c (channels,
+ * memory.c (allocations), signal.c (signal pool, waits), irq.c (non-stall
+ * interrupts as wake-ups), queue.c (channels,
  * pushbuffers, verbs except exec), launch.c and program.c (kernels).
  *
  * Nothing outside src/core includes this header.
@@ -129,7 +130,29 @@ struct hcq_device {
 
     /* Queues of the device (error notifiers to watch), under lock. */
     struct hcq_queue *queues;
+
+    /* Non-stall interrupts (irq.c), set up by hcq_device_open: irq_on when
+     * irq_fd gets an OS event for each engine the queues run on. */
+    atomic_bool irq_on;
+    int irq_fd;
+    uint32_t irq_events[1 + 16]; /* graphics + info.async_ce[] */
+    unsigned nirq_events;
+    _Atomic uint32_t irq_gen; /* bumped after every poll of irq_fd (a futex) */
+    atomic_bool irq_polling;  /* one waiter polls irq_fd, the others wait on irq_gen */
 };
+
+/* Interrupts as wake-ups (irq.c). setup: on failure the device works
+ * without (logged). sleep: up to ns, woken early by a non-stall interrupt
+ * of the device's engines after gen was read with hcq_irq_gen; without
+ * interrupts a plain sleep. Returns true when woken by an interrupt (or
+ * another waiter's poll), false on timeout. */
+void hcq_irq_setup(struct hcq_device *dev);
+void hcq_irq_teardown(struct hcq_device *dev);
+static inline uint32_t hcq_irq_gen(struct hcq_device *dev)
+{
+    return atomic_load_explicit(&dev->irq_gen, memory_order_acquire);
+}
+bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns);
 
 /* Mark the device lost (channel error, hang); logs why once (fault.c).
  * _code also records the channel error code hcq_device_fault() returns. */

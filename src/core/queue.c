@@ -203,14 +203,20 @@ static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
         uint32_t d[4] = {(uint32_t)(va >> 32), (uint32_t)va, (uint32_t)value,
                          (uint32_t)(value >> 32)};
         hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_SEMAPHORE_A, d, 4);
-        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA, NV_LAUNCH_DMA_SEMAPHORE_64_TS);
+        /* Then a non-stall interrupt, which wakes sleeping waiters (irq.c). */
+        hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA,
+                   atomic_load_explicit(&q->dev->irq_on, memory_order_relaxed)
+                       ? NV_LAUNCH_DMA_SEMAPHORE_64_TS_INTR
+                       : NV_LAUNCH_DMA_SEMAPHORE_64_TS);
     } else {
         /* The host release waits for the engine to go idle first
          * (RELEASE_WFI): grids launched back to back on one channel may
          * overlap [H200: 20 copies of 132 blocks each "ran" at 8.8 TB/s
          * between releases folded into their QMDs], so this wait is what
          * orders a command after the ones before it. The non-stall
-         * interrupt follows every host release, as it always has here. */
+         * interrupt that follows wakes sleeping waiters (irq.c); an H200
+         * build without it once left the first release on a fresh compute
+         * channel unseen for 30 s, so it stays even without them. */
         push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
         hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
     }

@@ -162,6 +162,20 @@ static inline void cpu_relax(void)
 #define WAIT_SLEEP_MIN_NS 5000ull
 #define WAIT_SLEEP_MAX_NS 10000000ull
 #define WAIT_LOST_CHECK_NS 1000000ull
+/* With interrupt wake-ups (irq.c) a sleep ends when a release of the
+ * device's engines lands, so its timeout is only a safety net: 1/16 of
+ * the time waited, up to 20 ms. A wake-up that was another command's
+ * (back-to-back commands raise one interrupt each) is followed by a pause
+ * of 1/256 of the time waited (2 us to 1 ms) before the next poll: an
+ * interrupt arriving meanwhile stays pending, so the pause bounds how late
+ * the wait's own release is seen, and a stream of other commands' releases
+ * cannot turn the wait into a spin (about as many wake-ups as the stepped
+ * sleeps, each sooner). */
+#define WAIT_IRQ_SLEEP_DIV 16u
+#define WAIT_IRQ_SLEEP_MAX_NS 20000000ull
+#define WAIT_IRQ_GAP_DIV 256u
+#define WAIT_IRQ_GAP_MIN_NS 2000ull
+#define WAIT_IRQ_GAP_MAX_NS 1000000ull
 
 /* The calling thread's timer slack, lowered to 1 us while it sleeps in a
  * wait and put back when the wait ends. */
@@ -231,7 +245,11 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, (eta_ns - start) / 3);
     }
     int rc;
+    bool woken = false; /* the last sleep ended on an interrupt */
     for (;;) {
+        /* Read before the value: an interrupt after this read is seen by
+         * the sleep below (irq.c). */
+        uint32_t gen = hcq_irq_gen(dev);
         uint64_t nv = hcq_signal_value(s);
         if (nv >= target) {
             rc = 0;
@@ -261,13 +279,26 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
             cpu_relax();
             continue;
         }
-        uint64_t sleep_ns =
-            UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN((now - since_ns) / WAIT_SLEEP_DIV, WAIT_SLEEP_MAX_NS));
+        uint64_t waited = now - since_ns, sleep_ns;
+        slack_lower(&slack);
+        if (atomic_load_explicit(&dev->irq_on, memory_order_relaxed)) {
+            if (woken) {
+                woken = false;
+                uint64_t gap = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,
+                                        UTIL_MIN(waited / WAIT_IRQ_GAP_DIV, WAIT_IRQ_GAP_MAX_NS));
+                struct timespec ts = {0, (long)gap};
+                nanosleep(&ts, NULL);
+                continue;
+            }
+            sleep_ns = UTIL_MAX(WAIT_SLEEP_MIN_NS,
+                                UTIL_MIN(waited / WAIT_IRQ_SLEEP_DIV, WAIT_IRQ_SLEEP_MAX_NS));
+        } else {
+            sleep_ns =
+                UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN(waited / WAIT_SLEEP_DIV, WAIT_SLEEP_MAX_NS));
+        }
         if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
             sleep_ns = timeout_ns - (now - moved);
-        slack_lower(&slack);
-        struct timespec ts = {0, (long)sleep_ns};
-        nanosleep(&ts, NULL);
+        woken = hcq_irq_sleep(dev, gen, sleep_ns);
     }
     slack_restore(&slack);
     return rc;

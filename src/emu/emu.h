@@ -43,6 +43,15 @@
 #ifndef NV_ERR_ILLEGAL_ACTION
 #define NV_ERR_ILLEGAL_ACTION 0x16
 #endif
+#ifndef NV_ERR_INSUFFICIENT_RESOURCES
+#define NV_ERR_INSUFFICIENT_RESOURCES 0x1A
+#endif
+#ifndef NV_ERR_INVALID_EVENT
+#define NV_ERR_INVALID_EVENT 0x28
+#endif
+#ifndef NV_ERR_OBJECT_NOT_FOUND
+#define NV_ERR_OBJECT_NOT_FOUND 0x57
+#endif
 #ifndef NV_ERR_INSERT_DUPLICATE_NAME
 #define NV_ERR_INSERT_DUPLICATE_NAME 0x19
 #endif
@@ -256,6 +265,7 @@ struct emu_chan {
     bool pending;   /* doorbell seen, not caught up with GPPut (gpu.lock) */
     atomic_bool error; /* channel error raised: stopped for good */
     atomic_uint_fast64_t nonstall_intrs;
+    uint32_t engine; /* runlist: NV2080_ENGINE_TYPE_GRAPHICS or _COPYn */
 };
 
 /* GP entry / header decoding helpers and the worker (emu_chan.c). */
@@ -354,6 +364,7 @@ struct emu_obj {
     struct emu_chan *chan;   /* channel classes */
     uint64_t next_va;        /* NV01_MEMORY_VIRTUAL: non-fixed DMA maps */
     uint32_t engine;         /* channel group, channel, copy object: NV2080_ENGINE_TYPE_* */
+    int event;               /* NV01_EVENT_OS_EVENT: its slot (emu_event.c), -1 none */
     bool gr_ctx;             /* graphics channel group: a compute object exists */
 };
 /* The emulated H200's engines: graphics and copy engines COPY0..COPY9,
@@ -368,6 +379,23 @@ struct emu_obj *emu_rm_find(int ctl_fd, uint32_t hclient, uint32_t hobject);
 /* Controls (emu_ctrl.c): returns an NV_STATUS. */
 uint32_t emu_ctrl(struct emu_obj *obj, uint32_t cmd, void *params, uint32_t size);
 struct emu_fd *emu_fd_get(int fd);
+
+/* OS events (emu_event.c). register/unregister: NV_ESC_ALLOC/FREE_OS_EVENT
+ * issued on fd; attach: an NV01_EVENT_OS_EVENT on gpu's subdevice (returns
+ * its slot, or -1 with *status set); close_fd: the fd went away. Return
+ * values are NV_STATUS. post: a non-stall interrupt of engine notifier
+ * `notify` (NV2080_NOTIFIERS_*), from a GPU worker. poll: the seam's. */
+uint32_t emu_event_register(int fd, uint32_t client, uint32_t key);
+uint32_t emu_event_unregister(uint32_t client, uint32_t key);
+struct NV0005_ALLOC_PARAMETERS;
+int emu_event_attach(const struct emu_gpu *gpu, uint32_t client,
+                     const struct NV0005_ALLOC_PARAMETERS *p, uint32_t *status);
+void emu_event_detach(int slot);
+void emu_event_close_fd(int fd);
+void emu_event_post(const struct emu_gpu *gpu, uint32_t notify);
+/* The engine notifier a channel's non-stall interrupts raise. */
+uint32_t emu_chan_notifier(const struct emu_chan *c);
+int emu_event_poll(int fd, uint64_t timeout_ns);
 struct emu_gpu *emu_gpu_by_uuid(const uint8_t uuid[16]);
 /* Fault injection: the GPU with this UUID ignores its next n doorbell
  * rings, as the H200 now and then left a submission unrun with several

@@ -183,6 +183,14 @@ static bool ce_transfer(struct emu_chan *c, unsigned s, uint32_t d)
     return true;
 }
 
+/* The copy engine's own interrupts: on the graphics runlist the channel's
+ * copies run on the graphics copy engine, COPY0. */
+static uint32_t ce_notifier(const struct emu_chan *c)
+{
+    return c->engine == NV2080_ENGINE_TYPE_GRAPHICS ? NV2080_NOTIFIERS_CE(0)
+                                                    : emu_chan_notifier(c);
+}
+
 static enum emu_mres launch_dma(struct emu_chan *c, unsigned s, uint32_t mthd, uint32_t d)
 {
     uint32_t xfer = NV_FIELD_GET(NVC8B5_LAUNCH_DMA_DATA_TRANSFER_TYPE, d);
@@ -193,9 +201,19 @@ static enum emu_mres launch_dma(struct emu_chan *c, unsigned s, uint32_t mthd, u
     if (xfer != NVC8B5_LAUNCH_DMA_DATA_TRANSFER_TYPE_NONE && !ce_transfer(c, s, d))
         return EMU_M_ERROR;
 
+    uint32_t intr = NV_FIELD_GET(NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE, d);
+    if (intr != NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE_NONE &&
+        intr != NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE_NON_BLOCKING) {
+        emu_chan_error(c, ROBUST_CHANNEL_CE0_ERROR,
+                       "LAUNCH_DMA 0x%08x: interrupt type %u not emulated", d, intr);
+        return EMU_M_ERROR;
+    }
     uint32_t sem = NV_FIELD_GET(NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE, d);
-    if (sem == NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE_NONE)
+    if (sem == NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE_NONE) {
+        if (intr)
+            emu_event_post(c->gpu, ce_notifier(c));
         return EMU_M_OK;
+    }
     if (sem == NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_CONDITIONAL_INTR_SEMAPHORE ||
         NV_FIELD_GET(NVC8B5_LAUNCH_DMA_SEMAPHORE_REDUCTION_ENABLE, d)) {
         emu_chan_error(c, ROBUST_CHANNEL_CE0_ERROR,
@@ -215,7 +233,12 @@ static enum emu_mres launch_dma(struct emu_chan *c, unsigned s, uint32_t mthd, u
         ok = emu_sem_release(c, va, payload, false, false); /* low 32 bits, no timestamp */
     else
         ok = emu_sem_release(c, va, payload, true, true); /* zero-extended unless 64-bit */
-    return ok ? EMU_M_OK : EMU_M_ERROR;
+    if (!ok)
+        return EMU_M_ERROR;
+    /* The non-blocking interrupt follows the release. */
+    if (intr)
+        emu_event_post(c->gpu, ce_notifier(c));
+    return EMU_M_OK;
 }
 
 static const struct emu_mthd copy_mthds[] = {

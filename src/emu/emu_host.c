@@ -166,6 +166,7 @@ static enum emu_mres semaphore_d(struct emu_chan *c, unsigned subch, uint32_t mt
 static enum emu_mres nonstall_intr(struct emu_chan *c, unsigned subch, uint32_t mthd, uint32_t d)
 {
     atomic_fetch_add(&c->nonstall_intrs, 1);
+    emu_event_post(c->gpu, emu_chan_notifier(c));
     return EMU_M_OK;
 }
 

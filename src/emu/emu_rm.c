@@ -103,6 +103,8 @@ static void obj_destroy(struct emu_obj *o)
         emu_mem_unref(o->chan->err_mem);
         free(o->chan);
     }
+    if (o->cls == NV01_EVENT_OS_EVENT)
+        emu_event_detach(o->event);
     if ((o->cls & 0xff) == 0x61 && o->gpu) /* usermode classes keep the worker (PTIMER) alive */
         emu_gpu_user_drop(o->gpu);
     emu_mem_unref(o->mem);
@@ -299,6 +301,7 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         c->userd_off = a->userdOffset[0];
         c->err_mem = emu_mem_ref(err ? err->mem : NULL);
         c->tsg = parent->cls == KEPLER_CHANNEL_GROUP_A ? (const void *)parent : NULL;
+        c->engine = o->engine;
         o->chan = c;
         emu_chan_attach(c);
         return NV_OK;
@@ -331,6 +334,19 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         bool ok = parent->engine == NV2080_ENGINE_TYPE_GRAPHICS ? emu_engine_is_grce(o->engine)
                                                                 : o->engine == parent->engine;
         return ok ? NV_OK : NV_ERR_INVALID_ARGUMENT;
+    }
+    case NV01_EVENT_OS_EVENT: {
+        /* Engine (non-stall) events hang off the subdevice; data is the
+         * fd an ALLOC_OS_EVENT of this client registered. */
+        NEED_PARENT(NV20_SUBDEVICE_0);
+        NEED_PARAMS();
+        const NV0005_ALLOC_PARAMETERS *a = params;
+        if (a->hSrcResource != parent->handle ||
+            (a->hParentClient && a->hParentClient != cl->handle))
+            return NV_ERR_INVALID_ARGUMENT;
+        uint32_t st;
+        o->event = emu_event_attach(o->gpu, cl->handle, a, &st);
+        return st;
     }
     default:
         return NV_ERR_NOT_SUPPORTED;
@@ -365,7 +381,8 @@ static uint32_t rm_alloc(int fd, NVOS21_PARAMETERS *p)
         p->hObjectParent == cl->handle ? &cl->root : client_find(cl, p->hObjectParent, NULL);
     if (!parent)
         return NV_ERR_INVALID_OBJECT_PARENT;
-    if (!in_classlist(cls))
+    /* Events are not engine classes: RM takes them on any GPU. */
+    if (!in_classlist(cls) && cls != NV01_EVENT_OS_EVENT)
         return NV_ERR_INVALID_CLASS;
     uint32_t h = p->hObjectNew;
     if (h && (h == cl->handle || client_find(cl, h, NULL)))
@@ -385,7 +402,7 @@ static uint32_t rm_alloc(int fd, NVOS21_PARAMETERS *p)
     struct emu_obj *o = calloc(1, sizeof(*o));
     if (!o)
         return NV_ERR_NO_MEMORY;
-    *o = (struct emu_obj){.handle = h, .cls = cls, .client = cl, .parent = parent};
+    *o = (struct emu_obj){.handle = h, .cls = cls, .client = cl, .parent = parent, .event = -1};
     uint32_t st = obj_construct(o, parent, params);
     if (st == NV_OK && client_insert(cl, o) != 0) {
         obj_destroy(o);
@@ -578,6 +595,20 @@ int emu_rm_ioctl(int fd, unsigned nr, unsigned size, void *arg)
         if (f->kind != EMU_FD_DEV || f->ctl >= 0 || !c || c->kind != EMU_FD_CTL)
             return -EINVAL;
         f->ctl = ((nv_ioctl_register_fd_t *)arg)->ctl_fd;
+        return 0;
+    }
+    case NV_ESC_ALLOC_OS_EVENT:
+    case NV_ESC_FREE_OS_EVENT: {
+        /* On ctl and device fds alike; the key is any number the client
+         * picks (by convention the fd's own). */
+        SIZE_IS(nv_ioctl_alloc_os_event_t);
+        nv_ioctl_alloc_os_event_t *a = arg;
+        if (!find_client(a->hClient))
+            a->Status = NV_ERR_INVALID_CLIENT;
+        else if (nr == NV_ESC_ALLOC_OS_EVENT)
+            a->Status = emu_event_register(fd, a->hClient, a->fd);
+        else
+            a->Status = emu_event_unregister(a->hClient, a->fd);
         return 0;
     }
     case NV_ESC_RM_ALLOC_MEMORY: {

@@ -129,6 +129,7 @@ static int emu_close(void *ctx, int fd)
     } else if (f->kind == EMU_FD_UVM) {
         emu_uvm_close_fd(fd);
     }
+    emu_event_close_fd(fd);
     emu_mem_unref(f->map_mem);
     memset(f, 0, sizeof(*f));
     pthread_mutex_unlock(&emu.lock);
@@ -256,6 +257,13 @@ static int emu_munmap(void *ctx, void *addr, size_t length)
     return munmap(addr, length) == 0 ? 0 : -errno;
 }
 
+static int emu_poll(void *ctx, int fd, uint64_t timeout_ns)
+{
+    (void)ctx;
+    /* Not under emu.lock: a sleeping poller must not stall the driver. */
+    return emu_event_poll(fd, timeout_ns);
+}
+
 static const struct nvdrv_ops ops = {
     .name = "emulated",
     .open = emu_open,
@@ -263,6 +271,7 @@ static const struct nvdrv_ops ops = {
     .ioctl = emu_ioctl,
     .mmap = emu_mmap,
     .munmap = emu_munmap,
+    .poll = emu_poll,
 };
 
 const struct nvdrv_ops *emu_ops(void **ctx)

@@ -276,6 +276,9 @@ static inline uint32_t nv_gp_entry_length(uint64_t e)
 #define NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD_SEMAPHORE 2u
 #define NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_CONDITIONAL_INTR_SEMAPHORE 3u
 #define NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE 6:5
+#define NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE_NONE 0u
+#define NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE_BLOCKING 1u
+#define NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE_NON_BLOCKING 2u /* a non-stall interrupt */
 #define NVC8B5_LAUNCH_DMA_SRC_MEMORY_LAYOUT 7:7
 #define NVC8B5_LAUNCH_DMA_DST_MEMORY_LAYOUT 8:8
 #define NVC8B5_LAUNCH_DMA_MEMORY_LAYOUT_BLOCKLINEAR 0u
@@ -332,6 +335,11 @@ static inline uint32_t nv_gp_entry_length(uint64_t e)
      NV_FIELD_NUM(NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE,                                      \
                   NVC8B5_LAUNCH_DMA_SEMAPHORE_TYPE_RELEASE_FOUR_WORD_SEMAPHORE) |        \
      NV_FIELD_NUM(NVC8B5_LAUNCH_DMA_SEMAPHORE_PAYLOAD_SIZE, 1)) /* 0x08000014 */
+/* The same release, then a non-stall interrupt (a sleeping waiter's wake-up). */
+#define NV_LAUNCH_DMA_SEMAPHORE_64_TS_INTR                                               \
+    (NV_LAUNCH_DMA_SEMAPHORE_64_TS |                                                     \
+     NV_FIELD_NUM(NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE,                                      \
+                  NVC8B5_LAUNCH_DMA_INTERRUPT_TYPE_NON_BLOCKING)) /* 0x08000054 */
 #define NV_COPY_LINE_MAX 0x80000000ull /* bytes per LAUNCH_DMA (split larger copies) */
 
 /* SET_REMAP_COMPONENTS for a fill of a 1/2/4/8-byte pattern: CONST_B

@@ -85,6 +85,57 @@ int nvdrv_rm_alloc(struct nvdrv *d, uint32_t parent, uint32_t cls, void *params,
     return 0;
 }
 
+int nvdrv_event_open(struct nvdrv *d, int *fd)
+{
+    *fd = -1;
+    int f = open_fd(d, NVDRV_PATH_CTL);
+    if (f < 0)
+        return f;
+    /* The registration is keyed by (client, fd number): the number of the
+     * fd it is issued on is as good a key as any, and unique. */
+    nv_ioctl_alloc_os_event_t a = {.hClient = d->client, .fd = (uint32_t)f};
+    int r = nvdrv_escape(d, f, NV_ESC_ALLOC_OS_EVENT, &a, sizeof(a));
+    if (r == 0 && a.Status != NV_OK)
+        r = (int)a.Status;
+    if (r) {
+        NVDRV_LOG("ALLOC_OS_EVENT: %s", r < 0 ? strerror(-r) : nvdrv_status_name((uint32_t)r));
+        nvdrv_close_fd(d, f);
+        return r;
+    }
+    *fd = f;
+    return 0;
+}
+
+int nvdrv_event_attach(struct nvdrv *d, int fd, uint32_t subdevice, uint32_t notify,
+                       uint32_t *handle)
+{
+    NV0005_ALLOC_PARAMETERS p = {
+        .hParentClient = d->client,
+        .hSrcResource = subdevice,
+        .hClass = NV01_EVENT_OS_EVENT,
+        .notifyIndex = notify | NV01_EVENT_NONSTALL_INTR | NV01_EVENT_WITHOUT_EVENT_DATA,
+        .data = (uint64_t)(uint32_t)fd,
+    };
+    *handle = 0;
+    return nvdrv_rm_alloc(d, subdevice, NV01_EVENT_OS_EVENT, &p, sizeof(p), handle);
+}
+
+int nvdrv_event_wait(struct nvdrv *d, int fd, uint64_t timeout_ns)
+{
+    return d->ops->poll(d->ctx, fd, timeout_ns);
+}
+
+void nvdrv_event_close(struct nvdrv *d, int fd)
+{
+    if (fd < 0)
+        return;
+    nv_ioctl_alloc_os_event_t a = {.hClient = d->client, .fd = (uint32_t)fd};
+    int r = nvdrv_escape(d, fd, NV_ESC_FREE_OS_EVENT, &a, sizeof(a));
+    if (r || a.Status != NV_OK)
+        NVDRV_LOG("FREE_OS_EVENT: %s", r ? strerror(-r) : nvdrv_status_name(a.Status));
+    nvdrv_close_fd(d, fd);
+}
+
 int nvdrv_rm_control(struct nvdrv *d, uint32_t object, uint32_t cmd, void *params,
                      uint32_t params_size)
 {

@@ -41,6 +41,11 @@ struct nvdrv_ops {
     int (*ioctl)(void *ctx, int fd, unsigned long request, void *arg);
     void *(*mmap)(void *ctx, void *addr, size_t length, int prot, int flags, int fd, off_t offset);
     int (*munmap)(void *ctx, void *addr, size_t length);
+    /* Wait up to timeout_ns for an OS event posted to fd (a ctl fd that
+     * NV_ESC_ALLOC_OS_EVENT registered): 1 when one was pending (taken),
+     * 0 on timeout, -errno. Like poll() on the driver's fd, which reports
+     * and clears its "dataless event pending" flag. */
+    int (*poll)(void *ctx, int fd, uint64_t timeout_ns);
 };
 
 extern const struct nvdrv_ops nvdrv_kernel_ops;
@@ -79,6 +84,8 @@ const struct nvdrv_ops *emu_ops(void **ctx);
 #define NV_ESC_RM_MAP_MEMORY_DMA 0x57
 #define NV_ESC_CARD_INFO 0xC8
 #define NV_ESC_REGISTER_FD 0xC9
+#define NV_ESC_ALLOC_OS_EVENT 0xCE
+#define NV_ESC_FREE_OS_EVENT 0xCF
 #define NV_ESC_CHECK_VERSION_STR 0xD2
 
 typedef struct NVOS21_PARAMETERS { /* NV_ESC_RM_ALLOC */
@@ -241,6 +248,19 @@ _Static_assert(sizeof(nv_ioctl_rm_api_version_t) == 72, "rm_api_version");
 #define NV_RM_API_VERSION_CMD_RELAXED '1'
 #define NV_RM_API_VERSION_CMD_QUERY '2'
 
+/* NV_ESC_ALLOC_OS_EVENT / NV_ESC_FREE_OS_EVENT (nv-ioctl.h): registers the
+ * fd the escape is issued on as the target of events whose NV0005 `data`
+ * names (hClient, fd); the driver wakes poll() on that fd when one is
+ * posted. Status is an NV_STATUS. */
+typedef struct nv_ioctl_alloc_os_event {
+    uint32_t hClient;
+    uint32_t hDevice;
+    uint32_t fd;
+    uint32_t Status;
+} nv_ioctl_alloc_os_event_t;
+_Static_assert(sizeof(nv_ioctl_alloc_os_event_t) == 16, "alloc_os_event");
+_Static_assert(offsetof(nv_ioctl_alloc_os_event_t, Status) == 12, "alloc_os_event.Status");
+
 /* X(name, nr, struct) — every escape hcqcl issues. */
 #define NVDRV_ESCAPES(X)                                                                  \
     X(NV_ESC_RM_ALLOC, NV_ESC_RM_ALLOC, NVOS21_PARAMETERS)                                \
@@ -250,6 +270,8 @@ _Static_assert(sizeof(nv_ioctl_rm_api_version_t) == 72, "rm_api_version");
     X(NV_ESC_RM_MAP_MEMORY, NV_ESC_RM_MAP_MEMORY, nv_ioctl_nvos33_parameters_with_fd)     \
     X(NV_ESC_RM_MAP_MEMORY_DMA, NV_ESC_RM_MAP_MEMORY_DMA, NVOS46_PARAMETERS)              \
     X(NV_ESC_REGISTER_FD, NV_ESC_REGISTER_FD, nv_ioctl_register_fd_t)                    \
+    X(NV_ESC_ALLOC_OS_EVENT, NV_ESC_ALLOC_OS_EVENT, nv_ioctl_alloc_os_event_t)            \
+    X(NV_ESC_FREE_OS_EVENT, NV_ESC_FREE_OS_EVENT, nv_ioctl_alloc_os_event_t)              \
     X(NV_ESC_CHECK_VERSION_STR, NV_ESC_CHECK_VERSION_STR, nv_ioctl_rm_api_version_t)
 /* NV_ESC_CARD_INFO is sent with NVDRV_MAX_CARDS entries:
  * NVDRV_ESC_REQUEST(NV_ESC_CARD_INFO, NVDRV_MAX_CARDS * sizeof(nv_ioctl_card_info_t)). */
@@ -426,6 +448,28 @@ typedef struct NVB0B5_ALLOCATION_PARAMETERS {
 _Static_assert(sizeof(NVB0B5_ALLOCATION_PARAMETERS) == 8, "NVB0B5_ALLOCATION");
 #define NVB0B5_ALLOCATION_PARAMETERS_VERSION_0 0u
 #define NVB0B5_ALLOCATION_PARAMETERS_VERSION_1 1u
+
+/* NV01_EVENT_OS_EVENT (cl0005.h, nvos.h): an event on a notifier object.
+ * With NV01_EVENT_NONSTALL_INTR the notifier is the subdevice and the
+ * index an engine (NV2080_NOTIFIERS_GRAPHICS, _CE(n)): RM posts the event
+ * on each non-stall interrupt of that engine. data is the fd that
+ * NV_ESC_ALLOC_OS_EVENT registered for hParentClient. */
+typedef struct NV0005_ALLOC_PARAMETERS {
+    uint32_t hParentClient;
+    uint32_t hSrcResource;
+    uint32_t hClass;
+    uint32_t notifyIndex; /* bits 15:0 index, 31:24 NV01_EVENT_* flags */
+    uint64_t data;
+} NV0005_ALLOC_PARAMETERS;
+_Static_assert(sizeof(NV0005_ALLOC_PARAMETERS) == 24, "NV0005_ALLOC");
+_Static_assert(offsetof(NV0005_ALLOC_PARAMETERS, data) == 0x10, "NV0005.data");
+#define NV01_EVENT_WITHOUT_EVENT_DATA 0x10000000u /* posted without data: poll() only */
+#define NV01_EVENT_NONSTALL_INTR 0x08000000u
+#define NV0005_NOTIFY_INDEX_INDEX(i) ((i) & 0xffffu)
+#define NV2080_NOTIFIERS_GRAPHICS 12u
+#define NV2080_NOTIFIERS_CE0 23u  /* CE0..CE9: 23..32 */
+#define NV2080_NOTIFIERS_CE10 166u /* CE10..CE19: 166..175 */
+#define NV2080_NOTIFIERS_CE(i) ((i) < 10 ? NV2080_NOTIFIERS_CE0 + (i) : NV2080_NOTIFIERS_CE10 + (i) - 10)
 
 typedef struct NV0080_ALLOC_PARAMETERS {
     uint32_t deviceId; /* GET_ID_INFO_V2.deviceInstance */
@@ -768,6 +812,7 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NV01_MEMORY_LOCAL_USER 0x0040
 #define NV01_MEMORY_VIRTUAL 0x0070
 #define NV01_MEMORY_SYSTEM_OS_DESCRIPTOR 0x0071
+#define NV01_EVENT_OS_EVENT 0x0079
 #define NV01_DEVICE_0 0x0080
 #define NV20_SUBDEVICE_0 0x2080
 #define FERMI_CONTEXT_SHARE_A 0x9067
@@ -808,7 +853,8 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
     X(HOPPER_USERMODE_A, 0xC661, nvdrv_no_params)                                         \
     X(HOPPER_CHANNEL_GPFIFO_A, 0xC86F, NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS)            \
     X(HOPPER_COMPUTE_A, 0xCBC0, nvdrv_no_params)                                          \
-    X(HOPPER_DMA_COPY_A, 0xC8B5, NVB0B5_ALLOCATION_PARAMETERS)
+    X(HOPPER_DMA_COPY_A, 0xC8B5, NVB0B5_ALLOCATION_PARAMETERS)                            \
+    X(NV01_EVENT_OS_EVENT, 0x0079, NV0005_ALLOC_PARAMETERS)
 
 #define NV0000_CTRL_CMD_SYSTEM_GET_BUILD_VERSION_V2 0x0000013Eu
 #define NV0000_CTRL_CMD_GPU_GET_ID_INFO_V2 0x00000205u
@@ -996,6 +1042,19 @@ int nvdrv_munmap(struct nvdrv *d, void *cpu, uint64_t size);
  * GPU VA va (4 KiB page-size field, snooped). */
 int nvdrv_rm_map_memory_dma(struct nvdrv *d, uint32_t device, uint32_t hdma, uint32_t memory,
                             uint64_t size, uint64_t va);
+
+/* Non-stall interrupts as OS events. nvdrv_event_open: a fresh ctl fd
+ * registered with NV_ESC_ALLOC_OS_EVENT (out: *fd). nvdrv_event_attach:
+ * an NV01_EVENT_OS_EVENT under subdevice for engine notifier index
+ * `notify` (NV2080_NOTIFIERS_*), non-stall and without data, posted to
+ * fd. nvdrv_event_wait: the seam's poll (1 posted, 0 timeout, -errno).
+ * nvdrv_event_close frees the registration and closes fd (RM frees the
+ * event objects with the client, or the caller with nvdrv_rm_free). */
+int nvdrv_event_open(struct nvdrv *d, int *fd);
+int nvdrv_event_attach(struct nvdrv *d, int fd, uint32_t subdevice, uint32_t notify,
+                       uint32_t *handle);
+int nvdrv_event_wait(struct nvdrv *d, int fd, uint64_t timeout_ns);
+void nvdrv_event_close(struct nvdrv *d, int fd);
 
 /* UVM wrappers: 0, -errno or a positive NV_STATUS (rmStatus). */
 int nvdrv_uvm_register_gpu(struct nvdrv *d, const uint8_t uuid[16]);

@@ -39,6 +39,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(log, "HCQCL_LOG", "", "log categories: api,core,nv,nvdrv,emu,cubin,all")            \
     X(device, "HCQCL_DEVICE", "auto", "auto | nv | emu")                                  \
     X(wait, "HCQCL_WAIT", "auto", "spin | block | auto")                                  \
+    X(irq, "HCQCL_IRQ", "on", "on | off: sleeping waits wake on the GPU's non-stall interrupts") \
     X(pushbuf, "HCQCL_PUSHBUF", "device", "device | host: memory of pushbuffers and QMDs")    \
     X(acquire, "HCQCL_ACQUIRE", "switch", "switch | poll: a blocked GPU-side wait yields its runlist or polls") \
     X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \

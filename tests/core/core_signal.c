@@ -3,7 +3,9 @@
  * read, waits: immediate, timeout, a timeout that restarts whenever the
  * value moves, and wake-up from another thread; on the emulated device, a
  * wait for work whose doorbell the GPU ignored rings it again, and so
- * does a submission waiting for room in a ring full of unfetched entries.
+ * does a submission waiting for room in a ring full of unfetched entries;
+ * a sleep on the device's interrupts ends when a release of a compute or
+ * a copy queue lands, for the polling waiter and the others alike.
  */
 #include <pthread.h>
 #include <time.h>
@@ -193,9 +195,85 @@ static void test_lost_doorbell_ring_full(struct hcq_device *dev)
     hcq_queue_destroy(q);
 }
 
+struct irq_waiter {
+    struct hcq_device *dev;
+    struct hcq_signal *sig;
+    uint64_t value;
+    uint64_t ns; /* out: how long until the value was seen */
+    bool woken;  /* out: the last sleep ended on an interrupt */
+};
+
+/* Sleeps on the device's interrupts only, never on a timer shorter than
+ * 5 s: the release must wake it. A wake-up left from earlier commands
+ * only makes it look again. */
+static void *irq_wait(void *arg)
+{
+    struct irq_waiter *w = arg;
+    uint64_t t0 = util_now_ns(), limit = 5000000000ull;
+    for (;;) {
+        uint32_t gen = hcq_irq_gen(w->dev);
+        uint64_t dt = util_now_ns() - t0;
+        if (hcq_signal_value(w->sig) >= w->value || dt >= limit)
+            break;
+        w->woken = hcq_irq_sleep(w->dev, gen, limit - dt);
+    }
+    w->ns = util_now_ns() - t0;
+    return NULL;
+}
+
+static void *set_gate(void *arg)
+{
+    sleep_ns(50000000);
+    hcq_signal_set(arg, 1);
+    return NULL;
+}
+
+/* A queue waits for a gate the CPU opens after 50 ms, then releases its
+ * timeline; three threads sleep on the interrupts (one polls, two wait
+ * for it), each with a 5 s timeout. The release's interrupt wakes them
+ * all well before that. Compute queues raise it with the host's
+ * NON_STALL_INTERRUPT, copy queues with their release's LAUNCH_DMA. */
+static void test_irq_wakeup(struct hcq_device *dev)
+{
+    EXPECT(atomic_load(&dev->irq_on));
+    if (!atomic_load(&dev->irq_on))
+        return;
+    static const enum hcq_engine engines[] = {HCQ_ENGINE_COMPUTE, HCQ_ENGINE_COPY};
+    for (unsigned e = 0; e < UTIL_ARRAY_SIZE(engines); e++) {
+        struct hcq_queue *q;
+        struct hcq_signal *gate;
+        REQUIRE(hcq_queue_create(dev, engines[e], &q) == 0);
+        REQUIRE(hcq_signal_alloc(dev, &gate) == 0);
+        uint64_t v;
+        EXPECT_EQ(hcq_q_wait(q, gate, 1), 0);
+        EXPECT_EQ(hcq_q_release_timeline(q, &v), 0);
+        EXPECT_EQ(hcq_q_submit(q), 0);
+        struct irq_waiter w[3];
+        pthread_t th[3], opener;
+        for (int i = 0; i < 3; i++) {
+            w[i] = (struct irq_waiter){dev, hcq_queue_timeline(q), v, 0, false};
+            pthread_create(&th[i], NULL, irq_wait, &w[i]);
+        }
+        pthread_create(&opener, NULL, set_gate, gate);
+        pthread_join(opener, NULL);
+        for (int i = 0; i < 3; i++) {
+            pthread_join(th[i], NULL);
+            EXPECT(hcq_signal_value(w[i].sig) >= v);
+            /* Generous for a loaded machine; a missed interrupt takes 5 s. */
+            EXPECT(w[i].ns < 2000000000ull);
+            if (w[i].ns >= 2000000000ull)
+                fprintf(stderr, "irq waiter %d on engine %u saw the release after %llu ms\n", i,
+                        e, (unsigned long long)(w[i].ns / 1000000));
+        }
+        hcq_signal_free(gate);
+        hcq_queue_destroy(q);
+    }
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
+    test_irq_wakeup(dev);
     test_slots(dev);
     test_waits(dev);
     test_lost_doorbell(dev);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "nvdrv/nvdrv.h"
+#include "util/util.h"
 #include "check.h"
 
 #define REQUIRE_OK(x)                                                                     \
@@ -30,6 +31,16 @@ static void test_requests(void)
     EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_CARD_INFO, NVDRV_MAX_CARDS * sizeof(nv_ioctl_card_info_t)),
               0xD20046C8u);
     EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_REGISTER_FD, sizeof(nv_ioctl_register_fd_t)), 0xC00446C9u);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_ALLOC_OS_EVENT, sizeof(nv_ioctl_alloc_os_event_t)),
+              0xC01046CEu);
+    EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_FREE_OS_EVENT, sizeof(nv_ioctl_alloc_os_event_t)),
+              0xC01046CFu);
+    /* The notifier index of an engine event: index, then flags. */
+    EXPECT_EQ(NV2080_NOTIFIERS_CE(0), 23u);
+    EXPECT_EQ(NV2080_NOTIFIERS_CE(9), 32u);
+    EXPECT_EQ(NV2080_NOTIFIERS_CE(10), 166u);
+    EXPECT_EQ(NV2080_NOTIFIERS_GRAPHICS | NV01_EVENT_NONSTALL_INTR | NV01_EVENT_WITHOUT_EVENT_DATA,
+              0x1800000Cu);
     EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_CHECK_VERSION_STR, sizeof(nv_ioctl_rm_api_version_t)),
               0xC04846D2u);
     EXPECT_EQ(NVDRV_ESC_REQUEST(NV_ESC_RM_ALLOC_MEMORY,
@@ -171,6 +182,34 @@ static void test_emulated(void)
         int fd = nvdrv_open_gpu_fd(&d, cards[0].minor_number);
         EXPECT(fd >= 0);
         nvdrv_close_fd(&d, fd);
+        /* Engine events: registered fd, one event per engine; a key no
+         * ALLOC_OS_EVENT registered, a stall event and a non-engine index
+         * are refused; an idle GPU posts nothing, so a poll times out. */
+        int efd = -1;
+        EXPECT_EQ(nvdrv_event_open(&d, &efd), 0);
+        uint32_t ev = 0, ev2 = 0;
+        EXPECT_EQ(nvdrv_event_attach(&d, efd, sub, NV2080_NOTIFIERS_GRAPHICS, &ev), 0);
+        EXPECT_EQ(nvdrv_event_attach(&d, efd, sub, NV2080_NOTIFIERS_CE(2), &ev2), 0);
+        EXPECT(ev && ev2 && ev != ev2);
+        uint32_t h = 0;
+        EXPECT_EQ(nvdrv_event_attach(&d, efd + 1, sub, NV2080_NOTIFIERS_GRAPHICS, &h),
+                  0x57 /* NV_ERR_OBJECT_NOT_FOUND */);
+        NV0005_ALLOC_PARAMETERS stall = {.hParentClient = d.client, .hSrcResource = sub,
+                                         .hClass = NV01_EVENT_OS_EVENT,
+                                         .notifyIndex = NV2080_NOTIFIERS_GRAPHICS,
+                                         .data = (uint32_t)efd};
+        h = 0;
+        EXPECT(nvdrv_rm_alloc(&d, sub, NV01_EVENT_OS_EVENT, &stall, sizeof(stall), &h) > 0);
+        EXPECT(nvdrv_event_attach(&d, efd, sub, 3 /* THERMAL_SW */, &h) > 0);
+        /* A second registration under the same key is refused. */
+        nv_ioctl_alloc_os_event_t again = {.hClient = d.client, .fd = (uint32_t)efd};
+        EXPECT_EQ(nvdrv_escape(&d, efd, NV_ESC_ALLOC_OS_EVENT, &again, sizeof(again)), 0);
+        EXPECT(again.Status != NV_OK);
+        uint64_t t0 = util_now_ns();
+        EXPECT_EQ(nvdrv_event_wait(&d, efd, 20000000), 0);
+        EXPECT(util_now_ns() - t0 >= 19000000);
+        EXPECT_EQ(nvdrv_rm_free(&d, sub, ev), 0);
+        nvdrv_event_close(&d, efd);
         EXPECT_EQ(nvdrv_rm_free(&d, d.client, dev), 0);
         EXPECT(nvdrv_rm_free(&d, d.client, dev) > 0);
     }
@@ -217,6 +256,10 @@ static int shim_munmap(void *ctx, void *addr, size_t length)
 {
     return shim_real->munmap(shim_ctx, addr, length);
 }
+static int shim_poll(void *ctx, int fd, uint64_t timeout_ns)
+{
+    return shim_real->poll(shim_ctx, fd, timeout_ns);
+}
 static const struct nvdrv_ops shim_ops = {
     .name = "shim",
     .open = shim_open,
@@ -224,6 +267,7 @@ static const struct nvdrv_ops shim_ops = {
     .ioctl = shim_ioctl,
     .mmap = shim_mmap,
     .munmap = shim_munmap,
+    .poll = shim_poll,
 };
 
 static void test_versions(void)
