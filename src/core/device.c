@@ -281,8 +281,11 @@ static void read_copy_engines(struct hcq_device *dev)
                 continue;
             CORE_LOG("device %u: copy engine type 0x%x caps %02x %02x", dev->index, t,
                      c.capsTbl[0], c.capsTbl[1]);
-            if (c.capsTbl[0] & NV2080_CTRL_CE_CAPS0_GRCE)
+            if (c.capsTbl[0] & NV2080_CTRL_CE_CAPS0_GRCE) {
+                if (in->grce_count < UTIL_ARRAY_SIZE(in->grce))
+                    in->grce[in->grce_count++] = t;
                 continue;
+            }
             if (!(c.capsTbl[0] & NV2080_CTRL_CE_CAPS0_SHARED)) {
                 if (in->async_ce_count < UTIL_ARRAY_SIZE(in->async_ce))
                     in->async_ce[in->async_ce_count++] = t;

@@ -73,6 +73,10 @@ struct hcq_device_info {
      * the graphics copy engine, inside a graphics channel group. */
     uint32_t async_ce[16];
     unsigned async_ce_count;
+    /* The graphics copy engines (GRCE): copy queues on the graphics
+     * runlist copy there and raise their interrupts. */
+    uint32_t grce[4];
+    unsigned grce_count;
     bool emulated;
     bool ecc_enabled;                 /* RM's ECC configuration: enabled (false when unknown) */
 };

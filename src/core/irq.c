@@ -42,13 +42,16 @@ void hcq_irq_setup(struct hcq_device *dev)
     if (!strcmp(util_env()->irq, "off"))
         return;
     int r = nvdrv_event_open(d, &dev->irq_fd);
-    /* Compute and graphics-runlist copies raise the graphics engine's
-     * interrupt; each asynchronous copy engine its own. */
-    uint32_t notify[1 + UTIL_ARRAY_SIZE(dev->info.async_ce)];
+    /* Compute releases raise the graphics engine's interrupt; a copy
+     * release its copy engine's own: an asynchronous one, or a graphics
+     * copy engine for copy queues on the graphics runlist. */
+    uint32_t notify[UTIL_ARRAY_SIZE(dev->irq_events)];
     unsigned n = 0;
     notify[n++] = NV2080_NOTIFIERS_GRAPHICS;
-    for (unsigned i = 0; i < dev->info.async_ce_count && n < UTIL_ARRAY_SIZE(notify); i++) {
-        uint32_t t = dev->info.async_ce[i];
+    const struct hcq_device_info *in = &dev->info;
+    for (unsigned i = 0; i < in->async_ce_count + in->grce_count && n < UTIL_ARRAY_SIZE(notify);
+         i++) {
+        uint32_t t = i < in->async_ce_count ? in->async_ce[i] : in->grce[i - in->async_ce_count];
         unsigned ce = t >= NV2080_ENGINE_TYPE_COPY10 ? t - NV2080_ENGINE_TYPE_COPY10 + 10
                                                      : t - NV2080_ENGINE_TYPE_COPY0;
         notify[n++] = NV2080_NOTIFIERS_CE(ce);
@@ -94,7 +97,12 @@ bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns)
     if (!atomic_exchange_explicit(&dev->irq_polling, true, memory_order_acquire)) {
         /* The poller. A poll that starts after an interrupt returns at
          * once: the driver's flag stays set until a poll takes it. */
+        /* Not cancellable inside: a poller cancelled in ppoll would keep
+         * the role for good. */
+        int cs;
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
         int r = hcq_irq_gen(dev) == gen ? nvdrv_event_wait(dev->drv, dev->irq_fd, ns) : 1;
+        pthread_setcancelstate(cs, NULL);
         atomic_fetch_add_explicit(&dev->irq_gen, 1, memory_order_release);
         atomic_store_explicit(&dev->irq_polling, false, memory_order_release);
         syscall(SYS_futex, &dev->irq_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);

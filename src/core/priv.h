@@ -135,7 +135,7 @@ struct hcq_device {
      * irq_fd gets an OS event for each engine the queues run on. */
     atomic_bool irq_on;
     int irq_fd;
-    uint32_t irq_events[1 + 16]; /* graphics + info.async_ce[] */
+    uint32_t irq_events[1 + 16 + 4]; /* graphics, info.async_ce[], info.grce[] */
     unsigned nirq_events;
     _Atomic uint32_t irq_gen; /* bumped after every poll of irq_fd (a futex) */
     atomic_bool irq_polling;  /* one waiter polls irq_fd, the others wait on irq_gen */

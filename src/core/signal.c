@@ -286,6 +286,8 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
                 woken = false;
                 uint64_t gap = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,
                                         UTIL_MIN(waited / WAIT_IRQ_GAP_DIV, WAIT_IRQ_GAP_MAX_NS));
+                if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < gap)
+                    gap = timeout_ns - (now - moved);
                 struct timespec ts = {0, (long)gap};
                 nanosleep(&ts, NULL);
                 continue;

@@ -157,13 +157,13 @@ int emu_event_poll(int fd, uint64_t timeout_ns)
         return -EBADF;
     bool *pending = &ev.pending[fd - EMU_FD_BASE];
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until); /* the condition's clock */
+    clock_gettime(CLOCK_MONOTONIC, &until);
     uint64_t ns = (uint64_t)until.tv_nsec + timeout_ns % 1000000000u;
     until.tv_sec += (time_t)(timeout_ns / 1000000000u + ns / 1000000000u);
     until.tv_nsec = (long)(ns % 1000000000u);
     pthread_mutex_lock(&ev.lock);
     while (!*pending)
-        if (pthread_cond_timedwait(&ev.cond, &ev.lock, &until) == ETIMEDOUT)
+        if (pthread_cond_clockwait(&ev.cond, &ev.lock, CLOCK_MONOTONIC, &until) == ETIMEDOUT)
             break;
     int r = *pending ? 1 : 0;
     *pending = false;

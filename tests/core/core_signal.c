@@ -232,17 +232,26 @@ static void *set_gate(void *arg)
  * timeline; three threads sleep on the interrupts (one polls, two wait
  * for it), each with a 5 s timeout. The release's interrupt wakes them
  * all well before that. Compute queues raise it with the host's
- * NON_STALL_INTERRUPT, copy queues with their release's LAUNCH_DMA. */
+ * NON_STALL_INTERRUPT, copy queues with their release's LAUNCH_DMA, on
+ * their own copy engine or on the graphics one. */
 static void test_irq_wakeup(struct hcq_device *dev)
 {
     EXPECT(atomic_load(&dev->irq_on));
     if (!atomic_load(&dev->irq_on))
         return;
-    static const enum hcq_engine engines[] = {HCQ_ENGINE_COMPUTE, HCQ_ENGINE_COPY};
+    /* Compute, copy on an asynchronous copy engine, and copy on the
+     * graphics runlist (where copies go when those engines refuse). */
+    static const enum hcq_engine engines[] = {HCQ_ENGINE_COMPUTE, HCQ_ENGINE_COPY,
+                                              HCQ_ENGINE_COPY};
     for (unsigned e = 0; e < UTIL_ARRAY_SIZE(engines); e++) {
         struct hcq_queue *q;
         struct hcq_signal *gate;
-        REQUIRE(hcq_queue_create(dev, engines[e], &q) == 0);
+        bool refused = atomic_load(&dev->ce_refused);
+        if (e == 2)
+            atomic_store(&dev->ce_refused, true);
+        int r = hcq_queue_create(dev, engines[e], &q);
+        atomic_store(&dev->ce_refused, refused);
+        REQUIRE(r == 0);
         REQUIRE(hcq_signal_alloc(dev, &gate) == 0);
         uint64_t v;
         EXPECT_EQ(hcq_q_wait(q, gate, 1), 0);
