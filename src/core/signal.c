@@ -163,7 +163,11 @@ static inline void cpu_relax(void)
 #define WAIT_SLEEP_MAX_NS 10000000ull
 #define WAIT_LOST_CHECK_NS 1000000ull
 /* With interrupt wake-ups (irq.c) a sleep ends when a release of the
- * device's engines lands, so its timeout is only a safety net: 1/16 of
+ * device's engines lands. The wake-up takes a few microseconds (block-mode
+ * enqueue + finish of an empty kernel on the H200: 12.3 us, against 4.8
+ * spinning), about as long as a stepped sleep of 1/128 of the time waited
+ * lasts at 1 ms: `auto` waits sleep in steps until then, on interrupts
+ * after (`block` waits at once). A sleep's timeout is only a safety net: 1/16 of
  * the time waited, up to 20 ms. A wake-up that was another command's
  * (back-to-back commands raise one interrupt each) is followed by a pause
  * of 1/256 of the time waited (2 us to 1 ms) before the next poll: an
@@ -171,6 +175,7 @@ static inline void cpu_relax(void)
  * the wait's own release is seen, and a stream of other commands' releases
  * cannot turn the wait into a spin (about as many wake-ups as the stepped
  * sleeps, each sooner). */
+#define WAIT_IRQ_AFTER_NS 1000000ull
 #define WAIT_IRQ_SLEEP_DIV 16u
 #define WAIT_IRQ_SLEEP_MAX_NS 20000000ull
 #define WAIT_IRQ_GAP_DIV 256u
@@ -281,7 +286,8 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         }
         uint64_t waited = now - since_ns, sleep_ns;
         slack_lower(&slack);
-        if (atomic_load_explicit(&dev->irq_on, memory_order_relaxed)) {
+        if (atomic_load_explicit(&dev->irq_on, memory_order_relaxed) &&
+            (pol == WAIT_BLOCK || waited >= WAIT_IRQ_AFTER_NS)) {
             if (woken) {
                 woken = false;
                 uint64_t gap = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,
@@ -297,6 +303,12 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         } else {
             sleep_ns =
                 UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN(waited / WAIT_SLEEP_DIV, WAIT_SLEEP_MAX_NS));
+            if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
+                sleep_ns = timeout_ns - (now - moved);
+            struct timespec ts = {0, (long)sleep_ns};
+            nanosleep(&ts, NULL);
+            woken = false;
+            continue;
         }
         if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
             sleep_ns = timeout_ns - (now - moved);
