@@ -70,7 +70,7 @@ static cl_int props_parse(const cl_context_properties *properties, struct ctx_pr
             break;
         default:
             /* CL_INVALID_PROPERTY if context property name in properties is not a supported property name */
-            HCQCL_CHECK(false, CL_INVALID_PROPERTY, "property 0x%lx", (unsigned long)name);
+            HCQCL_FAIL(CL_INVALID_PROPERTY, "property 0x%lx", (unsigned long)name);
         }
     }
     out->count = i + 1;
@@ -266,7 +266,7 @@ cl_int CL_API_CALL hcqcl_clGetContextInfo(cl_context context, cl_context_info pa
                               size_in, value, size_ret);
     default:
         /* CL_INVALID_VALUE if param_name is not one of the supported values */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param 0x%x", (unsigned)param);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param 0x%x", (unsigned)param);
     }
 }
 

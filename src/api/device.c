@@ -97,8 +97,8 @@ cl_int CL_API_CALL hcqcl_clGetDeviceIDs(cl_platform_id platform, cl_device_type 
     if (found == 0) {
         if (num_devices)
             *num_devices = 0;
-        HCQCL_CHECK(false, CL_DEVICE_NOT_FOUND, "type 0x%llx, %u GPUs",
-                    (unsigned long long)device_type, count);
+        HCQCL_FAIL(CL_DEVICE_NOT_FOUND, "type 0x%llx, %u GPUs", (unsigned long long)device_type,
+                   count);
     }
     if (devices)
         for (cl_uint i = 0; i < UTIL_MIN(found, num_entries); i++)
@@ -330,7 +330,7 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     }
     default:
         /* CL_INVALID_VALUE if param_name is not one of the supported values */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param 0x%x", (unsigned)param);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param 0x%x", (unsigned)param);
     }
 }
 
@@ -346,8 +346,8 @@ cl_int CL_API_CALL hcqcl_clCreateSubDevices(cl_device_id in_device,
     /* CL_INVALID_VALUE if values specified in properties are not valid or
      * if values specified in properties are valid but not supported by
      * the device (CL_DEVICE_PARTITION_PROPERTIES lists none) */
-    HCQCL_CHECK(false, CL_INVALID_VALUE, "partition type 0x%llx not supported",
-                properties ? (unsigned long long)properties[0] : 0ull);
+    HCQCL_FAIL(CL_INVALID_VALUE, "partition type 0x%llx not supported",
+               properties ? (unsigned long long)properties[0] : 0ull);
 }
 
 /* Root devices are not reference counted (spec: clRetainDevice /

@@ -367,5 +367,5 @@ cl_int hcqcl_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *user_fu
     /* CL_INVALID_OPERATION if the device associated with command_queue
      * cannot execute the native kernel (CL_EXEC_NATIVE_KERNEL is not
      * reported in CL_DEVICE_EXECUTION_CAPABILITIES) */
-    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no native kernels on a GPU");
+    HCQCL_FAIL(CL_INVALID_OPERATION, "no native kernels on a GPU");
 }

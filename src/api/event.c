@@ -790,7 +790,7 @@ cl_int hcqcl_clGetEventInfo(cl_event event, cl_event_info param_name, size_t par
         break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", (unsigned)param_name);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param_name 0x%x", (unsigned)param_name);
     }
     return hcqcl_info_out(&v, size, param_value_size, param_value, param_value_size_ret);
 }
@@ -850,7 +850,7 @@ cl_int hcqcl_clSetUserEventStatus(cl_event event, cl_int execution_status)
      * been changed by a previous call to clSetUserEventStatus */
     if (atomic_load(&event->phase) == HCQCL_PH_DONE) {
         pthread_mutex_unlock(&T.lock);
-        HCQCL_CHECK(false, CL_INVALID_OPERATION, "status already set");
+        HCQCL_FAIL(CL_INVALID_OPERATION, "status already set");
     }
     atomic_store(&event->status, execution_status);
     atomic_store(&event->phase, HCQCL_PH_DONE);

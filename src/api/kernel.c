@@ -234,7 +234,7 @@ cl_int hcqcl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t
         break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", param_name);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param_name 0x%x", param_name);
     }
     return hcqcl_info_out(src, n, param_value_size, param_value, param_value_size_ret);
 }
@@ -282,7 +282,7 @@ cl_int hcqcl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
     switch (param_name) {
     case CL_KERNEL_GLOBAL_WORK_SIZE:
         /* CL_INVALID_VALUE if param_name is CL_KERNEL_GLOBAL_WORK_SIZE and device is not a custom device and kernel is not a built-in kernel */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "GLOBAL_WORK_SIZE of a kernel of a GPU");
+        HCQCL_FAIL(CL_INVALID_VALUE, "GLOBAL_WORK_SIZE of a kernel of a GPU");
     case CL_KERNEL_WORK_GROUP_SIZE: v.s = info->max_threads; n = sizeof(v.s); break;
     case CL_KERNEL_COMPILE_WORK_GROUP_SIZE:
         for (int d = 0; d < 3; d++)
@@ -297,7 +297,7 @@ cl_int hcqcl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
     case CL_KERNEL_PRIVATE_MEM_SIZE: v.ul = info->local_per_thread; n = sizeof(v.ul); break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", param_name);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param_name 0x%x", param_name);
     }
     return hcqcl_info_out(&v, n, param_value_size, param_value, param_value_size_ret);
 }
@@ -334,7 +334,7 @@ cl_int hcqcl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index, cl_kernel_a
         break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", param_name);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param_name 0x%x", param_name);
     }
     /* CL_KERNEL_ARG_INFO_NOT_AVAILABLE if the argument information is not available for kernel */
     HCQCL_CHECK(a->has_info && src, CL_KERNEL_ARG_INFO_NOT_AVAILABLE,
@@ -353,7 +353,7 @@ cl_int hcqcl_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
     HCQCL_CHECK(!device || kernel_dev_index(kernel, device) >= 0, CL_INVALID_DEVICE, "device %p",
                 (void *)device);
     /* CL_INVALID_OPERATION if device does not support subgroups */
-    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no device supports sub-groups");
+    HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports sub-groups");
 }
 
 cl_int hcqcl_clGetKernelSubGroupInfoKHR(cl_kernel kernel, cl_device_id device,

@@ -118,7 +118,7 @@ cl_int hcqcl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const
     /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
     HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
     /* CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM */
-    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no device supports SVM");
+    HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports SVM");
 }
 
 cl_int hcqcl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
@@ -127,5 +127,5 @@ cl_int hcqcl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_nam
     /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
     HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
     /* CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM */
-    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no device supports SVM");
+    HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports SVM");
 }

@@ -641,7 +641,7 @@ cl_int hcqcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t pa
     case CL_MEM_PROPERTIES: src = memobj->props; n = memobj->props_size; break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", param_name);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param_name 0x%x", param_name);
     }
     return hcqcl_info_out(src, n, param_value_size, param_value, param_value_size_ret);
 }
@@ -672,7 +672,7 @@ cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t
         int rc = hcq_mem_alloc(dev, UTIL_MAX(size, (size_t)1), HCQ_MEM_HOST, &map->staging);
         if (rc < 0) {
             free(map);
-            HCQCL_CHECK(false, err_from_errno(rc), "staging for %zu bytes: %d", size, rc);
+            HCQCL_FAIL(err_from_errno(rc), "staging for %zu bytes: %d", size, rc);
         }
         map->ptr = map->staging->cpu;
         map->kind = HCQCL_MAP_GPU_COPY;

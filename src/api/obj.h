@@ -75,6 +75,14 @@ const char *hcqcl_error_name(cl_int err);
             return (err);                                                                 \
         }                                                                                 \
     } while (0)
+/* An unconditional failure (a query's unknown parameter, an operation
+ * the device never supports): HCQCL_FAIL(...) that every build
+ * type sees return, so a function may end with it. */
+#define HCQCL_FAIL(err, ...)                                                              \
+    do {                                                                                  \
+        util_log_check(__func__, "false", hcqcl_error_name(err), __VA_ARGS__);            \
+        return (err);                                                                     \
+    } while (0)
 #define HCQCL_CHECK_GOTO(cond, var, err, ...)                                             \
     do {                                                                                  \
         if (__builtin_expect(!(cond), 0)) {                                               \

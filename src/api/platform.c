@@ -94,7 +94,7 @@ cl_int CL_API_CALL hcqcl_clGetPlatformInfo(cl_platform_id p, cl_platform_info pa
     }
     default:
         /* CL_INVALID_VALUE if param_name is not one of the supported values */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param 0x%x", (unsigned)param);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param 0x%x", (unsigned)param);
     }
     return hcqcl_info_out(s, strlen(s) + 1, size_in, value, size_ret);
 }

@@ -273,7 +273,7 @@ cl_int hcqcl_clSetProgramReleaseCallback(cl_program program,
     /* CL_INVALID_VALUE if pfn_notify is NULL */
     HCQCL_CHECK(pfn_notify, CL_INVALID_VALUE, "pfn_notify NULL");
     /* CL_INVALID_OPERATION if no devices in the context associated with program support destructors for program scope global variables */
-    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no program-scope global destructors");
+    HCQCL_FAIL(CL_INVALID_OPERATION, "no program-scope global destructors");
 }
 
 cl_int hcqcl_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
@@ -282,7 +282,7 @@ cl_int hcqcl_clSetProgramSpecializationConstant(cl_program program, cl_uint spec
     /* CL_INVALID_PROGRAM if program is not a valid program object */
     HCQCL_CHECK(hcqcl_program_valid(program), CL_INVALID_PROGRAM, "program %p", (void *)program);
     /* CL_INVALID_OPERATION if no devices associated with program support intermediate language programs */
-    HCQCL_CHECK(false, CL_INVALID_OPERATION, "no IL programs");
+    HCQCL_FAIL(CL_INVALID_OPERATION, "no IL programs");
 }
 
 /* ------------------------------------------------------------------ */

@@ -255,11 +255,11 @@ cl_int hcqcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info par
     case CL_QUEUE_SIZE:
         /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
          * command-queue for param_name (CL_QUEUE_SIZE of a host queue) */
-        HCQCL_CHECK(false, CL_INVALID_COMMAND_QUEUE, "CL_QUEUE_SIZE of a host queue");
+        HCQCL_FAIL(CL_INVALID_COMMAND_QUEUE, "CL_QUEUE_SIZE of a host queue");
     default:
         /* CL_INVALID_VALUE if param_name is not one of the supported
          * values */
-        HCQCL_CHECK(false, CL_INVALID_VALUE, "param_name 0x%x", (unsigned)param_name);
+        HCQCL_FAIL(CL_INVALID_VALUE, "param_name 0x%x", (unsigned)param_name);
     }
     return hcqcl_info_out(src, size, param_value_size, param_value, param_value_size_ret);
 }
