@@ -345,12 +345,13 @@ bool hcqcl_queue_flush(cl_command_queue q, bool try)
     return true;
 }
 
-/* The events a clFinish must wait for (retained), under q->lock. */
-static size_t pending_events(cl_command_queue q, cl_event **out)
+/* The events a clFinish must wait for (retained), under q->lock: in
+ * `local` (cap entries) when they fit, else in an allocated array. */
+static size_t pending_events(cl_command_queue q, cl_event *local, size_t cap, cl_event **out)
 {
     pthread_mutex_lock(&q->lock);
     size_t n = (q->last ? 1 : 0) + q->nsince;
-    cl_event *v = n ? malloc(n * sizeof(*v)) : NULL;
+    cl_event *v = n <= cap ? local : malloc(n * sizeof(*v));
     size_t k = 0;
     if (v) {
         if (q->last)
@@ -368,8 +369,8 @@ static size_t pending_events(cl_command_queue q, cl_event **out)
 static cl_int queue_finish(cl_command_queue q)
 {
     hcqcl_queue_flush(q, false);
-    cl_event *v;
-    size_t n = pending_events(q, &v);
+    cl_event local[8], *v;
+    size_t n = pending_events(q, local, UTIL_ARRAY_SIZE(local), &v);
     /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
     HCQCL_CHECK(n != (size_t)-1, CL_OUT_OF_HOST_MEMORY, "finish list");
     bool lost = false;
@@ -378,7 +379,8 @@ static cl_int queue_finish(cl_command_queue q)
             lost = true;
         hcqcl_event_unref(v[i]);
     }
-    free(v);
+    if (v != local)
+        free(v);
     /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
      * required by the OpenCL implementation on the device (device lost) */
     HCQCL_CHECK(!lost, CL_OUT_OF_RESOURCES, "device lost");
