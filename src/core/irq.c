@@ -45,17 +45,17 @@ void hcq_irq_setup(struct hcq_device *dev)
     /* Compute releases raise the graphics engine's interrupt; a copy
      * release its copy engine's own: an asynchronous one, or a graphics
      * copy engine for copy queues on the graphics runlist. */
+    const struct hcq_device_info *in = &dev->info;
     uint32_t notify[UTIL_ARRAY_SIZE(dev->irq_events)];
+    _Static_assert(UTIL_ARRAY_SIZE(notify) ==
+                       1 + UTIL_ARRAY_SIZE(in->async_ce) + UTIL_ARRAY_SIZE(in->grce),
+                   "an event for every engine");
     unsigned n = 0;
     notify[n++] = NV2080_NOTIFIERS_GRAPHICS;
-    const struct hcq_device_info *in = &dev->info;
-    for (unsigned i = 0; i < in->async_ce_count + in->grce_count && n < UTIL_ARRAY_SIZE(notify);
-         i++) {
-        uint32_t t = i < in->async_ce_count ? in->async_ce[i] : in->grce[i - in->async_ce_count];
-        unsigned ce = t >= NV2080_ENGINE_TYPE_COPY10 ? t - NV2080_ENGINE_TYPE_COPY10 + 10
-                                                     : t - NV2080_ENGINE_TYPE_COPY0;
-        notify[n++] = NV2080_NOTIFIERS_CE(ce);
-    }
+    for (unsigned i = 0; i < in->async_ce_count; i++)
+        notify[n++] = NV2080_NOTIFIERS_CE(NV2080_ENGINE_TYPE_COPY_IDX(in->async_ce[i]));
+    for (unsigned i = 0; i < in->grce_count; i++)
+        notify[n++] = NV2080_NOTIFIERS_CE(NV2080_ENGINE_TYPE_COPY_IDX(in->grce[i]));
     for (unsigned i = 0; r == 0 && i < n; i++) {
         r = nvdrv_event_attach(d, dev->irq_fd, dev->h_subdevice, notify[i],
                                &dev->irq_events[dev->nirq_events]);

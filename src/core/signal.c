@@ -284,35 +284,32 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
             cpu_relax();
             continue;
         }
+        /* Stepped sleeps until interrupts pay off; on interrupts, a
+         * pause after a wake-up that was not this wait's, else a sleep
+         * that the next interrupt ends. */
         uint64_t waited = now - since_ns, sleep_ns;
-        slack_lower(&slack);
-        if (atomic_load_explicit(&dev->irq_on, memory_order_relaxed) &&
-            (pol == WAIT_BLOCK || waited >= WAIT_IRQ_AFTER_NS)) {
-            if (woken) {
-                woken = false;
-                uint64_t gap = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,
-                                        UTIL_MIN(waited / WAIT_IRQ_GAP_DIV, WAIT_IRQ_GAP_MAX_NS));
-                if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < gap)
-                    gap = timeout_ns - (now - moved);
-                struct timespec ts = {0, (long)gap};
-                nanosleep(&ts, NULL);
-                continue;
-            }
+        bool irq = atomic_load_explicit(&dev->irq_on, memory_order_relaxed) &&
+                   (pol == WAIT_BLOCK || waited >= WAIT_IRQ_AFTER_NS);
+        bool pause = irq && woken;
+        if (pause)
+            sleep_ns = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,
+                                UTIL_MIN(waited / WAIT_IRQ_GAP_DIV, WAIT_IRQ_GAP_MAX_NS));
+        else if (irq)
             sleep_ns = UTIL_MAX(WAIT_SLEEP_MIN_NS,
                                 UTIL_MIN(waited / WAIT_IRQ_SLEEP_DIV, WAIT_IRQ_SLEEP_MAX_NS));
-        } else {
+        else
             sleep_ns =
                 UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN(waited / WAIT_SLEEP_DIV, WAIT_SLEEP_MAX_NS));
-            if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
-                sleep_ns = timeout_ns - (now - moved);
+        if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
+            sleep_ns = timeout_ns - (now - moved);
+        slack_lower(&slack);
+        if (irq && !pause) {
+            woken = hcq_irq_sleep(dev, gen, sleep_ns);
+        } else {
             struct timespec ts = {0, (long)sleep_ns};
             nanosleep(&ts, NULL);
             woken = false;
-            continue;
         }
-        if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)
-            sleep_ns = timeout_ns - (now - moved);
-        woken = hcq_irq_sleep(dev, gen, sleep_ns);
     }
     slack_restore(&slack);
     return rc;

@@ -173,7 +173,7 @@ int emu_event_poll(int fd, uint64_t timeout_ns)
 
 uint32_t emu_chan_notifier(const struct emu_chan *c)
 {
-    if (c->engine >= NV2080_ENGINE_TYPE_COPY0 && c->engine < NV2080_ENGINE_TYPE_COPY0 + 10)
-        return NV2080_NOTIFIERS_CE(c->engine - NV2080_ENGINE_TYPE_COPY0);
-    return NV2080_NOTIFIERS_GRAPHICS;
+    return NV2080_ENGINE_TYPE_IS_COPY(c->engine)
+               ? NV2080_NOTIFIERS_CE(NV2080_ENGINE_TYPE_COPY_IDX(c->engine))
+               : NV2080_NOTIFIERS_GRAPHICS;
 }

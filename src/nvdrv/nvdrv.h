@@ -951,6 +951,10 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NV2080_ENGINE_TYPE_COPY0 0x09u  /* COPY0..COPY9: 0x09..0x12 */
 #define NV2080_ENGINE_TYPE_COPY10 0x34u /* COPY10..COPY19: 0x34..0x3d */
 #define NV2080_ENGINE_TYPE_COPY(i) ((i) < 10 ? NV2080_ENGINE_TYPE_COPY0 + (i) : NV2080_ENGINE_TYPE_COPY10 + (i) - 10)
+/* The inverse: the index n of NV2080_ENGINE_TYPE_COPYn (a copy engine type). */
+#define NV2080_ENGINE_TYPE_COPY_IDX(t)                                                    \
+    ((t) >= NV2080_ENGINE_TYPE_COPY10 ? (t) - NV2080_ENGINE_TYPE_COPY10 + 10                \
+                                      : (t) - NV2080_ENGINE_TYPE_COPY0)
 #define NV2080_ENGINE_TYPE_IS_COPY(t) (((t) >= 0x09u && (t) <= 0x12u) || ((t) >= 0x34u && (t) <= 0x3du))
 
 /* ==================================================================== */
