@@ -4,9 +4,10 @@
  * latencies, and copy bandwidth. Prints one table with the target each
  * figure is held to on an H200.
  *
- *   hcqbench [--quick] [--size MiB] [--strict]
+ *   hcqbench [--quick] [--launches] [--size MiB] [--strict]
  *
  *   --quick   fewer repetitions and 16 MiB copies (the emulated device)
+ *   --launches  the launch and semaphore figures only, no copies
  *   --size    copy size in MiB (default 256)
  *   --strict  exit 3 when a figure misses its target (real GPU only)
  *
@@ -36,7 +37,7 @@ extern const size_t gpu_kernels_cubin_size;
 
 static struct hcq_device *dev;
 static const struct hcq_kernel *k_empty, *k_atomic;
-static bool quick, strict;
+static bool quick, strict, launches_only;
 static uint64_t copy_bytes = 256ull << 20;
 static int missed;
 
@@ -417,12 +418,14 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
+        else if (!strcmp(argv[i], "--launches"))
+            launches_only = true;
         else if (!strcmp(argv[i], "--strict"))
             strict = true;
         else if (!strcmp(argv[i], "--size") && i + 1 < argc)
             copy_bytes = strtoull(argv[++i], NULL, 0) << 20;
         else {
-            fprintf(stderr, "usage: hcqbench [--quick] [--size MiB] [--strict]\n");
+            fprintf(stderr, "usage: hcqbench [--quick] [--launches] [--size MiB] [--strict]\n");
             return 2;
         }
     }
@@ -456,7 +459,8 @@ int main(int argc, char **argv)
     bench_round_trip(qc, false, "semaphore submit + wait, copy", 0);
     hcq_queue_destroy(qc);
     hcq_queue_destroy(q);
-    bench_copies();
+    if (!launches_only)
+        bench_copies();
 
     hcq_program_unload(prog);
     cubin_free(cb);

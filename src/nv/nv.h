@@ -247,12 +247,16 @@ static inline uint32_t nv_gp_entry_length(uint64_t e)
 #define NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_INSTRUCTION 0:0
 #define NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_GLOBAL_DATA 4:4
 #define NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_CONSTANT 12:12
-/* Instruction + global data + constant: before every launch, because
- * images and kernarg blocks are written by the CPU (0x1011). */
+/* Instruction + global data + constant (0x1011). */
 #define NV_INVALIDATE_SHADER_CACHES_ALL                               \
     (NV_FIELD_NUM(NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_INSTRUCTION, 1) | \
      NV_FIELD_NUM(NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_GLOBAL_DATA, 1) | \
      NV_FIELD_NUM(NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_CONSTANT, 1))
+/* Constant caches only (0x1000): before every launch, because the CPU
+ * wrote its bank 0 where an earlier launch's may have been; the QMD's own
+ * invalidate bits cover the instruction and data caches. */
+#define NV_INVALIDATE_SHADER_CACHES_CONSTANT \
+    NV_FIELD_NUM(NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI_CONSTANT, 1)
 
 /* ------------------------------------------------------------------ */
 /* Copy engine methods, subchannel 4 (C8B5; C6B5 same offsets)          */
