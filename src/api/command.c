@@ -18,7 +18,7 @@
 /* A channel is blocked while the last command recorded on it that waited
  * on the host (a user event, another GPU) has not ended: everything
  * recorded behind it waits too. */
-static bool chan_blocked(const struct hcqcl_chan *ch)
+bool hcqcl_chan_blocked(const struct hcqcl_chan *ch)
 {
     return ch->blocker && atomic_load(&ch->blocker->phase) != HCQCL_PH_DONE;
 }
@@ -58,7 +58,7 @@ static struct hcqcl_chan *pick_channel(cl_command_queue q, enum hcq_engine engin
             continue;
         if (!existed && !chan_open(q, c, engine))
             continue;
-        if (!chan_blocked(c))
+        if (!hcqcl_chan_blocked(c))
             return c;
         if (!fallback)
             fallback = c;
@@ -68,6 +68,11 @@ static struct hcqcl_chan *pick_channel(cl_command_queue q, enum hcq_engine engin
         if (!ch[k].hq && chan_open(q, &ch[k], engine))
             return &ch[k];
     return fallback;
+}
+
+struct hcqcl_chan *hcqcl_cmd_channel_locked(cl_command_queue q, enum hcq_engine engine)
+{
+    return pick_channel(q, engine);
 }
 
 static cl_int gate(struct hcqcl_cmd *cmd)
@@ -207,6 +212,9 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
     /* The same for this queue's other channels. */
     if (err == CL_SUCCESS)
         hcqcl_queue_flush_locked(q, cmd->hq);
+    /* After this queue's newest command without an event. */
+    if (err == CL_SUCCESS)
+        err = hcqcl_lite_order_locked(q, cmd->hq);
     if (err == CL_SUCCESS)
         err = record_waits(cmd);
     if (err == CL_SUCCESS && e->host_wait)
@@ -263,10 +271,25 @@ static void retain_obj(struct hcqcl_cmd *cmd, struct hcqcl_obj *o)
         e->capobjs = cap;
     }
     e->objs[e->nobjs++] = o;
+    hcqcl_cmd_obj_retain(o);
+}
+
+void hcqcl_cmd_obj_retain(struct hcqcl_obj *o)
+{
     if (o->type == HCQCL_TYPE_MEM)
         hcqcl_clRetainMemObject((cl_mem)o);
     else
         hcqcl_clRetainKernel((cl_kernel)o);
+}
+
+void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (objs[i]->type == HCQCL_TYPE_MEM)
+            hcqcl_clReleaseMemObject((cl_mem)objs[i]);
+        else if (objs[i]->type == HCQCL_TYPE_KERNEL)
+            hcqcl_clReleaseKernel((cl_kernel)objs[i]);
+    }
 }
 
 void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m) { retain_obj(cmd, (struct hcqcl_obj *)m); }
@@ -474,6 +497,7 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
             drop[ndrop++] = q->last;
         hcqcl_event_ref(e);
         q->last = e;
+        q->lite_sig = NULL; /* e follows it */
     } else if (cmd->barrier && cmd->all_previous) {
         if (q->last)
             drop[ndrop++] = q->last;

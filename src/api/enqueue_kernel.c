@@ -109,7 +109,7 @@ static void put64(uint32_t *envreg, unsigned i, uint64_t v)
     envreg[i + 1] = (uint32_t)(v >> 32);
 }
 
-static cl_int record_launches(struct hcqcl_cmd *cmd, const struct hcq_kernel *hk, cl_uint dim,
+static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk, cl_uint dim,
                               const size_t *offset, const size_t *global, const size_t *local,
                               const struct hcq_device_info *di, const void *params,
                               uint32_t params_size, uint32_t dyn_shared)
@@ -147,7 +147,6 @@ static cl_int record_launches(struct hcqcl_cmd *cmd, const struct hcq_kernel *hk
         common[HCQ_ENVREG_NUM_GROUPS + i] = (uint32_t)groups;
         common[HCQ_ENVREG_ENQ_LOCAL + i] = (uint32_t)local[i];
     }
-    struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
     for (unsigned z = 0; z < nseg[2]; z++)
         for (unsigned y = 0; y < nseg[1]; y++)
             for (unsigned x = 0; x < nseg[0]; x++) {
@@ -306,6 +305,30 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         goto out;
     }
 
+    size_t zero[3] = {0, 0, 0};
+    if (!global_work_offset)
+        global_work_offset = zero;
+    /* Nobody can wait for this command by itself: no event. */
+    struct hcqcl_lite_cmd lc;
+    struct hcqcl_obj *objs[HCQCL_LITE_OBJS];
+    size_t nobj = 0;
+    if (!event && !num_events) {
+        cl_mem m[HCQCL_LITE_OBJS - 1];
+        nobj = 1 + hcqcl_kernel_mem_args(kernel, m, UTIL_ARRAY_SIZE(m));
+        objs[0] = &kernel->obj;
+        for (size_t i = 1; i < nobj && i < HCQCL_LITE_OBJS; i++)
+            objs[i] = &m[i - 1]->obj;
+    }
+    if (nobj && nobj <= HCQCL_LITE_OBJS && hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, &lc)) {
+        err = empty ? CL_SUCCESS
+                    : record_launches(lc.hq, hk, work_dim, global_work_offset, global_work_size,
+                                      local, di, block, psize, dyn);
+        err = hcqcl_lite_end(&lc, objs, (uint32_t)nobj, err == CL_SUCCESS) == CL_SUCCESS
+                  ? CL_SUCCESS
+                  : (err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES);
+        goto out;
+    }
+
     struct hcqcl_cmd cmd;
     err = hcqcl_cmd_begin(q, CL_COMMAND_NDRANGE_KERNEL, HCQ_ENGINE_COMPUTE, num_events, wait_list,
                           &cmd);
@@ -330,8 +353,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
             hcqcl_cmd_retain_mem(&cmd, mems[i]);
     }
     if (!empty) {
-        size_t zero[3] = {0, 0, 0};
-        err = record_launches(&cmd, hk, work_dim, global_work_offset ? global_work_offset : zero,
+        err = record_launches(hcqcl_cmd_hq(&cmd), hk, work_dim, global_work_offset,
                               global_work_size, local, di, block, psize, dyn);
         if (err != CL_SUCCESS) {
             hcqcl_cmd_abort(&cmd);

@@ -64,6 +64,10 @@ static struct {
      * enqueue does not contend with the tracker's passes. */
     pthread_mutex_t pool_lock;
     cl_event pool;
+    /* Queues holding work back that no tracked command may stand for
+     * (commands without events): internal references. */
+    cl_command_queue *heldq;
+    size_t nheldq, capheldq;
 } T = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .pool_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -110,13 +114,7 @@ void hcqcl_event_ref(cl_event e)
 
 static void release_objs(cl_event e)
 {
-    for (size_t i = 0; i < e->nobjs; i++) {
-        struct hcqcl_obj *o = e->objs[i];
-        if (o->type == HCQCL_TYPE_MEM)
-            hcqcl_clReleaseMemObject((cl_mem)o);
-        else if (o->type == HCQCL_TYPE_KERNEL)
-            hcqcl_clReleaseKernel((cl_kernel)o);
-    }
+    hcqcl_cmd_objs_release(e->objs, e->nobjs);
     e->nobjs = 0;
     if (e->objs != e->objs_inline)
         free(e->objs);
@@ -502,6 +500,8 @@ static size_t tracker_progress(void)
     return total;
 }
 
+void hcqcl_events_progress(void) { tracker_progress(); }
+
 void hcqcl_event_retire(cl_event e)
 {
     /* Never waits for the lock: the notifier's pass does the same work. */
@@ -537,11 +537,64 @@ static void flush_held(void)
             v[n++] = e;
         }
     }
+    /* The watched queues: flushed when held too long, let go once they
+     * hold nothing. */
+    cl_command_queue fq[8], gone[8];
+    size_t nf = 0, ngone = 0;
+    for (size_t i = 0; i < T.nheldq;) {
+        cl_command_queue q = T.heldq[i];
+        if (!atomic_load_explicit(&q->held, memory_order_relaxed)) {
+            if (ngone < UTIL_ARRAY_SIZE(gone)) {
+                gone[ngone++] = q;
+                T.heldq[i] = T.heldq[--T.nheldq];
+                continue;
+            }
+        } else if (nf < UTIL_ARRAY_SIZE(fq) &&
+                   now - atomic_load_explicit(&q->held_since, memory_order_relaxed) >=
+                       HELD_MAX_NS) {
+            atomic_fetch_add_explicit(&q->internal, 1, memory_order_relaxed);
+            fq[nf++] = q;
+        }
+        i++;
+    }
     pthread_mutex_unlock(&T.lock);
     for (size_t i = 0; i < n; i++) {
         hcqcl_queue_flush(v[i]->q, true);
         hcqcl_event_unref(v[i]);
     }
+    for (size_t i = 0; i < nf; i++) {
+        hcqcl_queue_flush(fq[i], true);
+        hcqcl_queue_unref(fq[i]);
+    }
+    for (size_t i = 0; i < ngone; i++)
+        hcqcl_queue_unref(gone[i]);
+}
+
+void hcqcl_event_watch_held(cl_command_queue q)
+{
+    pthread_mutex_lock(&T.lock);
+    for (size_t i = 0; i < T.nheldq; i++)
+        if (T.heldq[i] == q) {
+            pthread_mutex_unlock(&T.lock);
+            return;
+        }
+    if (T.nheldq == T.capheldq) {
+        size_t cap = T.capheldq ? 2 * T.capheldq : 8;
+        cl_command_queue *n = realloc(T.heldq, cap * sizeof(*n));
+        if (!n) {
+            /* Its work reaches the GPU at its next enqueue, flush or wait. */
+            pthread_mutex_unlock(&T.lock);
+            return;
+        }
+        T.heldq = n;
+        T.capheldq = cap;
+    }
+    atomic_fetch_add_explicit(&q->internal, 1, memory_order_relaxed);
+    T.heldq[T.nheldq++] = q;
+    start_notifier_locked();
+    if (T.idle)
+        pthread_cond_signal(&T.wake);
+    pthread_mutex_unlock(&T.lock);
 }
 
 /* Sleep on c (T.wake or T.done) for at most ns, T.lock held. */
@@ -576,7 +629,7 @@ static void *notifier_main(void *arg)
     bool watched_by_app = false;
     for (;;) {
         pthread_mutex_lock(&T.lock);
-        while (!T.ntracked && !T.fire_first) {
+        while (!T.ntracked && !T.fire_first && !T.nheldq) {
             if (linger < LINGER_NAPS) {
                 linger++;
                 cond_wait_ns(&T.wake, 1000000);

@@ -836,6 +836,16 @@ struct hcqcl_slot {
  * command held back by the host (a user event) does not stall the ones
  * behind it on the same channel. */
 enum { HCQCL_QUEUE_CHANS = 3 };
+
+/* A command recorded without an event (command_lite.c): the timeline
+ * value that ends it and the objects it keeps alive until then. */
+enum { HCQCL_LITE_RING = 128, HCQCL_LITE_OBJS = 8 };
+struct hcqcl_lite {
+    const struct hcq_signal *sig;
+    uint64_t val;
+    uint32_t nobjs;
+    struct hcqcl_obj *objs[HCQCL_LITE_OBJS]; /* retained */
+};
 struct hcqcl_chan {
     struct hcq_queue *hq;       /* NULL until first used (compute [0]: at
                                  * queue creation) */
@@ -862,6 +872,14 @@ struct _cl_command_queue {
     cl_event *since;            /* out-of-order: commands since the last
                                  * barrier (retained) */
     size_t nsince, capsince;
+    /* In order, commands without an event (command_lite.c): the newest
+     * one's timeline value while no command with an event came after it
+     * (lite_sig NULL otherwise), and each one's objects until the GPU has
+     * passed it, oldest at lite_tail. */
+    const struct hcq_signal *lite_sig;
+    uint64_t lite_val;
+    uint32_t lite_head, lite_tail;
+    struct hcqcl_lite lite[HCQCL_LITE_RING];
     pthread_mutex_t slot_lock;
     struct hcqcl_slot *free_slots, *all_slots;
     /* A channel holds committed work back (hcq_q_commit); set under lock,
@@ -1083,6 +1101,56 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out);
  * retained objects. Verbs already recorded still run (they are harmless:
  * the caller aborts only before or instead of its own verbs' effects). */
 void hcqcl_cmd_abort(struct hcqcl_cmd *cmd);
+
+/* Commands without an event (command_lite.c). An in-order queue's command
+ * that nobody can wait for by itself (no event asked for, no wait list,
+ * no profiling) needs no event and no tracking: it ends at a value of its
+ * channel's timeline, which later commands wait for the way they wait for
+ * an event (the same channel: not at all), and clFinish waits for the
+ * newest such value. What it uses stays retained in the queue's ring
+ * until the GPU has passed that value; the ring is settled by later
+ * commands, clFinish and the queue's release.
+ *
+ *     struct hcqcl_lite_cmd lc;
+ *     if (hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, &lc)) {
+ *         bool ok = record(lc.hq) == 0;
+ *         return hcqcl_lite_end(&lc, objs, nobjs, ok);
+ *     }
+ *     ... the usual hcqcl_cmd_begin / hcqcl_cmd_end ...
+ */
+struct hcqcl_lite_cmd {
+    cl_command_queue q;
+    struct hcq_queue *hq; /* where the caller records */
+    cl_event drop;        /* the queue's previous last command, covered */
+};
+/* True, with q->lock held, when the command may go without an event:
+ * q is in order without profiling, and what came before can be ordered
+ * on the GPU (no gate, nothing only the host ends). */
+bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_lite_cmd *lc);
+/* End it: the timeline release, the commit, objs retained in the ring
+ * (nobjs <= HCQCL_LITE_OBJS); unlocks. ok: the caller's verbs all
+ * recorded (what was recorded still runs either way). */
+cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, uint32_t nobjs,
+                      bool ok);
+/* With q->lock held: order a command on hq after the newest eventless
+ * one (a GPU-side wait when it ran on another channel). */
+cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq);
+/* Wait until the GPU passed every eventless command of q, then release
+ * their objects; no lock held. CL_OUT_OF_RESOURCES if the device was
+ * lost. */
+cl_int hcqcl_lite_drain(cl_command_queue q);
+/* Channel for a command with q->lock held (command.c, pick_channel). */
+struct hcqcl_chan *hcqcl_cmd_channel_locked(cl_command_queue q, enum hcq_engine engine);
+/* The channel's last command that waited on the host has not ended. */
+bool hcqcl_chan_blocked(const struct hcqcl_chan *ch);
+/* A command's hold on a kernel or buffer (retain / release by type). */
+void hcqcl_cmd_obj_retain(struct hcqcl_obj *o);
+void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n);
+/* Settle every finished command the tracker holds (event.c). */
+void hcqcl_events_progress(void);
+/* q holds work back with maybe no tracked command to find it by: the
+ * notifier submits it if it stays held too long (event.c). */
+void hcqcl_event_watch_held(cl_command_queue q);
 
 /* ==================================================================== */
 /* Buffer transfers (enqueue_mem.c, enqueue_rect.c, enqueue_map.c,      */

@@ -381,6 +381,9 @@ static cl_int queue_finish(cl_command_queue q)
     }
     if (v != local)
         free(v);
+    /* And the commands enqueued without events. */
+    if (hcqcl_lite_drain(q) != CL_SUCCESS && hcq_device_lost(q->hdev))
+        lost = true;
     /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
      * required by the OpenCL implementation on the device (device lost) */
     HCQCL_CHECK(!lost, CL_OUT_OF_RESOURCES, "device lost");
@@ -428,10 +431,13 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
      * unless work still waits for a user event the application may set
      * only later: the queue then lives on until its last command
      * finished, its held work flushed. */
-    if (hcqcl_events_gated())
+    if (hcqcl_events_gated()) {
         hcqcl_queue_flush(q, false);
-    else
+        /* Commands without events wait for nothing the host ends. */
+        (void)hcqcl_lite_drain(q);
+    } else {
         queue_finish(q);
+    }
     pthread_mutex_lock(&q->lock);
     cl_event last = q->last;
     q->last = NULL;

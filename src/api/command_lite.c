@@ -1,0 +1,196 @@
+/*
+ * command_lite.c — in-order commands recorded without an event (obj.h,
+ * "Commands without an event").
+ *
+ * Most enqueues in real programs ask for no event and wait for nothing:
+ * nobody can ever ask about such a command by itself, only about the queue
+ * (clFinish) or a later command (which follows it in order). Its end is a
+ * value of its channel's timeline, and that is all later commands and
+ * clFinish need: no event from the pool, no tracker, no callbacks. What it
+ * uses (the kernel, the buffers) is retained in the queue's ring until the
+ * timeline passes it.
+ *
+ * All of it under q->lock; objects are released with no lock held (a
+ * buffer's release may run its destructor callbacks).
+ */
+#include "api/obj.h"
+
+#include <errno.h>
+
+/* Retire the ring's entries the GPU has passed, oldest first, stopping at
+ * the first it has not; their objects go to out[] (at most cap, whole
+ * entries only; *full when that stopped it). Returns how many objects. */
+static uint32_t retire_locked(cl_command_queue q, struct hcqcl_obj **out, uint32_t cap,
+                              bool *full)
+{
+    const struct hcq_signal *sig = NULL;
+    uint64_t done = 0;
+    uint32_t n = 0;
+    while (q->lite_tail != q->lite_head) {
+        struct hcqcl_lite *l = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        if (l->sig != sig) {
+            sig = l->sig;
+            done = hcq_signal_value(sig);
+        }
+        if (done < l->val)
+            break;
+        if (n + l->nobjs > cap) {
+            *full = true;
+            break;
+        }
+        for (uint32_t i = 0; i < l->nobjs; i++)
+            out[n++] = l->objs[i];
+        q->lite_tail++;
+    }
+    return n;
+}
+
+enum { RETIRE_BATCH = 4 * HCQCL_LITE_OBJS };
+
+/* Wait until the GPU passed (sig, val), then retire what it passed. No
+ * lock held; the work was submitted. */
+static cl_int wait_and_retire(cl_command_queue q, const struct hcq_signal *sig, uint64_t val)
+{
+    int r;
+    while ((r = hcq_signal_wait(sig, val, 100000000)) == -ETIMEDOUT)
+        ;
+    struct hcqcl_obj *objs[RETIRE_BATCH];
+    bool full;
+    do {
+        full = false;
+        pthread_mutex_lock(&q->lock);
+        uint32_t n = retire_locked(q, objs, RETIRE_BATCH, &full);
+        pthread_mutex_unlock(&q->lock);
+        hcqcl_cmd_objs_release(objs, n);
+    } while (full);
+    return r ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+}
+
+/* A previous command on another channel, or not yet done, that a command
+ * without an event can follow with a GPU-side wait: its end is a signal
+ * of this device and it waits for nothing only the host ends. */
+static bool orderable(cl_command_queue q, cl_event last)
+{
+    if (atomic_load(&last->phase) == HCQCL_PH_DONE)
+        return true;
+    return last->sig && last->sig->dev == q->hdev && !last->host_wait &&
+           atomic_load(&last->phase) == HCQCL_PH_GPU;
+}
+
+cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq)
+{
+    if (!q->lite_sig || q->lite_sig == hcq_queue_timeline(hq))
+        return CL_SUCCESS;
+    return hcq_q_wait(hq, q->lite_sig, q->lite_val) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+}
+
+bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_lite_cmd *lc)
+{
+    if (q->props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE))
+        return false;
+    for (;;) {
+        pthread_mutex_lock(&q->lock);
+        struct hcqcl_chan *ch = hcqcl_cmd_channel_locked(q, engine);
+        cl_event last = q->last;
+        if (!ch || hcqcl_chan_blocked(ch) || (last && !orderable(q, last))) {
+            pthread_mutex_unlock(&q->lock);
+            return false;
+        }
+        if (q->lite_head - q->lite_tail < HCQCL_LITE_RING) {
+            *lc = (struct hcqcl_lite_cmd){.q = q, .hq = ch->hq};
+            const struct hcq_signal *own = hcq_queue_timeline(ch->hq);
+            bool wait_last = last && atomic_load(&last->phase) != HCQCL_PH_DONE && last->sig != own;
+            bool wait_lite = q->lite_sig && q->lite_sig != own;
+            if (wait_last || wait_lite)
+                hcqcl_queue_flush_locked(q, ch->hq);
+            if ((wait_last && hcq_q_wait(ch->hq, last->sig, last->val) < 0) ||
+                hcqcl_lite_order_locked(q, ch->hq) != CL_SUCCESS) {
+                pthread_mutex_unlock(&q->lock);
+                return false;
+            }
+            return true;
+        }
+        /* The ring is full: wait for its oldest command, then look again. */
+        const struct hcqcl_lite *old = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        const struct hcq_signal *sig = old->sig;
+        uint64_t val = old->val;
+        hcqcl_queue_flush_locked(q, NULL);
+        pthread_mutex_unlock(&q->lock);
+        if (wait_and_retire(q, sig, val) != CL_SUCCESS)
+            return false;
+    }
+}
+
+cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, uint32_t nobjs,
+                      bool ok)
+{
+    cl_command_queue q = lc->q;
+    struct hcq_queue *hq = lc->hq;
+    uint64_t v;
+    int held = -1;
+    /* Without its release nothing could tell when the command ended (the
+     * device is lost, or its ring stopped moving): it fails as it is. */
+    if (hcq_q_signal_next(hq, &v) == 0)
+        held = ok ? hcq_q_commit(hq) : hcq_q_submit(hq);
+    if (held < 0) {
+        pthread_mutex_unlock(&q->lock);
+        return CL_OUT_OF_RESOURCES;
+    }
+    struct hcqcl_lite *l = &q->lite[q->lite_head++ % HCQCL_LITE_RING];
+    l->sig = hcq_queue_timeline(hq);
+    l->val = v;
+    l->nobjs = nobjs;
+    for (uint32_t i = 0; i < nobjs; i++) {
+        l->objs[i] = objs[i];
+        hcqcl_cmd_obj_retain(objs[i]);
+    }
+    q->lite_sig = l->sig;
+    q->lite_val = v;
+    /* It follows the previous last command (same channel, or it waited). */
+    cl_event drop = q->last;
+    q->last = NULL;
+    bool watch = false;
+    if (held && !atomic_load_explicit(&q->held, memory_order_relaxed)) {
+        atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
+        atomic_store_explicit(&q->held, true, memory_order_relaxed);
+        watch = true;
+    }
+    /* Settle now and then, not on every command: the timeline is a line
+     * the GPU writes, a cache miss to read. */
+    struct hcqcl_obj *done[RETIRE_BATCH];
+    uint32_t ndone = 0;
+    bool full = false;
+    if ((q->lite_head - q->lite_tail) % (HCQCL_LITE_RING / 4) == 0)
+        ndone = retire_locked(q, done, RETIRE_BATCH, &full);
+    pthread_mutex_unlock(&q->lock);
+    if (watch)
+        hcqcl_event_watch_held(q);
+    if (drop)
+        hcqcl_event_unref(drop);
+    hcqcl_cmd_objs_release(done, ndone);
+    return ok ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
+}
+
+cl_int hcqcl_lite_drain(cl_command_queue q)
+{
+    cl_int err = CL_SUCCESS;
+    pthread_mutex_lock(&q->lock);
+    const uint32_t head = q->lite_head;
+    bool any = q->lite_tail != head;
+    /* Oldest first: entries of different channels end in any order. */
+    while (err == CL_SUCCESS && (int32_t)(head - q->lite_tail) > 0) {
+        const struct hcqcl_lite *l = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        const struct hcq_signal *sig = l->sig;
+        uint64_t val = l->val;
+        hcqcl_queue_flush_locked(q, NULL);
+        pthread_mutex_unlock(&q->lock);
+        err = wait_and_retire(q, sig, val);
+        pthread_mutex_lock(&q->lock);
+    }
+    pthread_mutex_unlock(&q->lock);
+    /* Commands with events that these followed are done too: make them
+     * final before clFinish returns. */
+    if (any)
+        hcqcl_events_progress();
+    return err;
+}

@@ -1,0 +1,276 @@
+/*
+ * lite_test.c — in-order commands enqueued without an event (no event
+ * asked for, no wait list: src/api/command_lite.c), checked by data. The
+ * kernel is vadd from tests/kernels, x = x + x + k in place, so a result
+ * encodes the order of the steps. Covered: order among such commands and
+ * with commands that have events, on the same channel and on the copy
+ * channels; commands behind a user event; clFinish making earlier events
+ * final; a kernel and buffers released while their commands are queued;
+ * more commands than the queue's ring holds; and work held back while the
+ * GPU is busy reaching it with no call at all.
+ */
+#include "../api_platform/cltest.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+enum { N = 1000 };
+
+static cl_device_id dev;
+static cl_context ctx;
+static cl_command_queue q;
+static cl_program prog;
+static float x0[N], got[N];
+
+static uint64_t host_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static cl_kernel vadd(void)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(prog, "vadd", &err);
+    REQUIRE(k, "vadd: %d", err);
+    return k;
+}
+
+/* c = a + b + add over N floats, no event unless e. */
+static void step3(cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add, cl_event *e)
+{
+    int n = N;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(a), &a));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(b), &b));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(c), &c));
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
+    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    const size_t g = 1024, l = 128;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, e));
+}
+
+static void step(cl_kernel k, cl_mem x, int add, cl_event *e) { step3(k, x, x, x, add, e); }
+
+/* x[i] after the steps adds[0..n) from x0. */
+static float expect(int i, const int *adds, int n)
+{
+    float v = x0[i];
+    for (int s = 0; s < n; s++)
+        v = v + v + (float)adds[s];
+    return v;
+}
+
+static void check(const float *v, const int *adds, int n, const char *what)
+{
+    for (int i = 0; i < N; i++)
+        if (v[i] != expect(i, adds, n)) {
+            EXPECT(false, "%s: x[%d] = %g, want %g", what, i, v[i], expect(i, adds, n));
+            return;
+        }
+}
+
+static cl_mem buffer(cl_mem_flags flags)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, flags, N * 4, NULL, &err);
+    REQUIRE(m, "buffer: %d", err);
+    return m;
+}
+
+static cl_int status_of(cl_event e)
+{
+    cl_int s = 1234;
+    EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL));
+    return s;
+}
+
+/* Steps without events between an upload and a download that run on the
+ * copy channels, the upload not waited for; a step with an event among
+ * them, which clFinish must have made final. */
+static void test_order(void)
+{
+    cl_kernel k = vadd();
+    cl_mem x = buffer(CL_MEM_READ_WRITE);
+    static const int adds[] = {1, 2, 3, 4, 5, 6, 7, 8};
+    EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_FALSE, 0, N * 4, x0, 0, NULL, NULL));
+    cl_event mid = NULL;
+    for (int s = 0; s < 8; s++)
+        step(k, x, adds[s], s == 3 ? &mid : NULL);
+    cl_event rd;
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_FALSE, 0, N * 4, got, 0, NULL, &rd));
+    EXPECT_OK(clWaitForEvents(1, &rd));
+    check(got, adds, 8, "steps between an upload and a download");
+    EXPECT_OK(clReleaseEvent(rd));
+    EXPECT(status_of(mid) == CL_COMPLETE, "step with an event: status %d", status_of(mid));
+    EXPECT_OK(clReleaseEvent(mid));
+
+    /* An event before steps without: final once clFinish returns. */
+    EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    cl_event first;
+    step(k, x, 9, &first);
+    for (int s = 0; s < 4; s++)
+        step(k, x, s, NULL);
+    EXPECT_OK(clFinish(q));
+    EXPECT(status_of(first) == CL_COMPLETE, "event before them after clFinish: status %d",
+           status_of(first));
+    EXPECT_OK(clReleaseEvent(first));
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    static const int adds2[] = {9, 0, 1, 2, 3};
+    check(got, adds2, 5, "an event's step, then steps without");
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseKernel(k));
+}
+
+/* A step behind a user event, then steps without events: they wait too. */
+static void test_user_event(void)
+{
+    cl_int err;
+    cl_kernel k = vadd();
+    cl_mem x = buffer(CL_MEM_READ_WRITE);
+    EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    cl_event u = clCreateUserEvent(ctx, &err);
+    EXPECT_OK(err);
+    int n = N, add = 7;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
+    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    const size_t g = 1024, l = 128;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 1, &u, NULL));
+    for (int s = 0; s < 3; s++)
+        step(k, x, s, NULL);
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    static const int adds[] = {7, 0, 1, 2};
+    check(got, adds, 4, "steps behind a user event");
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseKernel(k));
+}
+
+static atomic_int destroyed;
+static void CL_CALLBACK on_destroy(cl_mem m, void *data)
+{
+    (void)m;
+    (void)data;
+    atomic_fetch_add(&destroyed, 1);
+}
+
+/* The kernel and the source buffers released right after the enqueue:
+ * the command keeps them until it ran; their memory goes after that. */
+static void test_release_while_queued(void)
+{
+    cl_kernel k = vadd();
+    cl_mem a = buffer(CL_MEM_READ_WRITE), b = buffer(CL_MEM_READ_WRITE);
+    cl_mem c = buffer(CL_MEM_READ_WRITE);
+    EXPECT_OK(clEnqueueWriteBuffer(q, a, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueWriteBuffer(q, b, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    atomic_store(&destroyed, 0);
+    EXPECT_OK(clSetMemObjectDestructorCallback(a, on_destroy, NULL));
+    EXPECT_OK(clSetMemObjectDestructorCallback(b, on_destroy, NULL));
+    step3(k, a, b, c, 3, NULL);
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseMemObject(a));
+    EXPECT_OK(clReleaseMemObject(b));
+    EXPECT_OK(clFinish(q));
+    EXPECT(atomic_load(&destroyed) == 2, "destructor callbacks after clFinish: %d",
+           atomic_load(&destroyed));
+    EXPECT_OK(clEnqueueReadBuffer(q, c, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        if (got[i] != x0[i] + x0[i] + 3.0f) {
+            EXPECT(false, "released sources: c[%d] = %g", i, got[i]);
+            break;
+        }
+    EXPECT_OK(clReleaseMemObject(c));
+}
+
+/* More commands than the queue's ring holds (x = x + 0 + 1 each), then
+ * work held back while the GPU is busy, found with no call at all: the
+ * last step writes a buffer the host watches through its mapping. */
+static void test_many_and_held(void)
+{
+    cl_int err;
+    cl_kernel k = vadd();
+    cl_mem x = buffer(CL_MEM_READ_WRITE), zero = buffer(CL_MEM_READ_WRITE);
+    EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    float zeros[N] = {0};
+    EXPECT_OK(clEnqueueWriteBuffer(q, zero, CL_TRUE, 0, N * 4, zeros, 0, NULL, NULL));
+    enum { STEPS = 1000 };
+    for (int s = 0; s < STEPS; s++)
+        step3(k, x, zero, x, 1, NULL);
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        if (got[i] != x0[i] + (float)STEPS) {
+            EXPECT(false, "%d steps: x[%d] = %g", STEPS, i, got[i]);
+            break;
+        }
+
+#ifdef __SANITIZE_THREAD__
+    /* Watching memory a kernel writes is a race by design: left to the
+     * other builds. */
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(zero));
+    EXPECT_OK(clReleaseKernel(k));
+    return;
+#endif
+    cl_mem h = buffer(CL_MEM_ALLOC_HOST_PTR);
+    volatile float *hp = clEnqueueMapBuffer(q, h, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, N * 4,
+                                            0, NULL, NULL, &err);
+    REQUIRE(hp, "map: %d", err);
+    memset((void *)hp, 0, N * 4);
+    for (int s = 0; s < 200; s++)
+        step3(k, x, zero, x, 1, NULL);
+    step3(k, x, zero, h, 0, NULL); /* h = x */
+    const float want = x0[N - 1] + (float)STEPS + 200.0f;
+    uint64_t t0 = host_ns();
+    while (hp[N - 1] != want && host_ns() - t0 < 5000000000ull)
+        ;
+    EXPECT(hp[N - 1] == want, "held work with no call: %g, want %g", hp[N - 1], want);
+    EXPECT_OK(clEnqueueUnmapMemObject(q, h, (void *)hp, 0, NULL, NULL));
+    EXPECT_OK(clFinish(q));
+    EXPECT_OK(clReleaseMemObject(h));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(zero));
+    EXPECT_OK(clReleaseKernel(k));
+}
+
+int main(void)
+{
+    cl_platform_id p = cltest_platform();
+    REQUIRE(p, "hcqcl platform not found");
+    cl_uint n = 0;
+    REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0,
+            "no device");
+    for (int i = 0; i < N; i++)
+        x0[i] = (float)(i % 97);
+    cl_int err;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ctx, "context: %d", err);
+    q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    size_t size;
+    unsigned char *bin = test_data_read("test_kernels.cubin", &size);
+    REQUIRE(bin, "test_kernels.cubin not found under HCQCL_TEST_DATA");
+    cl_int st;
+    const unsigned char *bins[] = {bin};
+    prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, &st, &err);
+    free(bin);
+    REQUIRE(prog, "program: %d", err);
+    EXPECT_OK(clBuildProgram(prog, 1, &dev, NULL, NULL, NULL));
+
+    test_order();
+    test_user_event();
+    test_release_while_queued();
+    test_many_and_held();
+
+    EXPECT_OK(clReleaseProgram(prog));
+    EXPECT_OK(clReleaseCommandQueue(q));
+    EXPECT_OK(clReleaseContext(ctx));
+    return cltest_result("api_event_lite");
+}
