@@ -71,6 +71,12 @@ static void queue_destroy(cl_command_queue q)
         for (unsigned i = 0; i < HCQCL_QUEUE_CHANS; i++)
             if (q->chans[e][i].hq)
                 hcq_queue_destroy(q->chans[e][i].hq); /* waits for what was submitted */
+    /* Commands without events the release could not see end (a lost
+     * device): their channels are gone, so is their use of the objects. */
+    for (; q->lite_tail != q->lite_head; q->lite_tail++) {
+        const struct hcqcl_lite *l = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        hcqcl_cmd_objs_release(l->objs, l->nobjs);
+    }
     struct hcqcl_slot *s = q->all_slots;
     while (s) {
         struct hcqcl_slot *n = s->all_next;
