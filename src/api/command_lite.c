@@ -16,6 +16,7 @@
 #include "api/obj.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 /* Retire the ring's entries the GPU has passed, oldest first, stopping at
  * the first it has not; their objects go to out[] (at most cap, whole
@@ -27,7 +28,7 @@ static uint32_t retire_locked(cl_command_queue q, struct hcqcl_obj **out, uint32
     uint64_t done = 0;
     uint32_t n = 0;
     while (q->lite_tail != q->lite_head) {
-        struct hcqcl_lite *l = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        struct hcqcl_lite *l = &q->lite[q->lite_tail & (q->lite_cap - 1)];
         if (l->sig != sig) {
             sig = l->sig;
             done = hcq_signal_value(sig);
@@ -45,7 +46,8 @@ static uint32_t retire_locked(cl_command_queue q, struct hcqcl_obj **out, uint32
     return n;
 }
 
-enum { RETIRE_BATCH = 4 * HCQCL_LITE_OBJS };
+/* Objects released per pass; commands between two passes of an enqueue. */
+enum { RETIRE_BATCH = 4 * HCQCL_LITE_OBJS, RETIRE_EVERY = 32 };
 
 /* Wait until the GPU passed (sig, val), then retire what it passed. No
  * lock held; the work was submitted. */
@@ -84,6 +86,24 @@ cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq)
     return hcq_q_wait(hq, q->lite_sig, q->lite_val) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
 }
 
+/* Double the ring (entries keep their places modulo the new size);
+ * false when it is at its largest or no memory could be had. */
+static bool grow_locked(cl_command_queue q)
+{
+    uint32_t cap = q->lite_cap ? 2 * q->lite_cap : HCQCL_LITE_MIN;
+    if (cap > HCQCL_LITE_MAX)
+        return false;
+    struct hcqcl_lite *n = malloc(cap * sizeof(*n));
+    if (!n)
+        return false;
+    for (uint32_t i = q->lite_tail; i != q->lite_head; i++)
+        n[i & (cap - 1)] = q->lite[i & (q->lite_cap - 1)];
+    free(q->lite);
+    q->lite = n;
+    q->lite_cap = cap;
+    return true;
+}
+
 bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_lite_cmd *lc)
 {
     if (q->props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE))
@@ -96,7 +116,7 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_l
             pthread_mutex_unlock(&q->lock);
             return false;
         }
-        if (q->lite_head - q->lite_tail < HCQCL_LITE_RING) {
+        if (q->lite_head - q->lite_tail < q->lite_cap || grow_locked(q)) {
             *lc = (struct hcqcl_lite_cmd){.q = q, .hq = ch->hq};
             const struct hcq_signal *own = hcq_queue_timeline(ch->hq);
             bool wait_last = last && atomic_load(&last->phase) != HCQCL_PH_DONE && last->sig != own;
@@ -111,7 +131,7 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_l
             return true;
         }
         /* The ring is full: wait for its oldest command, then look again. */
-        const struct hcqcl_lite *old = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        const struct hcqcl_lite *old = &q->lite[q->lite_tail & (q->lite_cap - 1)];
         const struct hcq_signal *sig = old->sig;
         uint64_t val = old->val;
         hcqcl_queue_flush_locked(q, NULL);
@@ -136,7 +156,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
         pthread_mutex_unlock(&q->lock);
         return CL_OUT_OF_RESOURCES;
     }
-    struct hcqcl_lite *l = &q->lite[q->lite_head++ % HCQCL_LITE_RING];
+    struct hcqcl_lite *l = &q->lite[q->lite_head++ & (q->lite_cap - 1)];
     l->sig = hcq_queue_timeline(hq);
     l->val = v;
     l->nobjs = nobjs;
@@ -160,7 +180,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
     struct hcqcl_obj *done[RETIRE_BATCH];
     uint32_t ndone = 0;
     bool full = false;
-    if ((q->lite_head - q->lite_tail) % (HCQCL_LITE_RING / 4) == 0)
+    if ((q->lite_head - q->lite_tail) % RETIRE_EVERY == 0)
         ndone = retire_locked(q, done, RETIRE_BATCH, &full);
     pthread_mutex_unlock(&q->lock);
     if (watch)
@@ -179,7 +199,7 @@ cl_int hcqcl_lite_drain(cl_command_queue q)
     bool any = q->lite_tail != head;
     /* Oldest first: entries of different channels end in any order. */
     while (err == CL_SUCCESS && (int32_t)(head - q->lite_tail) > 0) {
-        const struct hcqcl_lite *l = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        const struct hcqcl_lite *l = &q->lite[q->lite_tail & (q->lite_cap - 1)];
         const struct hcq_signal *sig = l->sig;
         uint64_t val = l->val;
         hcqcl_queue_flush_locked(q, NULL);

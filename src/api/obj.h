@@ -838,8 +838,10 @@ struct hcqcl_slot {
 enum { HCQCL_QUEUE_CHANS = 3 };
 
 /* A command recorded without an event (command_lite.c): the timeline
- * value that ends it and the objects it keeps alive until then. */
-enum { HCQCL_LITE_RING = 128, HCQCL_LITE_OBJS = 8 };
+ * value that ends it and the objects it keeps alive until then. The
+ * queue's ring of them grows to HCQCL_LITE_MAX before an enqueue waits
+ * for room: as many commands as the channel can hold. */
+enum { HCQCL_LITE_MIN = 64, HCQCL_LITE_MAX = 65536, HCQCL_LITE_OBJS = 8 };
 struct hcqcl_lite {
     const struct hcq_signal *sig;
     uint64_t val;
@@ -878,8 +880,8 @@ struct _cl_command_queue {
      * passed it, oldest at lite_tail. */
     const struct hcq_signal *lite_sig;
     uint64_t lite_val;
-    uint32_t lite_head, lite_tail;
-    struct hcqcl_lite lite[HCQCL_LITE_RING];
+    uint32_t lite_head, lite_tail, lite_cap; /* cap: 0 or a power of 2 */
+    struct hcqcl_lite *lite;
     pthread_mutex_t slot_lock;
     struct hcqcl_slot *free_slots, *all_slots;
     /* A channel holds committed work back (hcq_q_commit); set under lock,

@@ -74,9 +74,10 @@ static void queue_destroy(cl_command_queue q)
     /* Commands without events the release could not see end (a lost
      * device): their channels are gone, so is their use of the objects. */
     for (; q->lite_tail != q->lite_head; q->lite_tail++) {
-        const struct hcqcl_lite *l = &q->lite[q->lite_tail % HCQCL_LITE_RING];
+        const struct hcqcl_lite *l = &q->lite[q->lite_tail & (q->lite_cap - 1)];
         hcqcl_cmd_objs_release(l->objs, l->nobjs);
     }
+    free(q->lite);
     struct hcqcl_slot *s = q->all_slots;
     while (s) {
         struct hcqcl_slot *n = s->all_next;
