@@ -214,7 +214,7 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
         hcqcl_queue_flush_locked(q, cmd->hq);
     /* After this queue's newest command without an event. */
     if (err == CL_SUCCESS)
-        err = hcqcl_lite_order_locked(q, cmd->hq);
+        err = hcqcl_lite_order_locked(q, cmd->hq, e);
     if (err == CL_SUCCESS)
         err = record_waits(cmd);
     if (err == CL_SUCCESS && e->host_wait)
@@ -308,6 +308,14 @@ cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg)
     if (cmd->gated)
         return CL_SUCCESS;
     cl_int st = e->dep_status;
+    /* An earlier command without an event still running: the hook waits
+     * for it as for a dependency. */
+    if (hcqcl_lite_pending(e)) {
+        cl_int err = gate(cmd);
+        if (err == CL_SUCCESS)
+            set_blocker(cmd);
+        return err;
+    }
     for (size_t i = 0; i < e->ndeps; i++) {
         cl_event d = e->deps[i];
         if (atomic_load(&d->phase) != HCQCL_PH_DONE) {
@@ -394,7 +402,7 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
 {
     struct hcqcl_chan *ch = cmd->chan;
     cl_event e = cmd->ev;
-    bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES && !cmd->gated &&
+    bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES && !cmd->gated && !e->lite_sig &&
                  (idle || ch->busy_until != UINT64_MAX);
     /* Waits on other channels make the start unknown. */
     for (size_t i = 0; known && i < e->ndeps; i++)

@@ -49,23 +49,45 @@ static uint32_t retire_locked(cl_command_queue q, struct hcqcl_obj **out, uint32
 /* Objects released per pass; commands between two passes of an enqueue. */
 enum { RETIRE_BATCH = 4 * HCQCL_LITE_OBJS, RETIRE_EVERY = 32 };
 
-/* Wait until the GPU passed (sig, val), then retire what it passed. No
- * lock held; the work was submitted. */
-static cl_int wait_and_retire(cl_command_queue q, const struct hcq_signal *sig, uint64_t val)
+/* Release objects of retired commands (no lock held). */
+static void release_all(struct hcqcl_obj **objs, uint32_t n) { hcqcl_cmd_objs_release(objs, n); }
+
+bool hcqcl_lite_retire(cl_command_queue q, bool try)
 {
-    int r;
-    while ((r = hcq_signal_wait(sig, val, 100000000)) == -ETIMEDOUT)
-        ;
     struct hcqcl_obj *objs[RETIRE_BATCH];
     bool full;
     do {
         full = false;
-        pthread_mutex_lock(&q->lock);
+        if (!try)
+            pthread_mutex_lock(&q->lock);
+        else if (pthread_mutex_trylock(&q->lock))
+            return false;
         uint32_t n = retire_locked(q, objs, RETIRE_BATCH, &full);
         pthread_mutex_unlock(&q->lock);
-        hcqcl_cmd_objs_release(objs, n);
+        release_all(objs, n);
     } while (full);
-    return r ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+    return true;
+}
+
+/* Wait until the GPU passed (sig, val), then retire what it passed. No
+ * lock held; the work was submitted. The wait goes in slices with a
+ * tracker pass before each, like an event's: the command may wait on the
+ * GPU for a slot only the tracker sets (an after-hook's), and this may be
+ * the notifier thread itself (a callback releasing its queue). */
+static cl_int wait_and_retire(cl_command_queue q, const struct hcq_signal *sig, uint64_t val)
+{
+    const uint64_t since = util_now_ns();
+    int r;
+    do {
+        hcqcl_events_progress();
+        r = hcq_signal_wait_since(sig, val, 1000000, since);
+    } while (r == -ETIMEDOUT);
+    hcqcl_lite_retire(q, false);
+    if (r) {
+        hcqcl_event_tell_lost(q->ctx, q);
+        return CL_OUT_OF_RESOURCES;
+    }
+    return CL_SUCCESS;
 }
 
 /* A previous command on another channel, or not yet done, that a command
@@ -79,9 +101,19 @@ static bool orderable(cl_command_queue q, cl_event last)
            atomic_load(&last->phase) == HCQCL_PH_GPU;
 }
 
-cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq)
+cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq, cl_event e)
 {
-    if (!q->lite_sig || q->lite_sig == hcq_queue_timeline(hq))
+    if (!q->lite_sig)
+        return CL_SUCCESS;
+    if (hcq_signal_value(q->lite_sig) >= q->lite_val) {
+        q->lite_sig = NULL; /* it ended: nothing left to order after */
+        return CL_SUCCESS;
+    }
+    if (e) {
+        e->lite_sig = q->lite_sig;
+        e->lite_val = q->lite_val;
+    }
+    if (q->lite_sig == hcq_queue_timeline(hq))
         return CL_SUCCESS;
     return hcq_q_wait(hq, q->lite_sig, q->lite_val) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
 }
@@ -106,25 +138,28 @@ static bool grow_locked(cl_command_queue q)
 
 bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_lite_cmd *lc)
 {
-    if (q->props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE))
+    const cl_command_queue_properties no =
+        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
+    if (q->props & no)
         return false;
     for (;;) {
         pthread_mutex_lock(&q->lock);
-        struct hcqcl_chan *ch = hcqcl_cmd_channel_locked(q, engine);
+        /* Looked at again under the lock: clSetCommandQueueProperty. */
+        struct hcqcl_chan *ch = q->props & no ? NULL : hcqcl_cmd_channel_locked(q, engine);
         cl_event last = q->last;
         if (!ch || hcqcl_chan_blocked(ch) || (last && !orderable(q, last))) {
             pthread_mutex_unlock(&q->lock);
             return false;
         }
         if (q->lite_head - q->lite_tail < q->lite_cap || grow_locked(q)) {
-            *lc = (struct hcqcl_lite_cmd){.q = q, .hq = ch->hq};
+            *lc = (struct hcqcl_lite_cmd){.q = q, .chan = ch, .hq = ch->hq};
             const struct hcq_signal *own = hcq_queue_timeline(ch->hq);
             bool wait_last = last && atomic_load(&last->phase) != HCQCL_PH_DONE && last->sig != own;
             bool wait_lite = q->lite_sig && q->lite_sig != own;
             if (wait_last || wait_lite)
                 hcqcl_queue_flush_locked(q, ch->hq);
             if ((wait_last && hcq_q_wait(ch->hq, last->sig, last->val) < 0) ||
-                hcqcl_lite_order_locked(q, ch->hq) != CL_SUCCESS) {
+                hcqcl_lite_order_locked(q, ch->hq, NULL) != CL_SUCCESS) {
                 pthread_mutex_unlock(&q->lock);
                 return false;
             }
@@ -169,12 +204,16 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
     /* It follows the previous last command (same channel, or it waited). */
     cl_event drop = q->last;
     q->last = NULL;
-    bool watch = false;
+    /* Transfers after it cannot know when they start. */
+    lc->chan->busy_until = UINT64_MAX;
     if (held && !atomic_load_explicit(&q->held, memory_order_relaxed)) {
         atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
-        atomic_store_explicit(&q->held, true, memory_order_relaxed);
-        watch = true;
+        atomic_store(&q->held, true);
     }
+    /* The notifier flushes what is held and settles the ring. Its list
+     * drops a queue after clearing `watched` and seeing nothing held and
+     * an empty ring (event.c): one of the two sees the other's store. */
+    const bool watch = !atomic_load(&q->watched);
     /* Settle now and then, not on every command: the timeline is a line
      * the GPU writes, a cache miss to read. */
     struct hcqcl_obj *done[RETIRE_BATCH];
@@ -184,10 +223,10 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
         ndone = retire_locked(q, done, RETIRE_BATCH, &full);
     pthread_mutex_unlock(&q->lock);
     if (watch)
-        hcqcl_event_watch_held(q);
+        hcqcl_event_watch_queue(q);
     if (drop)
         hcqcl_event_unref(drop);
-    hcqcl_cmd_objs_release(done, ndone);
+    release_all(done, ndone);
     return ok ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
 }
 
@@ -207,6 +246,8 @@ cl_int hcqcl_lite_drain(cl_command_queue q)
         err = wait_and_retire(q, sig, val);
         pthread_mutex_lock(&q->lock);
     }
+    if (err == CL_SUCCESS && q->lite_sig && hcq_signal_value(q->lite_sig) >= q->lite_val)
+        q->lite_sig = NULL;
     pthread_mutex_unlock(&q->lock);
     /* Commands with events that these followed are done too: make them
      * final before clFinish returns. */

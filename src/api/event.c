@@ -318,6 +318,8 @@ void hcqcl_event_track(cl_event e)
 static bool deps_final_locked(cl_event e, cl_int *st)
 {
     cl_int s = e->dep_status;
+    if (hcqcl_lite_pending(e))
+        return false;
     for (size_t i = 0; i < e->ndeps; i++) {
         cl_event d = e->deps[i];
         if (atomic_load(&d->phase) != HCQCL_PH_DONE)
@@ -442,18 +444,21 @@ static void finished_outside(cl_event e, cl_int status)
         e->release_fn = NULL;
         fn(e->release_arg);
     }
-    if (status == CL_OUT_OF_RESOURCES && e->q && hcq_device_lost(e->q->hdev)) {
-        static _Atomic bool told;
-        if (!atomic_exchange(&told, true)) {
-            /* The core names the cause (Xid and what it means). */
-            char why[224], msg[256];
-            hcq_device_fault(e->q->hdev, why, sizeof(why));
-            snprintf(msg, sizeof(msg), "hcqcl: the device was lost: %s",
-                     why[0] ? why : "channel error or hang");
-            hcqcl_context_notify(e->ctx, msg, NULL, 0);
-        }
-    }
+    if (status == CL_OUT_OF_RESOURCES && e->q)
+        hcqcl_event_tell_lost(e->ctx, e->q);
     hcqcl_event_unref(e); /* the FIFO's reference */
+}
+
+void hcqcl_event_tell_lost(cl_context ctx, cl_command_queue q)
+{
+    static _Atomic bool told;
+    if (!hcq_device_lost(q->hdev) || atomic_exchange(&told, true))
+        return;
+    /* The core names the cause (Xid and what it means). */
+    char why[224], msg[256];
+    hcq_device_fault(q->hdev, why, sizeof(why));
+    snprintf(msg, sizeof(msg), "hcqcl: the device was lost: %s", why[0] ? why : "channel error or hang");
+    hcqcl_context_notify(ctx, msg, NULL, 0);
 }
 
 /* Run the actions a pass collected, outside the lock. */
@@ -537,44 +542,69 @@ static void flush_held(void)
             v[n++] = e;
         }
     }
-    /* The watched queues: flushed when held too long, let go once they
-     * hold nothing. */
-    cl_command_queue fq[8], gone[8];
-    size_t nf = 0, ngone = 0;
-    for (size_t i = 0; i < T.nheldq;) {
-        cl_command_queue q = T.heldq[i];
-        if (!atomic_load_explicit(&q->held, memory_order_relaxed)) {
-            if (ngone < UTIL_ARRAY_SIZE(gone)) {
-                gone[ngone++] = q;
-                T.heldq[i] = T.heldq[--T.nheldq];
-                continue;
-            }
-        } else if (nf < UTIL_ARRAY_SIZE(fq) &&
-                   now - atomic_load_explicit(&q->held_since, memory_order_relaxed) >=
-                       HELD_MAX_NS) {
-            atomic_fetch_add_explicit(&q->internal, 1, memory_order_relaxed);
-            fq[nf++] = q;
-        }
-        i++;
+    /* The watched queues (hcqcl_event_watch_queue), referenced while in
+     * the list: each is flushed when it held work too long and has its
+     * ring of commands without events settled. */
+    cl_command_queue wq[16];
+    size_t nw = 0;
+    for (size_t i = 0; i < T.nheldq && nw < UTIL_ARRAY_SIZE(wq); i++) {
+        atomic_fetch_add_explicit(&T.heldq[i]->internal, 1, memory_order_relaxed);
+        wq[nw++] = T.heldq[i];
     }
     pthread_mutex_unlock(&T.lock);
     for (size_t i = 0; i < n; i++) {
         hcqcl_queue_flush(v[i]->q, true);
         hcqcl_event_unref(v[i]);
     }
-    for (size_t i = 0; i < nf; i++) {
-        hcqcl_queue_flush(fq[i], true);
-        hcqcl_queue_unref(fq[i]);
+    for (size_t i = 0; i < nw; i++) {
+        cl_command_queue q = wq[i];
+        if (atomic_load_explicit(&q->held, memory_order_relaxed) &&
+            now - atomic_load_explicit(&q->held_since, memory_order_relaxed) >= HELD_MAX_NS)
+            hcqcl_queue_flush(q, true);
+        hcqcl_lite_retire(q, true);
     }
+    /* Let go of those with nothing held and nothing in the ring. `watched`
+     * is cleared first: a command without an event that lands meanwhile
+     * either is seen here or sees it cleared and puts q back. */
+    cl_command_queue gone[16];
+    size_t ngone = 0;
+    pthread_mutex_lock(&T.lock);
+    for (size_t i = 0; i < nw; i++) {
+        cl_command_queue q = wq[i];
+        atomic_store(&q->watched, false);
+        bool keep = atomic_load(&q->held);
+        if (!keep) {
+            if (pthread_mutex_trylock(&q->lock)) {
+                keep = true;
+            } else {
+                keep = hcqcl_lite_any_locked(q);
+                pthread_mutex_unlock(&q->lock);
+            }
+        }
+        if (keep) {
+            atomic_store(&q->watched, true);
+            continue;
+        }
+        for (size_t j = 0; j < T.nheldq; j++)
+            if (T.heldq[j] == q) {
+                T.heldq[j] = T.heldq[--T.nheldq];
+                gone[ngone++] = q;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&T.lock);
+    for (size_t i = 0; i < nw; i++)
+        hcqcl_queue_unref(wq[i]);
     for (size_t i = 0; i < ngone; i++)
         hcqcl_queue_unref(gone[i]);
 }
 
-void hcqcl_event_watch_held(cl_command_queue q)
+void hcqcl_event_watch_queue(cl_command_queue q)
 {
     pthread_mutex_lock(&T.lock);
     for (size_t i = 0; i < T.nheldq; i++)
         if (T.heldq[i] == q) {
+            atomic_store(&q->watched, true);
             pthread_mutex_unlock(&T.lock);
             return;
         }
@@ -582,7 +612,8 @@ void hcqcl_event_watch_held(cl_command_queue q)
         size_t cap = T.capheldq ? 2 * T.capheldq : 8;
         cl_command_queue *n = realloc(T.heldq, cap * sizeof(*n));
         if (!n) {
-            /* Its work reaches the GPU at its next enqueue, flush or wait. */
+            /* Its work reaches the GPU, and its ring is settled, at its
+             * next enqueue, flush or wait. */
             pthread_mutex_unlock(&T.lock);
             return;
         }
@@ -591,6 +622,7 @@ void hcqcl_event_watch_held(cl_command_queue q)
     }
     atomic_fetch_add_explicit(&q->internal, 1, memory_order_relaxed);
     T.heldq[T.nheldq++] = q;
+    atomic_store(&q->watched, true);
     start_notifier_locked();
     if (T.idle)
         pthread_cond_signal(&T.wake);
@@ -747,6 +779,12 @@ cl_int hcqcl_event_wait(cl_event e)
                 hcqcl_cmd_learn(e, util_now_ns());
                 learn = false;
             }
+            continue;
+        }
+        /* Gated behind a command without an event: watch its end, the
+         * next pass opens the gate. */
+        if (ph == HCQCL_PH_GATED && hcqcl_lite_pending(e)) {
+            hcq_signal_wait_since(e->lite_sig, e->lite_val, 1000000, since);
             continue;
         }
         pthread_mutex_lock(&T.lock);

@@ -889,6 +889,8 @@ struct _cl_command_queue {
      * (hcqcl_queue_flush). held_since: when it started, for the notifier. */
     _Atomic bool held;
     _Atomic uint64_t held_since;
+    /* On the notifier's list of queues to watch (event.c), under its lock. */
+    _Atomic bool watched;
 };
 
 /* Event phases (event.c tracker). */
@@ -914,6 +916,11 @@ struct _cl_event {
                                  * watch its signal, the tracker need not */
     atomic_bool gates_others;   /* a gated command depends on it */
     cl_int dep_status;          /* 0, or < 0 when a dependency failed */
+    /* The queue's newest command without an event, when this one was
+     * recorded and it had not ended: host-side work of this command
+     * (hooks, gates) waits for it too (command_lite.c). */
+    const struct hcq_signal *lite_sig;
+    uint64_t lite_val;
     bool host_wait;             /* when recorded, it waited (maybe through
                                  * others) for an event only the host ends */
     /* What dependents wait on: GPU signal (NULL: host-tracked only). */
@@ -1122,8 +1129,8 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd);
  */
 struct hcqcl_lite_cmd {
     cl_command_queue q;
+    struct hcqcl_chan *chan;
     struct hcq_queue *hq; /* where the caller records */
-    cl_event drop;        /* the queue's previous last command, covered */
 };
 /* True, with q->lock held, when the command may go without an event:
  * q is in order without profiling, and what came before can be ordered
@@ -1135,8 +1142,16 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_l
 cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, uint32_t nobjs,
                       bool ok);
 /* With q->lock held: order a command on hq after the newest eventless
- * one (a GPU-side wait when it ran on another channel). */
-cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq);
+ * one, if it has not ended (a GPU-side wait when it ran on another
+ * channel); e, the command's event or NULL, then waits for it on the host
+ * side too (its lite_sig). */
+cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq, cl_event e);
+/* True while e's host-side work must still wait for an eventless command
+ * recorded before it. */
+static inline bool hcqcl_lite_pending(cl_event e)
+{
+    return e->lite_sig && hcq_signal_value(e->lite_sig) < e->lite_val;
+}
 /* Wait until the GPU passed every eventless command of q, then release
  * their objects; no lock held. CL_OUT_OF_RESOURCES if the device was
  * lost. */
@@ -1150,9 +1165,17 @@ void hcqcl_cmd_obj_retain(struct hcqcl_obj *o);
 void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n);
 /* Settle every finished command the tracker holds (event.c). */
 void hcqcl_events_progress(void);
-/* q holds work back with maybe no tracked command to find it by: the
- * notifier submits it if it stays held too long (event.c). */
-void hcqcl_event_watch_held(cl_command_queue q);
+/* q holds work back, or objects of commands without events, with maybe no
+ * tracked command to find it by: the notifier submits work held too long
+ * and settles the ring (event.c), until q has neither. */
+void hcqcl_event_watch_queue(cl_command_queue q);
+/* Settle q's commands without events that the GPU passed, releasing their
+ * objects; no lock held. False if q->lock was busy (try). */
+bool hcqcl_lite_retire(cl_command_queue q, bool try);
+/* Whether q still holds eventless commands in its ring (q->lock held). */
+static inline bool hcqcl_lite_any_locked(cl_command_queue q) { return q->lite_tail != q->lite_head; }
+/* Tell the context, once per process, that the device of q was lost. */
+void hcqcl_event_tell_lost(cl_context ctx, cl_command_queue q);
 
 /* ==================================================================== */
 /* Buffer transfers (enqueue_mem.c, enqueue_rect.c, enqueue_map.c,      */

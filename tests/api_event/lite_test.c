@@ -5,9 +5,11 @@
  * encodes the order of the steps. Covered: order among such commands and
  * with commands that have events, on the same channel and on the copy
  * channels; commands behind a user event; clFinish making earlier events
- * final; a kernel and buffers released while their commands are queued;
- * more commands than the queue's ring holds; and work held back while the
- * GPU is busy reaching it with no call at all.
+ * final; a kernel and buffers released while their commands are queued
+ * (let go with no further call); a map that copies on the host right
+ * after such a command; a callback releasing a queue whose last command
+ * has none; more commands than the queue's ring holds; and work held
+ * back while the GPU is busy reaching it with no call at all.
  */
 #include "../api_platform/cltest.h"
 
@@ -163,7 +165,8 @@ static void CL_CALLBACK on_destroy(cl_mem m, void *data)
 }
 
 /* The kernel and the source buffers released right after the enqueue:
- * the command keeps them until it ran; their memory goes after that. */
+ * the command keeps them until it ran; they go soon after that, with no
+ * further call needed. */
 static void test_release_while_queued(void)
 {
     cl_kernel k = vadd();
@@ -178,6 +181,12 @@ static void test_release_while_queued(void)
     EXPECT_OK(clReleaseKernel(k));
     EXPECT_OK(clReleaseMemObject(a));
     EXPECT_OK(clReleaseMemObject(b));
+    /* Without clFinish or another enqueue: the notifier lets them go. */
+    uint64_t t0 = host_ns();
+    while (atomic_load(&destroyed) < 2 && host_ns() - t0 < 2000000000ull)
+        ;
+    EXPECT(atomic_load(&destroyed) == 2, "destructor callbacks with no call: %d",
+           atomic_load(&destroyed));
     EXPECT_OK(clFinish(q));
     EXPECT(atomic_load(&destroyed) == 2, "destructor callbacks after clFinish: %d",
            atomic_load(&destroyed));
@@ -240,6 +249,97 @@ static void test_many_and_held(void)
     EXPECT_OK(clReleaseKernel(k));
 }
 
+/* A blocking map of a buffer with a host copy (a USE_HOST_PTR pointer
+ * not 16-byte aligned: the map copies on the host) right after a step
+ * without an event: the map's copy waits for the step. */
+static void test_map_after(void)
+{
+    cl_int err;
+    cl_kernel k = vadd();
+    static float store[N + 1];
+    float *host = (float *)((char *)store + 4);
+    memcpy(host, x0, N * 4);
+    cl_mem x = clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, N * 4, host, &err);
+    REQUIRE(x, "USE_HOST_PTR buffer: %d", err);
+    static const int adds[] = {5};
+    for (int r = 0; r < 5; r++) {
+        step(k, x, 5, NULL);
+        float *m = clEnqueueMapBuffer(q, x, CL_TRUE, CL_MAP_READ, 0, N * 4, 0, NULL, NULL, &err);
+        REQUIRE(m, "map: %d", err);
+        check(m, adds, 1, "map right after a step");
+        EXPECT_OK(clEnqueueUnmapMemObject(q, x, m, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    }
+    EXPECT_OK(clFinish(q));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseKernel(k));
+}
+
+/* A callback (on the notifier thread) releases a queue whose last command
+ * has no event and waits on the GPU for a read whose host copy only the
+ * tracker does: the release must move the tracker while it waits. */
+static atomic_int released;
+static void CL_CALLBACK release_queue(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    (void)status;
+    EXPECT_OK(clReleaseCommandQueue((cl_command_queue)data));
+    atomic_store(&released, 1);
+}
+
+static void test_release_in_callback(void)
+{
+    cl_int err;
+    size_t size;
+    unsigned char *bin = test_data_read("gpu_kernels.cubin", &size);
+    REQUIRE(bin, "gpu_kernels.cubin not found under HCQCL_TEST_DATA");
+    cl_int st;
+    const unsigned char *bins[] = {bin};
+    cl_program p = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, &st, &err);
+    free(bin);
+    REQUIRE(p, "program: %d", err);
+    EXPECT_OK(clBuildProgram(p, 1, &dev, NULL, NULL, NULL));
+    cl_kernel spin = clCreateKernel(p, "spin_ns", &err);
+    REQUIRE(spin, "spin_ns: %d", err);
+    cl_kernel k = vadd();
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q2, "queue: %d", err);
+    cl_mem x = buffer(CL_MEM_READ_WRITE), out = buffer(CL_MEM_READ_WRITE);
+    EXPECT_OK(clEnqueueWriteBuffer(q2, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    cl_ulong ns = 50000000;
+    EXPECT_OK(clSetKernelArg(spin, 0, sizeof(ns), &ns));
+    EXPECT_OK(clSetKernelArg(spin, 1, sizeof(out), &out));
+    const size_t one = 1;
+    EXPECT_OK(clEnqueueNDRangeKernel(q2, spin, 1, NULL, &one, &one, 0, NULL, NULL));
+    static float head[4];
+    EXPECT_OK(clEnqueueReadBuffer(q2, x, CL_FALSE, 0, sizeof(head), head, 0, NULL, NULL));
+    int n = N, add = 1;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
+    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    const size_t g = 1024, l = 128;
+    EXPECT_OK(clEnqueueNDRangeKernel(q2, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    cl_event u = clCreateUserEvent(ctx, &err);
+    EXPECT_OK(err);
+    atomic_store(&released, 0);
+    EXPECT_OK(clSetEventCallback(u, CL_COMPLETE, release_queue, q2));
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    uint64_t t0 = host_ns();
+    while (!atomic_load(&released) && host_ns() - t0 < 5000000000ull)
+        ;
+    EXPECT(atomic_load(&released), "release from a callback did not return");
+    EXPECT(head[1] == x0[1] && head[3] == x0[3], "read before the step: %g %g", head[1],
+           head[3]);
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(out));
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseKernel(spin));
+    EXPECT_OK(clReleaseProgram(p));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -267,6 +367,8 @@ int main(void)
     test_order();
     test_user_event();
     test_release_while_queued();
+    test_map_after();
+    test_release_in_callback();
     test_many_and_held();
 
     EXPECT_OK(clReleaseProgram(prog));
