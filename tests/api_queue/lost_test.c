@@ -3,11 +3,14 @@
  * channel; the device is then lost for the process: the command and those
  * after it end with a negative status, waits return, clFinish reports
  * CL_OUT_OF_RESOURCES, and the context's pfn_notify hears of it once.
+ * With --no-event the kernel is enqueued without an event (the path of
+ * src/api/command_lite.c): clFinish and pfn_notify still tell.
  * Its own process, since a lost device stays lost.
  */
 #include "../api_platform/cltest.h"
 
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 
 static atomic_int notified;
@@ -17,8 +20,9 @@ static void CL_CALLBACK on_error(const char *info, const void *priv, size_t cb, 
     atomic_fetch_add(&notified, 1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    const bool no_event = argc > 1 && !strcmp(argv[1], "--no-event");
     if (!cltest_emulated()) {
         /* Faulting a real GPU on purpose is not what a test run is for. */
         printf("api_device_lost: skipped (real GPU)\n");
@@ -54,8 +58,12 @@ int main(void)
     EXPECT_OK(clSetKernelArg(k, 1, sizeof(loc), &loc));
     EXPECT_OK(clSetKernelArg(k, 2, sizeof(width), &width));
     const size_t off[] = {0, 1}, g[] = {1, 1};
-    cl_event bad, after;
-    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 2, off, g, NULL, 0, NULL, &bad));
+    cl_event bad = NULL, after;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 2, off, g, NULL, 0, NULL, no_event ? NULL : &bad));
+    if (no_event) {
+        EXPECT_ERR(clFinish(q), CL_OUT_OF_RESOURCES);
+        goto notify;
+    }
     cl_int rc = clEnqueueMarkerWithWaitList(q, 0, NULL, &after);
     EXPECT(rc == CL_SUCCESS || rc == CL_OUT_OF_RESOURCES, "marker after the fault: %d", rc);
     EXPECT_ERR(clWaitForEvents(1, &bad), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
@@ -67,12 +75,14 @@ int main(void)
         EXPECT_OK(clReleaseEvent(after));
     }
     EXPECT_ERR(clFinish(q), CL_OUT_OF_RESOURCES);
+notify:
     for (int i = 0; i < 2000 && atomic_load(&notified) == 0; i++) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
     EXPECT(atomic_load(&notified) == 1, "pfn_notify called %d times", atomic_load(&notified));
-    EXPECT_OK(clReleaseEvent(bad));
+    if (bad)
+        EXPECT_OK(clReleaseEvent(bad));
     EXPECT_OK(clReleaseKernel(k));
     EXPECT_OK(clReleaseProgram(prog));
     EXPECT_OK(clReleaseMemObject(out));
