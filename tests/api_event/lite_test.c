@@ -41,8 +41,10 @@ static cl_kernel vadd(void)
     return k;
 }
 
-/* c = a + b + add over N floats, no event unless e. */
-static void step3(cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add, cl_event *e)
+/* c = a + b + add over N floats on qq after the wait list, no event
+ * unless e. */
+static void enqueue_vadd(cl_command_queue qq, cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add,
+                         cl_uint nw, const cl_event *wl, cl_event *e)
 {
     int n = N;
     EXPECT_OK(clSetKernelArg(k, 0, sizeof(a), &a));
@@ -51,7 +53,12 @@ static void step3(cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add, cl_event *
     EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
     EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
     const size_t g = 1024, l = 128;
-    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, e));
+    EXPECT_OK(clEnqueueNDRangeKernel(qq, k, 1, NULL, &g, &l, nw, wl, e));
+}
+
+static void step3(cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add, cl_event *e)
+{
+    enqueue_vadd(q, k, a, b, c, add, 0, NULL, e);
 }
 
 static void step(cl_kernel k, cl_mem x, int add, cl_event *e) { step3(k, x, x, x, add, e); }
@@ -135,14 +142,7 @@ static void test_user_event(void)
     EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
     cl_event u = clCreateUserEvent(ctx, &err);
     EXPECT_OK(err);
-    int n = N, add = 7;
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
-    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
-    const size_t g = 1024, l = 128;
-    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 1, &u, NULL));
+    enqueue_vadd(q, k, x, x, x, 7, 1, &u, NULL);
     for (int s = 0; s < 3; s++)
         step(k, x, s, NULL);
     struct timespec ts = {0, 20 * 1000 * 1000};
@@ -313,14 +313,7 @@ static void test_release_in_callback(void)
     EXPECT_OK(clEnqueueNDRangeKernel(q2, spin, 1, NULL, &one, &one, 0, NULL, NULL));
     static float head[4];
     EXPECT_OK(clEnqueueReadBuffer(q2, x, CL_FALSE, 0, sizeof(head), head, 0, NULL, NULL));
-    int n = N, add = 1;
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
-    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
-    const size_t g = 1024, l = 128;
-    EXPECT_OK(clEnqueueNDRangeKernel(q2, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    enqueue_vadd(q2, k, x, x, x, 1, 0, NULL, NULL);
     cl_event u = clCreateUserEvent(ctx, &err);
     EXPECT_OK(err);
     atomic_store(&released, 0);
