@@ -49,9 +49,6 @@ static uint32_t retire_locked(cl_command_queue q, struct hcqcl_obj **out, uint32
 /* Objects released per pass; commands between two passes of an enqueue. */
 enum { RETIRE_BATCH = 4 * HCQCL_LITE_OBJS, RETIRE_EVERY = 32 };
 
-/* Release objects of retired commands (no lock held). */
-static void release_all(struct hcqcl_obj **objs, uint32_t n) { hcqcl_cmd_objs_release(objs, n); }
-
 bool hcqcl_lite_retire(cl_command_queue q, bool try)
 {
     struct hcqcl_obj *objs[RETIRE_BATCH];
@@ -64,7 +61,7 @@ bool hcqcl_lite_retire(cl_command_queue q, bool try)
             return false;
         uint32_t n = retire_locked(q, objs, RETIRE_BATCH, &full);
         pthread_mutex_unlock(&q->lock);
-        release_all(objs, n);
+        hcqcl_cmd_objs_release(objs, n);
     } while (full);
     return true;
 }
@@ -226,7 +223,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
         hcqcl_event_watch_queue(q);
     if (drop)
         hcqcl_event_unref(drop);
-    release_all(done, ndone);
+    hcqcl_cmd_objs_release(done, ndone);
     return ok ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
 }
 
