@@ -9,7 +9,7 @@
  * queue waits for them, and with no call at all (their callback fires).
  * A user event's callback fires even before anything was enqueued.
  */
-#include "../api_platform/cltest.h"
+#include "vadd_steps.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -39,23 +39,9 @@ static cl_kernel vadd_kernel(cl_context ctx, cl_program *prog)
 static cl_event step(cl_command_queue q, cl_kernel k, cl_mem x, int add, cl_uint nw,
                      const cl_event *wl)
 {
-    int n = N;
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
-    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
-    const size_t g = 1024, l = 128;
     cl_event e = NULL;
-    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, nw, wl, &e));
+    vadd_step(q, k, x, x, x, add, N, nw, wl, &e);
     return e;
-}
-
-static cl_int status_of(cl_event e)
-{
-    cl_int s = 1234;
-    EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL));
-    return s;
 }
 
 static void settle(void)
@@ -64,12 +50,6 @@ static void settle(void)
     nanosleep(&ts, NULL);
 }
 
-static uint64_t host_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static float x0[N], ya[N], zb[N];
 

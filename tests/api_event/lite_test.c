@@ -11,7 +11,7 @@
  * has none; more commands than the queue's ring holds; and work held
  * back while the GPU is busy reaching it with no call at all.
  */
-#include "../api_platform/cltest.h"
+#include "vadd_steps.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -26,13 +26,6 @@ static cl_command_queue q;
 static cl_program prog;
 static float x0[N], got[N];
 
-static uint64_t host_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static cl_kernel vadd(void)
 {
     cl_int err;
@@ -41,24 +34,9 @@ static cl_kernel vadd(void)
     return k;
 }
 
-/* c = a + b + add over N floats on qq after the wait list, no event
- * unless e. */
-static void enqueue_vadd(cl_command_queue qq, cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add,
-                         cl_uint nw, const cl_event *wl, cl_event *e)
-{
-    int n = N;
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof(a), &a));
-    EXPECT_OK(clSetKernelArg(k, 1, sizeof(b), &b));
-    EXPECT_OK(clSetKernelArg(k, 2, sizeof(c), &c));
-    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
-    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
-    const size_t g = 1024, l = 128;
-    EXPECT_OK(clEnqueueNDRangeKernel(qq, k, 1, NULL, &g, &l, nw, wl, e));
-}
-
 static void step3(cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add, cl_event *e)
 {
-    enqueue_vadd(q, k, a, b, c, add, 0, NULL, e);
+    vadd_step(q, k, a, b, c, add, N, 0, NULL, e);
 }
 
 static void step(cl_kernel k, cl_mem x, int add, cl_event *e) { step3(k, x, x, x, add, e); }
@@ -87,13 +65,6 @@ static cl_mem buffer(cl_mem_flags flags)
     cl_mem m = clCreateBuffer(ctx, flags, N * 4, NULL, &err);
     REQUIRE(m, "buffer: %d", err);
     return m;
-}
-
-static cl_int status_of(cl_event e)
-{
-    cl_int s = 1234;
-    EXPECT_OK(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(s), &s, NULL));
-    return s;
 }
 
 /* Steps without events between an upload and a download that run on the
@@ -142,7 +113,7 @@ static void test_user_event(void)
     EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
     cl_event u = clCreateUserEvent(ctx, &err);
     EXPECT_OK(err);
-    enqueue_vadd(q, k, x, x, x, 7, 1, &u, NULL);
+    vadd_step(q, k, x, x, x, 7, N, 1, &u, NULL);
     for (int s = 0; s < 3; s++)
         step(k, x, s, NULL);
     struct timespec ts = {0, 20 * 1000 * 1000};
@@ -313,7 +284,7 @@ static void test_release_in_callback(void)
     EXPECT_OK(clEnqueueNDRangeKernel(q2, spin, 1, NULL, &one, &one, 0, NULL, NULL));
     static float head[4];
     EXPECT_OK(clEnqueueReadBuffer(q2, x, CL_FALSE, 0, sizeof(head), head, 0, NULL, NULL));
-    enqueue_vadd(q2, k, x, x, x, 1, 0, NULL, NULL);
+    vadd_step(q2, k, x, x, x, 1, N, 0, NULL, NULL);
     cl_event u = clCreateUserEvent(ctx, &err);
     EXPECT_OK(err);
     atomic_store(&released, 0);
