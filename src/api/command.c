@@ -39,7 +39,7 @@ static bool chan_open(cl_command_queue q, struct hcqcl_chan *ch, enum hcq_engine
  * host does not hold back independent ones; copies alternate between two
  * channels so they overlap. When every channel is blocked, the command
  * queues behind one of them. Called with q->lock held. */
-static struct hcqcl_chan *pick_channel(cl_command_queue q, enum hcq_engine engine)
+struct hcqcl_chan *hcqcl_cmd_channel_locked(cl_command_queue q, enum hcq_engine engine)
 {
     struct hcqcl_chan *ch = q->chans[engine];
     if (!(q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE))
@@ -68,11 +68,6 @@ static struct hcqcl_chan *pick_channel(cl_command_queue q, enum hcq_engine engin
         if (!ch[k].hq && chan_open(q, &ch[k], engine))
             return &ch[k];
     return fallback;
-}
-
-struct hcqcl_chan *hcqcl_cmd_channel_locked(cl_command_queue q, enum hcq_engine engine)
-{
-    return pick_channel(q, engine);
 }
 
 static cl_int gate(struct hcqcl_cmd *cmd)
@@ -204,7 +199,7 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
         for (size_t i = 0; i < q->nsince && err == CL_SUCCESS; i++)
             err = add_dep(cmd, q->since[i], false);
     if (err == CL_SUCCESS) {
-        cmd->chan = pick_channel(q, engine);
+        cmd->chan = hcqcl_cmd_channel_locked(q, engine);
         cmd->hq = cmd->chan ? cmd->chan->hq : NULL;
         if (!cmd->hq)
             err = CL_OUT_OF_RESOURCES;
@@ -491,10 +486,8 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
     }
     if (q->props & CL_QUEUE_PROFILING_ENABLE)
         e->t_submit = util_now_ns();
-    if (held && !atomic_load_explicit(&q->held, memory_order_relaxed)) {
-        atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
-        atomic_store_explicit(&q->held, true, memory_order_relaxed);
-    }
+    if (held)
+        hcqcl_queue_note_held(q);
     atomic_store(&e->status, CL_SUBMITTED);
     atomic_store(&e->phase, cmd->gated ? HCQCL_PH_GATED : HCQCL_PH_GPU);
 

@@ -49,7 +49,7 @@ static uint32_t retire_locked(cl_command_queue q, struct hcqcl_obj **out, uint32
 /* Objects released per pass; commands between two passes of an enqueue. */
 enum { RETIRE_BATCH = 4 * HCQCL_LITE_OBJS, RETIRE_EVERY = 32 };
 
-bool hcqcl_lite_retire(cl_command_queue q, bool try)
+void hcqcl_lite_retire(cl_command_queue q, bool try)
 {
     struct hcqcl_obj *objs[RETIRE_BATCH];
     bool full;
@@ -58,12 +58,11 @@ bool hcqcl_lite_retire(cl_command_queue q, bool try)
         if (!try)
             pthread_mutex_lock(&q->lock);
         else if (pthread_mutex_trylock(&q->lock))
-            return false;
+            return;
         uint32_t n = retire_locked(q, objs, RETIRE_BATCH, &full);
         pthread_mutex_unlock(&q->lock);
         hcqcl_cmd_objs_release(objs, n);
     } while (full);
-    return true;
 }
 
 /* Wait until the GPU passed (sig, val), then retire what it passed. No
@@ -203,10 +202,8 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
     q->last = NULL;
     /* Transfers after it cannot know when they start. */
     lc->chan->busy_until = UINT64_MAX;
-    if (held && !atomic_load_explicit(&q->held, memory_order_relaxed)) {
-        atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
-        atomic_store(&q->held, true);
-    }
+    if (held)
+        hcqcl_queue_note_held(q);
     /* The notifier flushes what is held and settles the ring. Its list
      * drops a queue after clearing `watched` and seeing nothing held and
      * an empty ring (event.c): one of the two sees the other's store. */

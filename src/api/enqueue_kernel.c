@@ -323,9 +323,9 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         err = empty ? CL_SUCCESS
                     : record_launches(lc.hq, hk, work_dim, global_work_offset, global_work_size,
                                       local, di, block, psize, dyn);
-        err = hcqcl_lite_end(&lc, objs, (uint32_t)nobj, err == CL_SUCCESS) == CL_SUCCESS
-                  ? CL_SUCCESS
-                  : (err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES);
+        cl_int end = hcqcl_lite_end(&lc, objs, (uint32_t)nobj, err == CL_SUCCESS);
+        if (err == CL_SUCCESS)
+            err = end;
         goto out;
     }
 

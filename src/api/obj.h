@@ -994,6 +994,10 @@ void hcqcl_queue_unref(cl_command_queue q);
 bool hcqcl_queue_flush(cl_command_queue q, bool try);
 /* The same with q->lock held; except: a channel to leave alone. */
 void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except);
+/* With q->lock held, after a commit that held the command back: q->held
+ * and since when (the store of `held` is sequentially consistent: see
+ * command_lite.c, hcqcl_lite_end). */
+void hcqcl_queue_note_held(cl_command_queue q);
 
 /* True when q is a live command queue (non-NULL, ours, type QUEUE). */
 bool hcqcl_queue_valid(cl_command_queue q);
@@ -1156,7 +1160,7 @@ static inline bool hcqcl_lite_pending(cl_event e)
  * their objects; no lock held. CL_OUT_OF_RESOURCES if the device was
  * lost. */
 cl_int hcqcl_lite_drain(cl_command_queue q);
-/* Channel for a command with q->lock held (command.c, pick_channel). */
+/* Channel for a command with q->lock held (command.c). */
 struct hcqcl_chan *hcqcl_cmd_channel_locked(cl_command_queue q, enum hcq_engine engine);
 /* The channel's last command that waited on the host has not ended. */
 bool hcqcl_chan_blocked(const struct hcqcl_chan *ch);
@@ -1170,8 +1174,8 @@ void hcqcl_events_progress(void);
  * and settles the ring (event.c), until q has neither. */
 void hcqcl_event_watch_queue(cl_command_queue q);
 /* Settle q's commands without events that the GPU passed, releasing their
- * objects; no lock held. False if q->lock was busy (try). */
-bool hcqcl_lite_retire(cl_command_queue q, bool try);
+ * objects; no lock held (try: nothing if q->lock is busy). */
+void hcqcl_lite_retire(cl_command_queue q, bool try);
 /* Whether q still holds eventless commands in its ring (q->lock held). */
 static inline bool hcqcl_lite_any_locked(cl_command_queue q) { return q->lite_tail != q->lite_head; }
 /* Tell the context, once per process, that the device of q was lost. */

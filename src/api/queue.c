@@ -337,6 +337,14 @@ void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except
     atomic_store_explicit(&q->held, still, memory_order_relaxed);
 }
 
+void hcqcl_queue_note_held(cl_command_queue q)
+{
+    if (atomic_load_explicit(&q->held, memory_order_relaxed))
+        return;
+    atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
+    atomic_store(&q->held, true);
+}
+
 bool hcqcl_queue_flush(cl_command_queue q, bool try)
 {
     if (!atomic_load_explicit(&q->held, memory_order_relaxed))
