@@ -388,40 +388,50 @@ void hcqcl_cmd_expect(struct hcqcl_cmd *cmd, enum hcqcl_rate k, uint64_t bytes)
 #define EXPECT_EARLY_NUM 7u
 #define EXPECT_EARLY_DEN 8u
 
-/* The command's expected end (hcqcl_cmd_expect) and its channel's, after
- * it was committed; idle: the channel had finished all before it. A
- * command held back (hcq_q_commit) is taken to start as if submitted: the
- * next flush is near, and an expected end that comes early only makes the
- * wait spin longer. Called with q->lock held. */
+/* The command's expected end (hcqcl_cmd_expect), after it was committed;
+ * idle: the channel had finished all before it. A transfer on an idle
+ * channel starts a chain, and each transfer of the same kind recorded
+ * behind it while nothing else ran there adds its bytes: the GPU runs
+ * them back to back, so the chain's bytes over the rate give the end of
+ * the last, and a wait that sees it end measures the rate over the whole
+ * chain (a caller who enqueues ten copies and waits for the last one
+ * teaches the rate as well as one who waits for each). The expected end
+ * is EXPECT_EARLY of the time from now until the predicted end: the
+ * further off, the earlier the wait wakes to spin. A command held back
+ * (hcq_q_commit) is taken to start as if submitted: the next flush is
+ * near, and an expected end that comes early only makes the wait spin
+ * longer. Called with q->lock held. */
 static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
 {
     struct hcqcl_chan *ch = cmd->chan;
     cl_event e = cmd->ev;
     bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES && !cmd->gated && !e->lite_sig &&
-                 (idle || ch->busy_until != UINT64_MAX);
+                 (idle || (ch->chain_known && ch->chain_kind == cmd->expect_kind));
     /* Waits on other channels make the start unknown. */
     for (size_t i = 0; known && i < e->ndeps; i++)
         known = e->deps[i]->gpu_sig == e->gpu_sig || atomic_load(&e->deps[i]->phase) ==
                                                          HCQCL_PH_DONE;
-    if (!known) {
-        ch->busy_until = UINT64_MAX;
+    ch->chain_known = known;
+    if (!known)
         return;
-    }
     const uint64_t now = util_now_ns();
-    const uint64_t start = idle ? now : UTIL_MAX(ch->busy_until, now);
+    if (idle) {
+        ch->chain_start = now;
+        ch->chain_bytes = 0;
+        ch->chain_kind = cmd->expect_kind;
+    }
+    ch->chain_bytes += cmd->expect_bytes;
+    e->eta_bytes = ch->chain_bytes;
+    e->eta_kind = cmd->expect_kind;
+    e->eta_start = ch->chain_start;
+    e->eta_learn = true;
     const uint64_t rate = atomic_load_explicit(&cmd->q->dev->rate[cmd->expect_kind],
                                                memory_order_relaxed);
-    e->eta_bytes = cmd->expect_bytes;
-    e->eta_kind = cmd->expect_kind;
-    e->eta_start = start;
-    e->eta_learn = idle;
-    if (!rate) {
-        ch->busy_until = UINT64_MAX;
+    if (!rate)
         return;
-    }
-    const uint64_t ns = cmd->expect_bytes * 1000u / rate;
-    e->eta_ns = start + ns / EXPECT_EARLY_DEN * EXPECT_EARLY_NUM;
-    ch->busy_until = start + ns;
+    const uint64_t end = ch->chain_start + ch->chain_bytes * 1000u / rate;
+    if (end > now)
+        e->eta_ns = now + (end - now) / EXPECT_EARLY_DEN * EXPECT_EARLY_NUM;
 }
 
 void hcqcl_cmd_learn(cl_event e, uint64_t done_ns)

@@ -201,7 +201,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
     cl_event drop = q->last;
     q->last = NULL;
     /* Transfers after it cannot know when they start. */
-    lc->chan->busy_until = UINT64_MAX;
+    lc->chan->chain_known = false;
     if (held)
         hcqcl_queue_note_held(q);
     /* The notifier flushes what is held and settles the ring. Its list

@@ -853,8 +853,13 @@ struct hcqcl_chan {
                                  * queue creation) */
     cl_event blocker;           /* last command recorded here that waited
                                  * on the host when recorded (retained) */
-    uint64_t busy_until;        /* expected end of its last command (host
-                                 * ns), UINT64_MAX when not known */
+    /* Transfers with an expected length (hcqcl_cmd_expect) of one kind
+     * that run back to back from a known start: the start (host ns) and
+     * their bytes. chain_known is false once anything else ran here since
+     * the channel was last idle. */
+    bool chain_known;
+    enum hcqcl_rate chain_kind;
+    uint64_t chain_start, chain_bytes;
 };
 
 struct _cl_command_queue {
@@ -951,9 +956,10 @@ struct _cl_event {
     bool prof_ready;            /* prof[] computed (under the tracker lock) */
     uint64_t prof[4];           /* QUEUED, SUBMIT, START, END in host ns */
     struct hcqcl_event_cb *cbs; /* under the tracker lock */
-    /* Expected end (host ns, 0 = not known) of a transfer of eta_bytes
-     * of kind eta_kind that started at eta_start; eta_learn: it started on
-     * an idle channel, so its wait measures the rate (command.c). */
+    /* Expected end (host ns, 0 = not known) of a transfer of kind
+     * eta_kind that ends a chain of eta_bytes started at eta_start on an
+     * idle channel (hcqcl_chan); eta_learn: its wait measures the rate
+     * (command.c). */
     uint64_t eta_ns, eta_start, eta_bytes;
     enum hcqcl_rate eta_kind;
     bool eta_learn;

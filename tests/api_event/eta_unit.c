@@ -6,8 +6,9 @@
  *  - A blocking pinned write on an idle channel teaches the device its
  *    host->device rate; the next one carries an expected end between its
  *    start and what the rate predicts.
- *  - Device->device copies queued back to back chain their expected ends:
- *    each later than the one before.
+ *  - Device->device copies queued back to back from an idle channel form a
+ *    chain: a wait for the last alone teaches the rate, and once it is
+ *    known each expected end is later than the one before.
  *  - A kernel before a copy on the same channel makes the copy's start
  *    unknown: no expected end, and the wait is the usual one.
  *  - Transfers under the size limit get none.
@@ -85,13 +86,27 @@ static void check_chain(cl_context ctx, cl_command_queue q, cl_device_id dev)
     const uint32_t pat = 0x5eed1234u;
     EXPECT(hcqcl_clEnqueueFillBuffer(q, a, &pat, 4, 0, BIG, 0, NULL, NULL) == CL_SUCCESS, "fill");
     hcqcl_clFinish(q);
-    /* One copy alone teaches the device->device rate. */
-    cl_event first = NULL;
-    EXPECT(hcqcl_clEnqueueCopyBuffer(q, a, b, 0, 0, BIG, 0, NULL, &first) == CL_SUCCESS, "copy");
-    EXPECT(hcqcl_clWaitForEvents(1, &first) == CL_SUCCESS, "wait");
-    EXPECT(first && first->eta_learn, "a copy on an idle channel measures the rate");
+    /* Three copies back to back from an idle channel, and a wait for the
+     * last alone: the chain teaches the device->device rate. (A copy
+     * that finds the channel idle starts a chain of its own.) */
+    EXPECT(atomic_load(&dev->rate[HCQCL_RATE_D2D]) == 0, "no rate before any copy");
+    cl_event first[3] = {0};
+    for (int i = 0; i < 3; i++)
+        EXPECT(hcqcl_clEnqueueCopyBuffer(q, a, b, 0, 0, BIG, 0, NULL, &first[i]) == CL_SUCCESS,
+               "copy %d", i);
+    for (int i = 0; i < 3; i++) {
+        EXPECT(first[i] && first[i]->eta_learn && first[i]->eta_ns == 0,
+               "copy %d: rate unknown, in a chain from an idle channel", i);
+        if (!i || !first[i] || !first[i - 1])
+            continue;
+        bool same = first[i]->eta_start == first[i - 1]->eta_start;
+        EXPECT(first[i]->eta_bytes == (same ? first[i - 1]->eta_bytes + BIG : (uint64_t)BIG),
+               "copy %d: %llu bytes in its chain", i, (unsigned long long)first[i]->eta_bytes);
+    }
+    EXPECT(hcqcl_clWaitForEvents(1, &first[2]) == CL_SUCCESS, "wait for the last");
     EXPECT(atomic_load(&dev->rate[HCQCL_RATE_D2D]) > 0, "device->device rate learned");
-    hcqcl_clReleaseEvent(first);
+    for (int i = 0; i < 3; i++)
+        hcqcl_clReleaseEvent(first[i]);
 
     cl_event ev[4] = {0};
     for (int i = 0; i < 4; i++)
