@@ -385,6 +385,9 @@ void hcqcl_cmd_expect(struct hcqcl_cmd *cmd, enum hcqcl_rate k, uint64_t bytes)
  * rate (their time is mostly latency); the expected end is this fraction
  * of the time the rate predicts, so that a wait wakes before the end. */
 #define EXPECT_MIN_BYTES (4u << 20)
+/* A chain this long ends (its next transfer gets no expected end): bytes
+ * x 1000 must not overflow (2^50 bytes, hours of copies at HBM speed). */
+#define EXPECT_CHAIN_MAX (1ull << 50)
 #define EXPECT_EARLY_NUM 7u
 #define EXPECT_EARLY_DEN 8u
 
@@ -406,7 +409,8 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
     struct hcqcl_chan *ch = cmd->chan;
     cl_event e = cmd->ev;
     bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES && !cmd->gated && !e->lite_sig &&
-                 (idle || (ch->chain_known && ch->chain_kind == cmd->expect_kind));
+                 (idle || (ch->chain_known && ch->chain_kind == cmd->expect_kind &&
+                           ch->chain_bytes + cmd->expect_bytes <= EXPECT_CHAIN_MAX));
     /* Waits on other channels make the start unknown. */
     for (size_t i = 0; known && i < e->ndeps; i++)
         known = e->deps[i]->gpu_sig == e->gpu_sig || atomic_load(&e->deps[i]->phase) ==
@@ -415,6 +419,10 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
     if (!known)
         return;
     const uint64_t now = util_now_ns();
+    if (cmd->expect_bytes > EXPECT_CHAIN_MAX) {
+        ch->chain_known = false;
+        return;
+    }
     if (idle) {
         ch->chain_start = now;
         ch->chain_bytes = 0;
@@ -567,6 +575,9 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
         hcq_signal_set(e->gate->sig, e->gate_val);
     e->before_fn = NULL;
     e->dep_status = CL_OUT_OF_RESOURCES;
+    /* What was recorded may run: a transfer after it cannot know its start. */
+    if (cmd->chan)
+        cmd->chan->chain_known = false;
     /* What was recorded may still run: finish the command like any other
      * (failed), so its resources go only after the GPU passed it. */
     uint64_t v;

@@ -223,9 +223,13 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
 
 /* An expected end closer than this is left to the spin; a longer sleep
  * towards it is cut to WAIT_ETA_SLEEP_MAX_NS (the loop then checks the
- * device and sleeps on in steps). */
+ * device and sleeps on in steps). The sleep goes in WAIT_ETA_SLICES
+ * slices (none under WAIT_ETA_SLEEP_MIN_NS) with a look at the value
+ * between them: an expected end too late (a rate learned while a link
+ * was shared, say) oversleeps the real one by a slice at most. */
 #define WAIT_ETA_SLEEP_MIN_NS 50000ull
 #define WAIT_ETA_SLEEP_MAX_NS 100000000ull
+#define WAIT_ETA_SLICES 32u
 
 int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
                         uint64_t since_ns, uint64_t eta_ns)
@@ -247,9 +251,15 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
     if (pol == WAIT_AUTO && eta_ns > start) {
         if (eta_ns - start > WAIT_ETA_SLEEP_MIN_NS) {
             slack_lower(&slack);
-            uint64_t ns = UTIL_MIN(eta_ns - start, WAIT_ETA_SLEEP_MAX_NS);
-            struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-            nanosleep(&ts, NULL);
+            const uint64_t until = start + UTIL_MIN(eta_ns - start, WAIT_ETA_SLEEP_MAX_NS);
+            const uint64_t slice =
+                UTIL_MAX(WAIT_ETA_SLEEP_MIN_NS, (until - start) / WAIT_ETA_SLICES);
+            for (uint64_t now = start; now < until && hcq_signal_value(s) < target;
+                 now = util_now_ns()) {
+                uint64_t ns = UTIL_MIN(slice, until - now);
+                struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+                nanosleep(&ts, NULL);
+            }
         }
         spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, (eta_ns - start) / 3);
     }

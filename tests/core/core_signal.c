@@ -1,7 +1,8 @@
 /*
  * core_signal.c — signal slots (many pages of them, reuse), CPU set and
  * read, waits: immediate, timeout, a timeout that restarts whenever the
- * value moves, and wake-up from another thread; on the emulated device, a
+ * value moves, wake-up from another thread, and a wait towards an expected
+ * end far too late that still sees the value arrive early; on the emulated device, a
  * wait for work whose doorbell the GPU ignored rings it again, and so
  * does a submission waiting for room in a ring full of unfetched entries;
  * a sleep on the device's interrupts ends when a release of a compute or
@@ -111,6 +112,19 @@ static void test_waits(struct hcq_device *dev)
     EXPECT_EQ(hcq_signal_wait(s, 10, 100000000), -ETIMEDOUT);
     dt = util_now_ns() - t0;
     EXPECT(dt >= 130000000); /* 3 moves × 10 ms + 100 ms */
+    pthread_join(th, NULL);
+
+    /* An expected end far too late (95 ms) for a value that arrives after
+     * 10 ms: the sleep towards it goes in slices (1/32, 3 ms) and looks
+     * between them, so the wait ends a slice after the value, not at the
+     * expected end. */
+    hcq_signal_set(s, 0);
+    st.steps = 1;
+    pthread_create(&th, NULL, step, &st);
+    t0 = util_now_ns();
+    EXPECT_EQ(hcq_signal_wait_eta(s, 1, 10000000000ull, t0, t0 + 95000000ull), 0);
+    dt = util_now_ns() - t0;
+    EXPECT(dt >= 10000000 && dt < 70000000);
     pthread_join(th, NULL);
     hcq_signal_free(s);
 }
