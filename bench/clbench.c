@@ -239,6 +239,41 @@ static void do_bidir(struct ctx *c, void *a)
     CHECK(clFinish(c->q2));
 }
 
+/* Both directions again, on two profiling queues: each transfer's GPU
+ * START..END gives its own rate while the link carries both (medians). */
+static void bidir_split(struct ctx *c, const struct xfer *x, int runs, double *up, double *down)
+{
+    cl_int err;
+    cl_queue_properties pp[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(c->ctx, c->dev, pp, &err);
+    CHECK(err);
+    double u[16], d[16];
+    for (int r = -1; r < runs; r++) {
+        cl_event ew, er;
+        CHECK(clEnqueueWriteBuffer(c->qprof, x[0].dev, CL_FALSE, 0, xfer_bytes, x[0].host, 0, NULL,
+                                   &ew));
+        CHECK(clEnqueueReadBuffer(q2, x[1].dev, CL_FALSE, 0, xfer_bytes, x[1].host, 0, NULL, &er));
+        CHECK(clFlush(c->qprof));
+        CHECK(clFlush(q2));
+        CHECK(clFinish(c->qprof));
+        CHECK(clFinish(q2));
+        cl_ulong t[4];
+        CHECK(clGetEventProfilingInfo(ew, CL_PROFILING_COMMAND_START, 8, &t[0], NULL));
+        CHECK(clGetEventProfilingInfo(ew, CL_PROFILING_COMMAND_END, 8, &t[1], NULL));
+        CHECK(clGetEventProfilingInfo(er, CL_PROFILING_COMMAND_START, 8, &t[2], NULL));
+        CHECK(clGetEventProfilingInfo(er, CL_PROFILING_COMMAND_END, 8, &t[3], NULL));
+        if (r >= 0) {
+            u[r] = t[1] > t[0] ? (double)xfer_bytes / (double)(t[1] - t[0]) : 0;
+            d[r] = t[3] > t[2] ? (double)xfer_bytes / (double)(t[3] - t[2]) : 0;
+        }
+        clReleaseEvent(ew);
+        clReleaseEvent(er);
+    }
+    *up = percentile(u, runs, 0.5);
+    *down = percentile(d, runs, 0.5);
+    clReleaseCommandQueue(q2);
+}
+
 static void do_d2d(struct ctx *c, void *a)
 {
     struct xfer *x = a;
@@ -291,6 +326,10 @@ static void bench_bandwidth(struct ctx *c, int runs)
 
     struct xfer bx[2] = {{.dev = d, .host = pinp[0]}, {.dev = d2, .host = pinp[1]}};
     emit("bidir_pinned_gbs", time_gbs(c, do_bidir, bx, 2.0 * (double)xfer_bytes, runs));
+    double up, down;
+    bidir_split(c, bx, runs, &up, &down);
+    emit("bidir_up_gbs", up);
+    emit("bidir_down_gbs", down);
 
     struct xfer dd = {.dev = d, .dev2 = d2, .count = 10};
     emit("d2d_copy_gbs", time_gbs(c, do_d2d, &dd, 20.0 * (double)xfer_bytes, runs));
@@ -356,6 +395,8 @@ static const struct {
     {"h2d_pinned_gbs", "host->device pinned", "GB/s", true},
     {"d2h_pinned_gbs", "device->host pinned", "GB/s", true},
     {"bidir_pinned_gbs", "both directions at once, pinned", "GB/s", true},
+    {"bidir_up_gbs", "  host->device meanwhile (GPU time)", "GB/s", true},
+    {"bidir_down_gbs", "  device->host meanwhile (GPU time)", "GB/s", true},
     {"d2d_copy_gbs", "device->device copy (r+w)", "GB/s", true},
     {"copy_kernel_gbs", "copy kernel float4 (r+w)", "GB/s", true},
     {"data_ok", "data verified", "1=yes", true},
