@@ -37,8 +37,11 @@ static int gpu_map(struct hcq_device *dev, uint32_t h_memory, uint64_t va, uint6
     return 0;
 }
 
-/* RM allocation of vidmem (NV01_MEMORY_LOCAL_USER) or uncached sysmem
- * (NV01_MEMORY_SYSTEM), flag words as verified on the H200. */
+/* RM allocation of vidmem (NV01_MEMORY_LOCAL_USER) or sysmem
+ * (NV01_MEMORY_SYSTEM), flag words as verified on the H200 for vidmem and
+ * uncached sysmem. Sysmem with page HCQ_PAGE_2M is CPU-cached memory in
+ * 2 MiB pages (RM falls back to 64 KiB, then 4 KiB pages when it cannot:
+ * system_mem.c), for HCQCL_HOST_PAGES=driver. */
 static int rm_alloc_mem(struct hcq_device *dev, uint64_t size, uint64_t page, bool sysmem,
                         bool contig, uint32_t *handle)
 {
@@ -59,6 +62,11 @@ static int rm_alloc_mem(struct hcq_device *dev, uint64_t size, uint64_t page, bo
                  NVOS32_ATTR_LOCATION_PCI << NVOS32_ATTR_LOCATION_SHIFT;
         p.attr2 = NVOS32_ATTR2_ZBC_PREFER_NO_ZBC |
                   NVOS32_ATTR2_GPU_CACHEABLE_NO << NVOS32_ATTR2_GPU_CACHEABLE_SHIFT;
+        if (page == HCQ_PAGE_2M) {
+            p.attr |= NVOS32_ATTR_COHERENCY_CACHED << NVOS32_ATTR_COHERENCY_SHIFT |
+                      NVOS32_ATTR_PAGE_SIZE_HUGE << NVOS32_ATTR_PAGE_SIZE_SHIFT;
+            p.attr2 |= NVOS32_ATTR2_PAGE_SIZE_HUGE_2MB << NVOS32_ATTR2_PAGE_SIZE_HUGE_SHIFT;
+        }
     } else {
         cls = NV01_MEMORY_LOCAL_USER;
         p.type = NVOS32_TYPE_IMAGE;
@@ -152,7 +160,13 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
     m->pub.kind = kind;
     m->pub.size = size;
     bool vid = kind == HCQ_MEM_DEVICE || kind == HCQ_MEM_DEVICE_MAPPED;
-    m->page = vid && size >= HCQ_HUGE_MIN ? HCQ_PAGE_2M : HCQ_PAGE_4K;
+    /* HCQCL_HOST_PAGES=driver: pinned host memory of 2 MiB and more that
+     * RM allocates in 2 MiB pages, which the GPU maps with pages as large
+     * (memory of our own, pinned through an OS descriptor, is mapped in
+     * 4 KiB pages). */
+    bool rm_host = kind == HCQ_MEM_HOST && !(flags & HCQ_MEMF_RM_SYSMEM) &&
+                   size >= HCQ_PAGE_2M && !strcmp(util_env()->host_pages, "driver");
+    m->page = (vid && size >= HCQ_HUGE_MIN) || rm_host ? HCQ_PAGE_2M : HCQ_PAGE_4K;
     m->map_size = util_align_up(size, m->page);
     m->high = !(flags & HCQ_MEMF_LOW) && kind == HCQ_MEM_DEVICE;
     uint64_t align = m->map_size >= HCQ_PAGE_2M ? HCQ_PAGE_2M : 0x10000;
@@ -163,7 +177,26 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
         free(m);
         return r;
     }
-    if (vid || (flags & HCQ_MEMF_RM_SYSMEM)) {
+    if (rm_host) {
+        /* Where RM refuses, our own pages as usual (said once). */
+        r = nvdrv_errno(rm_alloc_mem(dev, m->map_size, HCQ_PAGE_2M, true, false, &m->h_memory));
+        if (r == 0 &&
+            (r = cpu_map(dev, NVDRV_MINOR_CTL, m->h_memory, 0, m->map_size, &m->cpu_map))) {
+            nvdrv_rm_free(hcq_drv(dev), dev->h_device, m->h_memory);
+            m->h_memory = 0;
+        }
+        if (r) {
+            static atomic_bool said;
+            if (!atomic_exchange(&said, true))
+                CORE_ERR("core: HCQCL_HOST_PAGES=driver: the driver refused pinned memory "
+                         "(%s); our own pages instead", strerror(-r));
+            rm_host = false;
+        } else {
+            m->cpu_map_size = m->map_size;
+            m->pub.cpu = m->cpu_map;
+        }
+    }
+    if (!rm_host && (vid || (flags & HCQ_MEMF_RM_SYSMEM))) {
         r = nvdrv_errno(rm_alloc_mem(dev, m->map_size, m->page, !vid, flags & HCQ_MEMF_CONTIG,
                                      &m->h_memory));
         if (r)
@@ -187,7 +220,7 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
                 m->pub.cpu = m->cpu_map;
             }
         }
-    } else {
+    } else if (!rm_host) {
         /* Pinned host memory: anonymous pages pinned by an OS descriptor
          * (the path signals use on the H200). */
         void *p = host_pages(m->map_size);

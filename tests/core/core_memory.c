@@ -1,7 +1,8 @@
 /*
  * core_memory.c — the VA allocator (first fit, reuse, coalescing), every
  * memory kind with its CPU view and VA range, reuse of freed ranges, the
- * device-memory counter, registration of user pages, and 10 000
+ * device-memory counter, large pinned host memory through a copy engine
+ * (core_memory_driver_pages: with HCQCL_HOST_PAGES=driver), registration of user pages, and 10 000
  * alloc/free cycles that must leave nothing behind.
  */
 #include <stdint.h>
@@ -85,6 +86,40 @@ static void test_kinds(struct hcq_device *dev)
     EXPECT_EQ(hcq_mem_alloc(dev, 0, HCQ_MEM_DEVICE, &dm), -EINVAL);
 }
 
+/* Pinned host memory of 2 MiB and more: our own pages pinned through an
+ * OS descriptor, or with HCQCL_HOST_PAGES=driver pages RM allocates. Either
+ * way the CPU writes it and a copy engine reads and writes it. */
+static void test_host_pages(struct hcq_device *dev)
+{
+    const bool driver = !strcmp(util_env()->host_pages, "driver");
+    const uint64_t size = (4u << 20) + 4096;
+    struct hcq_mem *h = NULL, *back = NULL, *d = NULL;
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &h) == 0);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &back) == 0);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_DEVICE, &d) == 0);
+    struct hcq_mem_priv *p = hcq_mem_priv(h);
+    EXPECT(p->own_pages == !driver);
+    EXPECT(p->h_memory != 0);
+    EXPECT_EQ(h->va % (2u << 20), 0);
+    uint32_t *w = h->cpu;
+    for (uint64_t i = 0; i < size / 4; i++)
+        w[i] = (uint32_t)(i * 2654435761u);
+    memset(back->cpu, 0, size);
+    struct hcq_queue *q = NULL;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    uint64_t v = 0;
+    EXPECT_EQ(hcq_q_copy(q, d->va, h->va, size), 0);
+    EXPECT_EQ(hcq_q_copy(q, back->va, d->va, size), 0);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 10000000000ull), 0);
+    EXPECT(memcmp(h->cpu, back->cpu, size) == 0);
+    hcq_queue_destroy(q);
+    hcq_mem_free(h);
+    hcq_mem_free(back);
+    hcq_mem_free(d);
+}
+
 static void test_register(struct hcq_device *dev)
 {
     /* An unaligned user pointer: va addresses the byte at host. */
@@ -144,6 +179,7 @@ int main(void)
     test_va();
     struct hcq_device *dev = core_test_device();
     test_kinds(dev);
+    test_host_pages(dev);
     test_register(dev);
     test_cycles(dev);
     hcq_device_close(dev);
