@@ -161,9 +161,9 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
     m->pub.size = size;
     bool vid = kind == HCQ_MEM_DEVICE || kind == HCQ_MEM_DEVICE_MAPPED;
     /* HCQCL_HOST_PAGES=driver: pinned host memory of 2 MiB and more that
-     * RM allocates in 2 MiB pages, which the GPU maps with pages as large
-     * (memory of our own, pinned through an OS descriptor, is mapped in
-     * 4 KiB pages). */
+     * RM allocates in 2 MiB pages, so that the GPU can map it with pages
+     * as large (RM describes memory of our own, pinned through an OS
+     * descriptor, in 4 KiB pages). Not yet measured on a GPU. */
     bool rm_host = kind == HCQ_MEM_HOST && !(flags & HCQ_MEMF_RM_SYSMEM) &&
                    size >= HCQ_PAGE_2M && !strcmp(util_env()->host_pages, "driver");
     m->page = (vid && size >= HCQ_HUGE_MIN) || rm_host ? HCQ_PAGE_2M : HCQ_PAGE_4K;
