@@ -21,15 +21,8 @@ static cl_device_id dev;
 
 static cl_kernel vadd_kernel(cl_context ctx, cl_program *prog)
 {
-    size_t size;
-    unsigned char *bin = test_data_read("test_kernels.cubin", &size);
-    REQUIRE(bin, "test_kernels.cubin not found under HCQCL_TEST_DATA");
-    cl_int err, st;
-    const unsigned char *bins[] = {bin};
-    *prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, &st, &err);
-    free(bin);
-    REQUIRE(*prog, "program: %d", err);
-    EXPECT_OK(clBuildProgram(*prog, 1, &dev, NULL, NULL, NULL));
+    cl_int err;
+    *prog = cltest_program(ctx, dev, "test_kernels.cubin");
     cl_kernel k = clCreateKernel(*prog, "vadd", &err);
     REQUIRE(k, "vadd: %d", err);
     return k;

@@ -261,15 +261,7 @@ static void CL_CALLBACK release_queue(cl_event e, cl_int status, void *data)
 static void test_release_in_callback(void)
 {
     cl_int err;
-    size_t size;
-    unsigned char *bin = test_data_read("gpu_kernels.cubin", &size);
-    REQUIRE(bin, "gpu_kernels.cubin not found under HCQCL_TEST_DATA");
-    cl_int st;
-    const unsigned char *bins[] = {bin};
-    cl_program p = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, &st, &err);
-    free(bin);
-    REQUIRE(p, "program: %d", err);
-    EXPECT_OK(clBuildProgram(p, 1, &dev, NULL, NULL, NULL));
+    cl_program p = cltest_program(ctx, dev, "gpu_kernels.cubin");
     cl_kernel spin = clCreateKernel(p, "spin_ns", &err);
     REQUIRE(spin, "spin_ns: %d", err);
     cl_kernel k = vadd();
@@ -306,27 +298,11 @@ static void test_release_in_callback(void)
 
 int main(void)
 {
-    cl_platform_id p = cltest_platform();
-    REQUIRE(p, "hcqcl platform not found");
-    cl_uint n = 0;
-    REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0,
-            "no device");
     for (int i = 0; i < N; i++)
         x0[i] = (float)(i % 97);
-    cl_int err;
-    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    REQUIRE(ctx, "context: %d", err);
-    q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(q, "queue: %d", err);
-    size_t size;
-    unsigned char *bin = test_data_read("test_kernels.cubin", &size);
-    REQUIRE(bin, "test_kernels.cubin not found under HCQCL_TEST_DATA");
-    cl_int st;
-    const unsigned char *bins[] = {bin};
-    prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, &st, &err);
-    free(bin);
-    REQUIRE(prog, "program: %d", err);
-    EXPECT_OK(clBuildProgram(prog, 1, &dev, NULL, NULL, NULL));
+    cl_platform_id p;
+    cltest_setup(&p, &dev, &ctx, &q);
+    prog = cltest_program(ctx, dev, "test_kernels.cubin");
 
     test_order();
     test_user_event();

@@ -39,14 +39,7 @@ int main(int argc, char **argv)
     REQUIRE(ctx, "context: %d", err);
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     REQUIRE(q, "queue: %d", err);
-    size_t size;
-    unsigned char *bin = test_data_read("queue_kernels.cubin", &size);
-    REQUIRE(bin, "queue_kernels.cubin not found under HCQCL_TEST_DATA");
-    const unsigned char *bins[] = {bin};
-    cl_program prog = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, NULL, &err);
-    free(bin);
-    REQUIRE(prog, "program: %d", err);
-    EXPECT_OK(clBuildProgram(prog, 1, &dev, NULL, NULL, NULL));
+    cl_program prog = cltest_program(ctx, dev, "queue_kernels.cubin");
     cl_kernel k = clCreateKernel(prog, "ids2d", &err);
     REQUIRE(k, "kernel: %d", err);
     cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
