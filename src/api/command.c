@@ -408,7 +408,8 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
 {
     struct hcqcl_chan *ch = cmd->chan;
     cl_event e = cmd->ev;
-    bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES && !cmd->gated && !e->lite_sig &&
+    bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES &&
+                 cmd->expect_bytes <= EXPECT_CHAIN_MAX && !cmd->gated && !e->lite_sig &&
                  (idle || (ch->chain_known && ch->chain_kind == cmd->expect_kind &&
                            ch->chain_bytes + cmd->expect_bytes <= EXPECT_CHAIN_MAX));
     /* Waits on other channels make the start unknown. */
@@ -419,10 +420,6 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
     if (!known)
         return;
     const uint64_t now = util_now_ns();
-    if (cmd->expect_bytes > EXPECT_CHAIN_MAX) {
-        ch->chain_known = false;
-        return;
-    }
     if (idle) {
         ch->chain_start = now;
         ch->chain_bytes = 0;
