@@ -188,7 +188,7 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
     if (profiling)
         e->t_queued = util_now_ns();
 
-    pthread_mutex_lock(&q->lock);
+    util_lock(&q->lock);
     for (cl_uint i = 0; i < num_events && err == CL_SUCCESS; i++)
         err = add_dep(cmd, wait_list[i], true);
     bool ooo = q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
@@ -539,7 +539,7 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
         q->last = e;
     }
     hcqcl_event_track(e);
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     for (size_t i = 0; i < ndrop; i++)
         hcqcl_event_unref(drop[i]);
     /* What the GPU finished on this channel is settled here, on the
@@ -590,7 +590,7 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
         atomic_store(&e->status, CL_SUBMITTED);
         atomic_store(&e->phase, HCQCL_PH_GPU);
         hcqcl_event_track(e);
-        pthread_mutex_unlock(&cmd->q->lock);
+        util_unlock(&cmd->q->lock);
         hcqcl_event_unref(e);
         return;
     }
@@ -600,7 +600,7 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
     e->gate = e->start = e->end = e->own = NULL;
     atomic_store(&e->status, CL_OUT_OF_RESOURCES);
     atomic_store(&e->phase, HCQCL_PH_DONE);
-    pthread_mutex_unlock(&cmd->q->lock);
+    util_unlock(&cmd->q->lock);
     if (e->after_fn)
         e->after_fn(e->after_arg, CL_OUT_OF_RESOURCES);
     if (e->release_fn) {

@@ -56,11 +56,11 @@ void hcqcl_lite_retire(cl_command_queue q, bool try)
     do {
         full = false;
         if (!try)
-            pthread_mutex_lock(&q->lock);
-        else if (pthread_mutex_trylock(&q->lock))
+            util_lock(&q->lock);
+        else if (!util_lock_try(&q->lock))
             return;
         uint32_t n = retire_locked(q, objs, RETIRE_BATCH, &full);
-        pthread_mutex_unlock(&q->lock);
+        util_unlock(&q->lock);
         hcqcl_cmd_objs_release(objs, n);
     } while (full);
 }
@@ -132,23 +132,25 @@ static bool grow_locked(cl_command_queue q)
     return true;
 }
 
-bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_lite_cmd *lc)
+bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_obj *const *objs,
+                      uint32_t nobjs, struct hcqcl_lite_cmd *lc)
 {
     const cl_command_queue_properties no =
         CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
     if (q->props & no)
         return false;
     for (;;) {
-        pthread_mutex_lock(&q->lock);
+        util_lock(&q->lock);
         /* Looked at again under the lock: clSetCommandQueueProperty. */
         struct hcqcl_chan *ch = q->props & no ? NULL : hcqcl_cmd_channel_locked(q, engine);
         cl_event last = q->last;
         if (!ch || hcqcl_chan_blocked(ch) || (last && !orderable(q, last))) {
-            pthread_mutex_unlock(&q->lock);
+            util_unlock(&q->lock);
             return false;
         }
         if (q->lite_head - q->lite_tail < q->lite_cap || grow_locked(q)) {
-            *lc = (struct hcqcl_lite_cmd){.q = q, .chan = ch, .hq = ch->hq};
+            *lc = (struct hcqcl_lite_cmd){
+                .q = q, .chan = ch, .hq = ch->hq, .objs = objs, .nobjs = nobjs};
             const struct hcq_signal *own = hcq_queue_timeline(ch->hq);
             bool wait_last = last && atomic_load(&last->phase) != HCQCL_PH_DONE && last->sig != own;
             bool wait_lite = q->lite_sig && q->lite_sig != own;
@@ -156,9 +158,14 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_l
                 hcqcl_queue_flush_locked(q, ch->hq);
             if ((wait_last && hcq_q_wait(ch->hq, last->sig, last->val) < 0) ||
                 hcqcl_lite_order_locked(q, ch->hq, NULL) != CL_SUCCESS) {
-                pthread_mutex_unlock(&q->lock);
+                util_unlock(&q->lock);
                 return false;
             }
+            /* Retained now, before the caller writes the launch: these
+             * locked instructions would otherwise wait for those
+             * write-combined stores to drain (util.h, util_lock). */
+            for (uint32_t i = 0; i < nobjs; i++)
+                hcqcl_cmd_obj_retain(objs[i]);
             return true;
         }
         /* The ring is full: wait for its oldest command, then look again. */
@@ -166,16 +173,16 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_l
         const struct hcq_signal *sig = old->sig;
         uint64_t val = old->val;
         hcqcl_queue_flush_locked(q, NULL);
-        pthread_mutex_unlock(&q->lock);
+        util_unlock(&q->lock);
         if (wait_and_retire(q, sig, val) != CL_SUCCESS)
             return false;
     }
 }
 
-cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, uint32_t nobjs,
-                      bool ok)
+cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
 {
     cl_command_queue q = lc->q;
+    const uint32_t nobjs = lc->nobjs;
     struct hcq_queue *hq = lc->hq;
     uint64_t v;
     int held = -1;
@@ -184,17 +191,16 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
     if (hcq_q_signal_next(hq, &v) == 0)
         held = ok ? hcq_q_commit(hq) : hcq_q_submit(hq);
     if (held < 0) {
-        pthread_mutex_unlock(&q->lock);
+        util_unlock(&q->lock);
+        hcqcl_cmd_objs_release(lc->objs, nobjs);
         return CL_OUT_OF_RESOURCES;
     }
     struct hcqcl_lite *l = &q->lite[q->lite_head++ & (q->lite_cap - 1)];
     l->sig = hcq_queue_timeline(hq);
     l->val = v;
     l->nobjs = nobjs;
-    for (uint32_t i = 0; i < nobjs; i++) {
-        l->objs[i] = objs[i];
-        hcqcl_cmd_obj_retain(objs[i]);
-    }
+    for (uint32_t i = 0; i < nobjs; i++)
+        l->objs[i] = lc->objs[i]; /* retained by hcqcl_lite_begin */
     q->lite_sig = l->sig;
     q->lite_val = v;
     /* It follows the previous last command (same channel, or it waited). */
@@ -205,8 +211,11 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
     if (held)
         hcqcl_queue_note_held(q);
     /* The notifier flushes what is held and settles the ring. Its list
-     * drops a queue after clearing `watched` and seeing nothing held and
-     * an empty ring (event.c): one of the two sees the other's store. */
+     * drops a queue after clearing `watched`, then seeing nothing held and,
+     * under q->lock, an empty ring (event.c, flush_held). Either it takes
+     * q->lock after this section and sees this command in the ring, or
+     * before it, and then this load sees `watched` cleared (the lock
+     * orders them; the stores of `held` and `watched` alone would not). */
     const bool watch = !atomic_load(&q->watched);
     /* Settle now and then, not on every command: the timeline is a line
      * the GPU writes, a cache miss to read. */
@@ -215,7 +224,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
     bool full = false;
     if ((q->lite_head - q->lite_tail) % RETIRE_EVERY == 0)
         ndone = retire_locked(q, done, RETIRE_BATCH, &full);
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     if (watch)
         hcqcl_event_watch_queue(q);
     if (drop)
@@ -227,7 +236,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, 
 cl_int hcqcl_lite_drain(cl_command_queue q)
 {
     cl_int err = CL_SUCCESS;
-    pthread_mutex_lock(&q->lock);
+    util_lock(&q->lock);
     const uint32_t head = q->lite_head;
     bool any = q->lite_tail != head;
     /* Oldest first: entries of different channels end in any order. */
@@ -236,13 +245,13 @@ cl_int hcqcl_lite_drain(cl_command_queue q)
         const struct hcq_signal *sig = l->sig;
         uint64_t val = l->val;
         hcqcl_queue_flush_locked(q, NULL);
-        pthread_mutex_unlock(&q->lock);
+        util_unlock(&q->lock);
         err = wait_and_retire(q, sig, val);
-        pthread_mutex_lock(&q->lock);
+        util_lock(&q->lock);
     }
     if (err == CL_SUCCESS && q->lite_sig && hcq_signal_value(q->lite_sig) >= q->lite_val)
         q->lite_sig = NULL;
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     /* Commands with events that these followed are done too: make them
      * final before clFinish returns. */
     if (any)

@@ -319,11 +319,12 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         for (size_t i = 1; i < nobj && i < HCQCL_LITE_OBJS; i++)
             objs[i] = &m[i - 1]->obj;
     }
-    if (nobj && nobj <= HCQCL_LITE_OBJS && hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, &lc)) {
+    if (nobj && nobj <= HCQCL_LITE_OBJS &&
+        hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, objs, (uint32_t)nobj, &lc)) {
         err = empty ? CL_SUCCESS
                     : record_launches(lc.hq, hk, work_dim, global_work_offset, global_work_size,
                                       local, di, block, psize, dyn);
-        cl_int end = hcqcl_lite_end(&lc, objs, (uint32_t)nobj, err == CL_SUCCESS);
+        cl_int end = hcqcl_lite_end(&lc, err == CL_SUCCESS);
         if (err == CL_SUCCESS)
             err = end;
         goto out;

@@ -574,11 +574,11 @@ static void flush_held(void)
         atomic_store(&q->watched, false);
         bool keep = atomic_load(&q->held);
         if (!keep) {
-            if (pthread_mutex_trylock(&q->lock)) {
+            if (!util_lock_try(&q->lock)) {
                 keep = true;
             } else {
                 keep = hcqcl_lite_any_locked(q);
-                pthread_mutex_unlock(&q->lock);
+                util_unlock(&q->lock);
             }
         }
         if (keep) {

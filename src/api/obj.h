@@ -871,7 +871,7 @@ struct _cl_command_queue {
     cl_command_queue_properties props;
     cl_queue_properties props_array[8]; /* as given, 0-terminated */
     size_t props_array_len;     /* entries incl. the 0; 0 = none given */
-    pthread_mutex_t lock;       /* channels and the fields below */
+    struct util_lock lock;      /* channels and fields below (util.h) */
     struct hcqcl_chan chans[2][HCQCL_QUEUE_CHANS]; /* [enum hcq_engine] */
     unsigned next_copy;
     cl_event last;              /* in-order: previous command (retained);
@@ -1001,8 +1001,8 @@ bool hcqcl_queue_flush(cl_command_queue q, bool try);
 /* The same with q->lock held; except: a channel to leave alone. */
 void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except);
 /* With q->lock held, after a commit that held the command back: q->held
- * and since when (the store of `held` is sequentially consistent: see
- * command_lite.c, hcqcl_lite_end). */
+ * and since when (a release store; the notifier's check of it is backed
+ * by q->lock: see command_lite.c, hcqcl_lite_end). */
 void hcqcl_queue_note_held(cl_command_queue q);
 
 /* True when q is a live command queue (non-NULL, ours, type QUEUE). */
@@ -1131,9 +1131,9 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd);
  * commands, clFinish and the queue's release.
  *
  *     struct hcqcl_lite_cmd lc;
- *     if (hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, &lc)) {
+ *     if (hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, objs, nobjs, &lc)) {
  *         bool ok = record(lc.hq) == 0;
- *         return hcqcl_lite_end(&lc, objs, nobjs, ok);
+ *         return hcqcl_lite_end(&lc, ok);
  *     }
  *     ... the usual hcqcl_cmd_begin / hcqcl_cmd_end ...
  */
@@ -1141,16 +1141,19 @@ struct hcqcl_lite_cmd {
     cl_command_queue q;
     struct hcqcl_chan *chan;
     struct hcq_queue *hq; /* where the caller records */
+    struct hcqcl_obj *const *objs; /* what the command uses (retained) */
+    uint32_t nobjs;
 };
-/* True, with q->lock held, when the command may go without an event:
- * q is in order without profiling, and what came before can be ordered
- * on the GPU (no gate, nothing only the host ends). */
-bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_lite_cmd *lc);
-/* End it: the timeline release, the commit, objs retained in the ring
- * (nobjs <= HCQCL_LITE_OBJS); unlocks. ok: the caller's verbs all
+/* True, with q->lock held and objs (nobjs <= HCQCL_LITE_OBJS, the array
+ * living until hcqcl_lite_end) retained, when the command may go without
+ * an event: q is in order without profiling, and what came before can be
+ * ordered on the GPU (no gate, nothing only the host ends). */
+bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_obj *const *objs,
+                      uint32_t nobjs, struct hcqcl_lite_cmd *lc);
+/* End it: the timeline release, the commit, the objects kept in the ring
+ * until the GPU passes the command; unlocks. ok: the caller's verbs all
  * recorded (what was recorded still runs either way). */
-cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, struct hcqcl_obj *const *objs, uint32_t nobjs,
-                      bool ok);
+cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok);
 /* With q->lock held: order a command on hq after the newest eventless
  * one, if it has not ended (a GPU-side wait when it ran on another
  * channel); e, the command's event or NULL, then waits for it on the host

@@ -86,7 +86,6 @@ static void queue_destroy(cl_command_queue q)
         s = n;
     }
     free(q->since);
-    pthread_mutex_destroy(&q->lock);
     pthread_mutex_destroy(&q->slot_lock);
     cl_context ctx = q->ctx;
     free(q);
@@ -137,12 +136,11 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device,
         memcpy(q->props_array, props_array, nprops * sizeof(*props_array));
         q->props_array_len = nprops;
     }
-    pthread_mutex_init(&q->lock, NULL);
+    q->lock = (struct util_lock)UTIL_LOCK_INIT;
     pthread_mutex_init(&q->slot_lock, NULL);
     /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
      * required by the OpenCL implementation on the device (no channel) */
     if (hcq_queue_create(q->hdev, HCQ_ENGINE_COMPUTE, &q->chans[HCQ_ENGINE_COMPUTE][0].hq) < 0) {
-        pthread_mutex_destroy(&q->lock);
         pthread_mutex_destroy(&q->slot_lock);
         free(q);
         q = NULL;
@@ -245,9 +243,9 @@ cl_int hcqcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info par
         size = sizeof(v.u);
         break;
     case CL_QUEUE_PROPERTIES:
-        pthread_mutex_lock(&q->lock);
+        util_lock(&q->lock);
         v.p = q->props;
-        pthread_mutex_unlock(&q->lock);
+        util_unlock(&q->lock);
         size = sizeof(v.p);
         break;
     case CL_QUEUE_PROPERTIES_ARRAY:
@@ -285,9 +283,9 @@ cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_prop
      * valid but are not supported by the device: the device-queue bits. */
     HCQCL_CHECK(!(properties & ~supported_props), CL_INVALID_QUEUE_PROPERTIES,
                 "properties 0x%llx not supported", (unsigned long long)properties);
-    pthread_mutex_lock(&q->lock);
+    util_lock(&q->lock);
     cl_command_queue_properties was = q->props;
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     if (old_properties)
         *old_properties = was;
     cl_command_queue_properties want = enable ? (was | properties) : (was & ~properties);
@@ -300,7 +298,7 @@ cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_prop
         if (err != CL_SUCCESS)
             return err;
     }
-    pthread_mutex_lock(&q->lock);
+    util_lock(&q->lock);
     q->props = (q->props & ~properties) | (want & properties);
     /* In order, only the previous command orders the next: the record of
      * commands since the last barrier (all complete) is not kept. */
@@ -309,7 +307,7 @@ cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_prop
             hcqcl_event_unref(q->since[i]);
         q->nsince = 0;
     }
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     return CL_SUCCESS;
 }
 
@@ -342,7 +340,10 @@ void hcqcl_queue_note_held(cl_command_queue q)
     if (atomic_load_explicit(&q->held, memory_order_relaxed))
         return;
     atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
-    atomic_store(&q->held, true);
+    /* A release store (a plain one on x86): a sequentially consistent
+     * store is an exchange, which would wait for the launch's
+     * write-combined stores to drain (util.h, util_lock). */
+    atomic_store_explicit(&q->held, true, memory_order_release);
 }
 
 bool hcqcl_queue_flush(cl_command_queue q, bool try)
@@ -350,13 +351,13 @@ bool hcqcl_queue_flush(cl_command_queue q, bool try)
     if (!atomic_load_explicit(&q->held, memory_order_relaxed))
         return true;
     if (try) {
-        if (pthread_mutex_trylock(&q->lock) != 0)
+        if (!util_lock_try(&q->lock))
             return false;
     } else {
-        pthread_mutex_lock(&q->lock);
+        util_lock(&q->lock);
     }
     hcqcl_queue_flush_locked(q, NULL);
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     return true;
 }
 
@@ -364,7 +365,7 @@ bool hcqcl_queue_flush(cl_command_queue q, bool try)
  * `local` (cap entries) when they fit, else in an allocated array. */
 static size_t pending_events(cl_command_queue q, cl_event *local, size_t cap, cl_event **out)
 {
-    pthread_mutex_lock(&q->lock);
+    util_lock(&q->lock);
     size_t n = (q->last ? 1 : 0) + q->nsince;
     cl_event *v = n <= cap ? local : malloc(n * sizeof(*v));
     size_t k = 0;
@@ -376,7 +377,7 @@ static size_t pending_events(cl_command_queue q, cl_event *local, size_t cap, cl
         for (size_t i = 0; i < k; i++)
             hcqcl_event_ref(v[i]);
     }
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     *out = v;
     return n && !v ? (size_t)-1 : k;
 }
@@ -453,7 +454,7 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
     } else {
         queue_finish(q);
     }
-    pthread_mutex_lock(&q->lock);
+    util_lock(&q->lock);
     cl_event last = q->last;
     q->last = NULL;
     cl_event *since = q->since;
@@ -468,7 +469,7 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
                 blockers[nb++] = q->chans[e][i].blocker;
             q->chans[e][i].blocker = NULL;
         }
-    pthread_mutex_unlock(&q->lock);
+    util_unlock(&q->lock);
     for (size_t i = 0; i < nb; i++)
         hcqcl_event_unref(blockers[i]);
     if (last)

@@ -583,6 +583,7 @@ static int bring_up(struct hcq_device *dev)
 
 int hcq_device_open(struct hcq_device *dev)
 {
+    hcq_wc_init();
     pthread_mutex_lock(&dev->lock);
     int r = 0;
     if (dev->refs == 0) {

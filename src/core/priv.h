@@ -286,6 +286,12 @@ struct hcq_queue {
     struct hcq_arena pb, scratch;
     uint64_t open_start;   /* pb.head where the open GP chunk begins */
     bool scratch_unpushed; /* a scratch block not yet referenced by a push */
+    /* Write-combined stores of several threads (queue.c): wc, the arenas
+     * are write-combined (a GPU's BAR1); wc_writer, the pthread_self() of
+     * the thread that wrote them since the last fence, or 0; wc_shared,
+     * a second thread has written them. */
+    bool wc, wc_shared;
+    uintptr_t wc_writer;
     uint32_t acquire_switch; /* SEM_EXECUTE ACQUIRE_SWITCH_TSG for waits (HCQCL_ACQUIRE) */
     uint64_t pending_gp[HCQ_PENDING_GP];
     unsigned npending;
@@ -392,5 +398,10 @@ struct hcq_program {
     uint32_t num_kernels;
     struct hcq_kernel *kernels;
 };
+
+/* Once per process, before the first queue: whether a submission can
+ * drain the write-combined stores other threads left buffered
+ * (membarrier); if not, util_lock releases fence (queue.c). */
+void hcq_wc_init(void);
 
 #endif

@@ -10,8 +10,12 @@
 #include "core/priv.h"
 
 #include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "nv/nv.h"
 
@@ -138,13 +142,80 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
 /* Pushbuffer                                                           */
 /* ------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------ */
+/* Write-combined stores of several threads                             */
+/* ------------------------------------------------------------------ */
+
+/* The caller's lock may be released by a plain store (util_lock), which
+ * does not wait for the write-combined stores made under it: a thread's
+ * pushbuffer and scratch writes may still sit in its core's buffers when
+ * another thread takes the lock. Nothing rewinds an arena, and memory is
+ * reused only after the GPU ran what was in it, so such leftovers never
+ * clash with another thread's writes; they matter only once a doorbell
+ * makes the GPU read them. So:
+ *  - a submission by a thread other than the queue's last writer first
+ *    drains every core's buffers (membarrier: an interrupt on each core
+ *    running the process), then its own fence covers the rest;
+ *  - a queue written by a second thread is marked shared (and the first
+ *    thread's leftovers drained once): from then on each commit that holds
+ *    work back fences, as a mutex's release would, so writers hand over
+ *    nothing and submissions need no barrier.
+ * In steady state a queue one thread enqueues on pays no fence until it
+ * submits. Only write-combined memory needs any of it (a GPU's BAR1
+ * arenas); the bookkeeping runs everywhere, the barrier only there. */
+
+/* This thread's identity: pthread_self() is the thread pointer, one load
+ * (a _Thread_local in a shared library is a call to __tls_get_addr). */
+static inline uintptr_t wc_self(void) { return (uintptr_t)pthread_self(); }
+static bool wc_membarrier;
+
+static void wc_init_once(void)
+{
+    /* Registration makes MEMBARRIER_CMD_PRIVATE_EXPEDITED available (IPIs
+     * to the cores running this process only). Without it every queue
+     * lock release fences, as a mutex's would. */
+    wc_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    if (!wc_membarrier) {
+        util_lock_strict = true;
+        CORE_LOG("membarrier unavailable (%s): queue locks fence on release", strerror(errno));
+    }
+}
+
+void hcq_wc_init(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, wc_init_once);
+}
+
+static void wc_drain_others(const struct hcq_queue *q)
+{
+    if (q->wc && wc_membarrier)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+}
+
+/* After any submission a reservation made and before this thread writes. */
+static inline void note_writer(struct hcq_queue *q)
+{
+    const uintptr_t me = wc_self();
+    if (q->wc_writer == me)
+        return;
+    if (q->wc_writer) {
+        wc_drain_others(q);
+        q->wc_shared = true;
+    }
+    q->wc_writer = me;
+}
+
 static int push_reserve(struct hcq_queue *q, uint32_t ndw, bool allow_submit)
 {
     /* An early submit must not separate a scratch block from the methods
      * that use it: not between hcq_q_scratch and the next push. */
     if (q->scratch_unpushed)
         allow_submit = false;
-    return arena_room(q, &q->pb, (uint64_t)(ndw + RELEASE_SLACK_DW) * 4, 4, allow_submit, true);
+    int r = arena_room(q, &q->pb, (uint64_t)(ndw + RELEASE_SLACK_DW) * 4, 4, allow_submit, true);
+    if (r == 0)
+        note_writer(q); /* after arena_room, which may have submitted */
+    return r;
 }
 
 int hcq_push_reserve(struct hcq_queue *q, uint32_t ndw) { return push_reserve(q, ndw, true); }
@@ -174,6 +245,7 @@ int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu
     r = arena_room(q, &q->scratch, size, align, true, false);
     if (r)
         return r;
+    note_writer(q);
     uint64_t off = hcq_arena_off(&q->scratch, q->scratch.head);
     *cpu = q->scratch.cpu + off;
     *va = q->scratch.va + off;
@@ -494,6 +566,12 @@ static int submit(struct hcq_queue *q)
     q->pub_prev = q->pub_hi;
     q->pub_hi = q->rel_value;
     q->nheld = 0;
+    /* What another thread wrote for this submission may still be in its
+     * core's write-combining buffers; this thread's own are drained by the
+     * fence below. */
+    if (q->wc_writer && q->wc_writer != wc_self())
+        wc_drain_others(q);
+    q->wc_writer = 0;
     /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     /* A release store: the emulated GPU's acquire of GPPut then orders
@@ -521,6 +599,11 @@ int hcq_q_commit(struct hcq_queue *q)
     if (q->pb.head == q->rel_pb_head && q->nheld + 1 < HCQ_DEFER_MAX &&
         hcq_signal_value(q->timeline) < q->pub_prev && !hcq_device_lost(q->dev)) {
         q->nheld++;
+        if (q->wc_shared) {
+            /* Shared by threads: hand nothing over in write buffers. */
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            q->wc_writer = 0;
+        }
         return 1;
     }
     return submit(q);
@@ -740,6 +823,7 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
         (r = arena_init(q, &q->pb, pb_bytes)) || (r = arena_init(q, &q->scratch, scratch_bytes)) ||
         (r = hcq_signal_alloc(dev, &q->timeline)))
         goto fail;
+    q->wc = arena_kind() == HCQ_MEM_DEVICE_MAPPED && !dev->info.emulated;
     q->ring = (volatile uint64_t *)q->ring_mem->cpu;
     q->userd = (volatile uint32_t *)((uint8_t *)q->ring_mem->cpu + (uint64_t)ring_entries * 8);
     memset(q->ring_mem->cpu, 0, ring_bytes);

@@ -69,4 +69,54 @@ static inline bool util_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 #define UTIL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define UTIL_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/* A lock whose release is one plain store.
+ *
+ * Queues are written into device memory through write-combined mappings.
+ * Any locked instruction (a pthread mutex's release is an exchange) waits
+ * until the core's write-combining buffers have drained to the bus, about
+ * 170-330 ns on the H200's host after a launch's writes (bench/wc_cost);
+ * a plain store does not. Taking the lock is a compare-and-exchange; a
+ * thread that cannot take it spins briefly, then sleeps on a futex.
+ *
+ * The releasing store may still sit in the store buffer when the releaser
+ * reads `waiters` (x86 lets a load pass an older store), so a waiter that
+ * went to sleep in that instant is not woken: its sleeps are bounded (20
+ * us, doubling while they run out, to 1 ms; from 20 us again after a wake)
+ * and it looks again. A missed wake costs that waiter one such delay,
+ * never a hang; a lock held for long (a wait for ring space) is polled up
+ * to 1000 times a second by each waiter. Not recursive. */
+struct util_lock {
+    _Atomic uint32_t word;    /* 0 free, 1 held */
+    _Atomic uint32_t waiters; /* threads asleep or about to sleep on word */
+};
+#define UTIL_LOCK_INIT {0, 0}
+
+/* Set once, before queues exist, when a layer cannot make the writes
+ * other threads left in write-combining buffers visible on demand: every
+ * release then fences first (a full barrier, as a mutex's exchange). */
+extern bool util_lock_strict;
+
+void util_lock_slow(struct util_lock *l);
+void util_lock_wake(struct util_lock *l);
+
+static inline bool util_lock_try(struct util_lock *l)
+{
+    uint32_t free_ = 0;
+    return __atomic_compare_exchange_n((uint32_t *)&l->word, &free_, 1, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+static inline void util_lock(struct util_lock *l)
+{
+    if (!util_lock_try(l))
+        util_lock_slow(l);
+}
+static inline void util_unlock(struct util_lock *l)
+{
+    if (__builtin_expect(util_lock_strict, 0))
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n((uint32_t *)&l->word, 0, __ATOMIC_RELEASE);
+    if (__atomic_load_n((uint32_t *)&l->waiters, __ATOMIC_RELAXED))
+        util_lock_wake(l);
+}
+
 #endif
