@@ -22,6 +22,9 @@
  * Phase 2: N times one enqueue then clFinish; reports median, p90, p99 and
  * the maximum of the round trip.
  *
+ * ENQUEUE_COST_KERNEL names another kernel of the cubin whose one argument
+ * is a buffer (atomic_inc): the cost with an object to retain.
+ *
  * Under callgrind or strace set ENQUEUE_COST_ONLY=1 (no phase 2): the
  * difference of two runs with different N, divided by the difference of
  * N * (ROUNDS + 1), is the cost of one enqueue (docs/performance.md).
@@ -132,9 +135,20 @@ int main(int argc, char **argv)
         die("clCreateProgramWithBinary", err);
     if ((err = clBuildProgram(prog, 1, &dev, NULL, NULL, NULL)) != CL_SUCCESS)
         die("clBuildProgram", err);
-    cl_kernel k = clCreateKernel(prog, "empty", &err);
+    /* ENQUEUE_COST_KERNEL=atomic_inc: a kernel with a buffer argument (one
+     * more object to validate and retain per enqueue), as most are. */
+    const char *kname = getenv("ENQUEUE_COST_KERNEL") ? getenv("ENQUEUE_COST_KERNEL") : "empty";
+    cl_kernel k = clCreateKernel(prog, kname, &err);
     if (!k)
         die("clCreateKernel", err);
+    cl_mem arg = NULL;
+    if (strcmp(kname, "empty") != 0) {
+        arg = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+        if (!arg)
+            die("clCreateBuffer", err);
+        if ((err = clSetKernelArg(k, 0, sizeof(arg), &arg)))
+            die("clSetKernelArg", err);
+    }
     const size_t gws = 1, lws = 1;
 
     /* Phase 1: back-to-back enqueues. Round 0 warms the pools up. */
@@ -209,6 +223,8 @@ int main(int argc, char **argv)
     free(cpu);
     free(bin);
     clReleaseKernel(k);
+    if (arg)
+        clReleaseMemObject(arg);
     clReleaseProgram(prog);
     clReleaseCommandQueue(q);
     clReleaseContext(ctx);
