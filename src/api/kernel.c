@@ -385,7 +385,7 @@ cl_int hcqcl_kernel_params(cl_kernel k, cl_device_id d, void *block, uint32_t *d
     memcpy(block, k->values, desc->param_size);
     for (cl_uint a = 0; a < desc->num_args; a++) {
         const struct hcqcl_arg_desc *ad = &desc->args[a];
-        const struct hcqcl_arg_value *av = &k->args[a];
+        struct hcqcl_arg_value *av = &k->args[a];
         uint64_t word;
         /* CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified */
         HCQCL_CHECK(av->set, CL_INVALID_KERNEL_ARGS, "'%s' arg %u not set", desc->name, a);
@@ -396,7 +396,8 @@ cl_int hcqcl_kernel_params(cl_kernel k, cl_device_id d, void *block, uint32_t *d
         } else if (ad->kind == HCQCL_ARG_GLOBAL || (ad->kind == HCQCL_ARG_POINTER && av->mem)) {
             word = 0;
             if (av->mem) {
-                HCQCL_CHECK(hcqcl_mem_is_live(av->mem) && hcqcl_mem_valid(av->mem),
+                HCQCL_CHECK(hcqcl_mem_is_live_since(av->mem, &av->mem_seen) &&
+                                hcqcl_mem_valid(av->mem),
                             CL_INVALID_MEM_OBJECT,
                             "'%s' arg %u: buffer released", desc->name, a);
                 word = hcqcl_mem_va(av->mem, d->hw);

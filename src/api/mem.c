@@ -38,7 +38,11 @@ static struct {
     pthread_mutex_t lock;
     uintptr_t *slot;
     size_t cap, used; /* used counts tombstones too */
-} live = {.lock = PTHREAD_MUTEX_INITIALIZER};
+    /* Bumped under lock by every removal (from 1, so that a zeroed
+     * `seen` never matches): a handle found live at epoch e is still live
+     * while the epoch reads e (hcqcl_mem_is_live_since). */
+    _Atomic uint64_t epoch;
+} live = {.lock = PTHREAD_MUTEX_INITIALIZER, .epoch = 1};
 
 static size_t live_hash(uintptr_t p, size_t cap)
 {
@@ -102,15 +106,19 @@ static void live_remove(cl_mem m)
             break;
         }
     }
+    atomic_fetch_add_explicit(&live.epoch, 1, memory_order_release);
     pthread_mutex_unlock(&live.lock);
 }
 
-bool hcqcl_mem_is_live(const void *handle)
+bool hcqcl_mem_is_live_since(const void *handle, _Atomic uint64_t *seen)
 {
     bool found = false;
     uintptr_t p = (uintptr_t)handle;
     if (p <= LIVE_TOMB)
         return false;
+    if (seen && atomic_load_explicit(seen, memory_order_relaxed) ==
+                    atomic_load_explicit(&live.epoch, memory_order_acquire))
+        return true; /* found live then, and nothing was released since */
     pthread_mutex_lock(&live.lock);
     for (size_t h = live.cap ? live_hash(p, live.cap) : 0; live.cap && live.slot[h];
          h = (h + 1) & (live.cap - 1)) {
@@ -119,9 +127,14 @@ bool hcqcl_mem_is_live(const void *handle)
             break;
         }
     }
+    if (found && seen)
+        atomic_store_explicit(seen, atomic_load_explicit(&live.epoch, memory_order_relaxed),
+                              memory_order_relaxed);
     pthread_mutex_unlock(&live.lock);
     return found;
 }
+
+bool hcqcl_mem_is_live(const void *handle) { return hcqcl_mem_is_live_since(handle, NULL); }
 
 static cl_mem mem_root(cl_mem m) { return m->parent ? m->parent : m; }
 

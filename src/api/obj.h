@@ -566,6 +566,10 @@ bool hcqcl_mem_valid(cl_mem m);
  * dereferencing it (for bytes that may or may not be a handle). Any
  * thread. */
 bool hcqcl_mem_is_live(const void *handle);
+/* The same, without a lock when *seen holds the epoch of an earlier check
+ * that found handle live and no memory object was released since (each
+ * enqueue checks every buffer argument); updates *seen. */
+bool hcqcl_mem_is_live_since(const void *handle, _Atomic uint64_t *seen);
 /* GPU VA of the first byte of m (sub-buffers: parent VA + offset) on dev,
  * which must be a device of m's context (0 otherwise). Any thread. */
 uint64_t hcqcl_mem_va(cl_mem m, struct hcq_device *dev);
@@ -682,6 +686,7 @@ struct _cl_program {
 struct hcqcl_arg_value {
     bool set;
     cl_mem mem;                 /* GLOBAL/POINTER: the buffer, or NULL */
+    _Atomic uint64_t mem_seen;  /* hcqcl_mem_is_live_since's epoch for mem */
     uint32_t local_size;        /* LOCAL (or POINTER used as local): bytes */
     bool is_local;
 };

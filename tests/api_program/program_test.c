@@ -558,6 +558,18 @@ static void test_launch(void)
         if (c[i] != (float)(3 * i + 5))
             bad++;
     EXPECT(bad == 0, "%d of %d results wrong (c[1] = %g, want 8)", bad, N, (double)c[1]);
+    /* A buffer argument released after an enqueue that used it (whose
+     * check of it is remembered) is refused at the next enqueue. */
+    cl_mem tmp = clCreateBuffer(ctx, CL_MEM_READ_WRITE, sizeof(c), NULL, &err);
+    REQUIRE(tmp, "buffer: %d", err);
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(tmp), &tmp));
+    EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL));
+    EXPECT_OK(clFinish(queue));
+    EXPECT_OK(clReleaseMemObject(tmp));
+    EXPECT_OK(clFinish(queue));
+    EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 1, NULL, &global, &local, 0, NULL, NULL),
+               CL_INVALID_MEM_OBJECT);
     clReleaseMemObject(sc);
     clReleaseMemObject(ba);
     clReleaseMemObject(bb);
