@@ -214,24 +214,6 @@ static void wc_copy_lines(void *dst, const void *src, uint32_t bytes)
     }
 }
 
-/* Write to dst the 64-byte lines of src that differ from shadow (all of
- * them when all), and keep shadow equal to what dst now holds. A launch
- * slot is reused by the same kernel in a loop: most of its bank (the
- * dimensions, the windows, often the parameters) and all of its QMD are
- * already there, and each line not written is one the core's buffers do
- * not have to drain. dst and shadow 64-byte aligned, bytes a multiple of
- * 64. */
-static void wc_update_lines(uint8_t *dst, uint8_t *shadow, const uint8_t *src, uint32_t bytes,
-                            bool all)
-{
-    for (uint32_t o = 0; o < bytes; o += 64) {
-        if (!all && !memcmp(shadow + o, src + o, 64))
-            continue;
-        wc_copy_lines(dst + o, src + o, 64);
-        memcpy(shadow + o, src + o, 64);
-    }
-}
-
 int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq_launch *l)
 {
     if (!q || !k || !l)
@@ -245,25 +227,12 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
         return rc;
 
     uint32_t cb_size = (uint32_t)util_align_up(UTIL_MAX(k->cbuf0_size, CBUF0_MIN), 16);
-    const uint32_t cb_lines = (uint32_t)util_align_up(cb_size, 64);
-    uint32_t qmd_off;
+    uint32_t qmd_off = (uint32_t)util_align_up(cb_size, NV_QMD_ALIGN);
     void *cpu;
     uint64_t va;
-    /* A slot when the bank fits one (most kernels), else scratch. */
-    struct hcq_slot slot;
-    const bool slotted = cb_lines <= HCQ_SLOT_BANK && (rc = hcq_q_slot(q, &slot)) == 0;
-    if (slotted) {
-        cpu = slot.cpu;
-        va = slot.va;
-        qmd_off = HCQ_SLOT_BANK;
-    } else {
-        if (rc && rc != -ENOSPC)
-            return rc;
-        qmd_off = (uint32_t)util_align_up(cb_size, NV_QMD_ALIGN);
-        rc = hcq_q_scratch(q, qmd_off + k->qmd_size, NV_QMD_ALIGN, &cpu, &va);
-        if (rc)
-            return rc;
-    }
+    rc = hcq_q_scratch(q, qmd_off + k->qmd_size, NV_QMD_ALIGN, &cpu, &va);
+    if (rc)
+        return rc;
     /* Built in the queue's copy of the last QMD: from the template when
      * the kernel or the launch's shape changed, else only bank 0 moves. */
     uint32_t *qmd = q->last_qmd.qmd;
@@ -291,23 +260,16 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     /* Scratch is write-combined BAR1 memory on a GPU: bank 0 is built in
      * cached memory (zeroing, then the pieces) and crosses the bus once,
      * in whole lines; only a large bank is built in place. */
-    _Static_assert(NV_QMD_ALIGN % 64 == 0, "QMDs start a line");
-    if (slotted) {
-        /* Only the lines that differ from what the slot holds. */
-        uint8_t stage[HCQ_SLOT_BANK] __attribute__((aligned(64)));
-        fill_cbuf0(stage, k, l, cb_lines);
-        wc_update_lines(slot.cpu, slot.shadow, stage, cb_lines, slot.fresh);
-        wc_update_lines(slot.cpu + qmd_off, slot.shadow + qmd_off, (const uint8_t *)qmd,
-                        k->qmd_size, slot.fresh);
-    } else if (cb_size <= CBUF0_STAGE) {
+    if (cb_size <= CBUF0_STAGE) {
         uint8_t stage[CBUF0_STAGE] __attribute__((aligned(64)));
-        fill_cbuf0(stage, k, l, cb_lines); /* cb_lines <= qmd_off */
-        wc_copy_lines(cpu, stage, cb_lines);
-        wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
+        const uint32_t lines = (uint32_t)util_align_up(cb_size, 64); /* <= qmd_off */
+        fill_cbuf0(stage, k, l, lines);
+        wc_copy_lines(cpu, stage, lines);
     } else {
         fill_cbuf0(cpu, k, l, cb_size);
-        wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
     }
+    _Static_assert(NV_QMD_ALIGN % 64 == 0, "QMDs start a line");
+    wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
 
     /* The shader windows were set when the queue bound its engine. The
      * invalidate is needed on every launch, not only after a program

@@ -324,15 +324,6 @@ struct hcq_queue {
         uint32_t grid[3], block[3], shared;
     } last_qmd;
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
-
-    /* Launch slots (hcq_q_slot): on first launch, HCQ_SLOTS fixed places
-     * for a launch's bank 0 and QMD, with a cached copy of what each
-     * holds and the submission (+1, 0 = never) that last used it. */
-    struct hcq_mem *slot_mem;
-    uint8_t *slot_shadow;
-    uint64_t *slot_seq;
-    uint32_t slot_next;
-    bool slot_failed; /* no memory for them: launches use scratch */
 };
 
 /* Create with explicit sizes (tests use tiny rings to force wrap-around).
@@ -412,24 +403,5 @@ struct hcq_program {
  * drain the write-combined stores other threads left buffered
  * (membarrier); if not, util_lock releases fence (queue.c). */
 void hcq_wc_init(void);
-
-/* Launch slots (queue.c, used by launch.c). A slot is HCQ_SLOT_BYTES of
- * the queue's arena memory: bank 0 (up to HCQ_SLOT_BANK bytes) at 0, the
- * QMD at HCQ_SLOT_BANK. Launches take them in turn, so a loop of launches
- * of one kernel finds in each slot what it is about to write and writes
- * only the lines that differ (launch.c). hcq_q_slot waits until the GPU has
- * run the slot's previous launch and reserves pushbuffer room for the
- * launch's methods; shadow is the slot's cached copy and fresh says it is
- * not known. -ENOSPC: no slots on this queue (use scratch). */
-#define HCQ_SLOTS 2048u
-#define HCQ_SLOT_BANK 768u
-#define HCQ_SLOT_BYTES 1280u
-struct hcq_slot {
-    uint8_t *cpu;
-    uint64_t va;
-    uint8_t *shadow;
-    bool fresh;
-};
-int hcq_q_slot(struct hcq_queue *q, struct hcq_slot *out);
 
 #endif

@@ -231,61 +231,6 @@ void hcq_push_incr(struct hcq_queue *q, uint32_t subc, uint32_t method, const ui
     q->pb.head += 4ull * (1 + n);
 }
 
-_Static_assert(HCQ_SLOT_BANK % NV_QMD_ALIGN == 0 && HCQ_SLOT_BYTES % NV_QMD_ALIGN == 0 &&
-                   HCQ_SLOT_BANK + NV_QMD_MAX_BYTES <= HCQ_SLOT_BYTES,
-               "a slot's bank and QMD are aligned and fit");
-
-int hcq_q_slot(struct hcq_queue *q, struct hcq_slot *out)
-{
-    if (!q->slot_mem) {
-        if (q->slot_failed)
-            return -ENOSPC;
-        const uint64_t bytes = (uint64_t)HCQ_SLOTS * HCQ_SLOT_BYTES;
-        q->slot_shadow = malloc(bytes);
-        q->slot_seq = calloc(HCQ_SLOTS, sizeof(*q->slot_seq));
-        if (!q->slot_shadow || !q->slot_seq ||
-            hcq_mem_alloc_ex(q->dev, bytes, arena_kind(), HCQ_MEMF_LOW, &q->slot_mem)) {
-            free(q->slot_shadow);
-            free(q->slot_seq);
-            q->slot_shadow = NULL;
-            q->slot_seq = NULL;
-            q->slot_mem = NULL;
-            q->slot_failed = true;
-            CORE_LOG("queue 0x%x: no memory for launch slots: launches use scratch",
-                     q->h_channel);
-            return -ENOSPC;
-        }
-    }
-    /* Room for the launch's methods first, as hcq_q_scratch. */
-    int r = push_reserve(q, 256, true);
-    if (r)
-        return r;
-    const uint32_t i = q->slot_next;
-    const uint64_t used = q->slot_seq[i];
-    if (used) {
-        const uint64_t s = used - 1;
-        /* Used by the open submission (as many launches since): submit it,
-         * then wait like for any arena memory. A use older than the
-         * history is done: the ring holds far fewer submissions. */
-        if (s == q->seq && (r = submit(q)))
-            return r;
-        if (q->seq - s <= HCQ_SUBMIT_HISTORY &&
-            (r = wait_value(q, q->retire[s % HCQ_SUBMIT_HISTORY])))
-            return r;
-    }
-    note_writer(q);
-    /* The launch's methods go in this submission (no early submit before
-     * the next push), which is the one recorded for the slot. */
-    q->scratch_unpushed = true;
-    q->slot_seq[i] = q->seq + 1;
-    q->slot_next = (i + 1) % HCQ_SLOTS;
-    out->cpu = (uint8_t *)q->slot_mem->cpu + (uint64_t)i * HCQ_SLOT_BYTES;
-    out->va = q->slot_mem->va + (uint64_t)i * HCQ_SLOT_BYTES;
-    out->shadow = q->slot_shadow + (uint64_t)i * HCQ_SLOT_BYTES;
-    out->fresh = !used;
-    return 0;
-}
-
 int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu, uint64_t *va)
 {
     if (!size || !util_is_pow2(align) || align > 4096)
@@ -728,9 +673,6 @@ static void queue_free(struct hcq_queue *q)
     hcq_mem_free(q->notifier);
     hcq_mem_free(q->pb.mem);
     hcq_mem_free(q->scratch.mem);
-    hcq_mem_free(q->slot_mem);
-    free(q->slot_shadow);
-    free(q->slot_seq);
     hcq_signal_free(q->timeline);
     free(q);
 }

@@ -266,41 +266,6 @@ static void test_chain(void)
     hcq_mem_free(c);
 }
 
-/* More launches than the queue has launch slots, with nothing submitted
- * in between: every slot is reused (the first reuse while its earlier
- * launch is still in the open submission), with parameters that change
- * every launch and a block shape that changes every other one, so that
- * some lines of bank and QMD are rewritten and others kept. */
-static void test_slots(void)
-{
-    enum { N = 256, L = HCQ_SLOTS + 300 };
-    struct hcq_mem *a = buffer(N * 4), *b = buffer(N * 4), *c = buffer((uint64_t)L * N * 4);
-    float *pa = a->cpu, *pb = b->cpu;
-    for (uint32_t i = 0; i < N; i++) {
-        pa[i] = (float)i;
-        pb[i] = 2.0f;
-    }
-    for (int j = 0; j < L; j++) {
-        uint32_t bx = j % 2 ? 128 : 256;
-        uint32_t grid[3] = {N / bx, 1, 1}, block[3] = {bx, 1, 1};
-        struct {
-            uint64_t a, b, c;
-            int32_t k, n;
-        } params = {a->va, b->va, c->va + (uint64_t)j * N * 4, j, N};
-        REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
-    }
-    finish();
-    const float *pc = c->cpu;
-    unsigned bad = 0;
-    for (int j = 0; j < L; j++)
-        for (uint32_t i = 0; i < N; i++)
-            bad += pc[(uint64_t)j * N + i] != (float)i + 2.0f + (float)j;
-    EXPECT(bad == 0, "%u of %u results wrong", bad, (unsigned)(L * N));
-    hcq_mem_free(a);
-    hcq_mem_free(b);
-    hcq_mem_free(c);
-}
-
 /* Grid-stride byte copy and 128-byte pattern fill (odd sizes, few blocks
  * so every thread loops). */
 static void test_copy_fill(void)
@@ -418,7 +383,7 @@ int main(int argc, char **argv)
         {"vadd", test_vadd},           {"dims", test_dims},     {"smem", test_smem},
         {"dyn_smem", test_dyn_smem},   {"local_win", test_local_win},
         {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
-        {"copy_fill", test_copy_fill}, {"template", test_template},   {"slots", test_slots},
+        {"copy_fill", test_copy_fill}, {"template", test_template},
     };
     setup();
     int found = 0;
