@@ -999,15 +999,13 @@ cl_int hcqcl_clSetEventCallback(cl_event event, cl_int command_exec_callback_typ
 
 /* The event's four times in the host clock, computed once so every
  * query of one event agrees. */
-static void profile_locked(cl_event e)
+/* GPU timestamps to the host clock through one correlation pair (g, h),
+ * read by the caller before taking the tracker's lock (hcq_device_timer:
+ * a few register reads; 0, 0 when there is none). */
+static void profile_locked(cl_event e, uint64_t g, uint64_t h)
 {
     uint64_t queued = e->t_queued, submit = UTIL_MAX(e->t_submit, queued);
-    /* GPU timestamps to the host clock through one correlation pair (one
-     * register read, no system call on either device kind). */
-    uint64_t g = 0, h = 0;
-    int64_t shift = 0;
-    if (hcq_device_timer(e->q->hdev, &g, &h) == 0)
-        shift = (int64_t)h - (int64_t)g;
+    const int64_t shift = (int64_t)h - (int64_t)g;
     uint64_t start = (uint64_t)((int64_t)hcq_signal_timestamp(e->start->sig) + shift);
     uint64_t end = (uint64_t)((int64_t)hcq_signal_timestamp(e->end->sig) + shift);
     /* The pair is only as exact as the timer register's update: keep the
@@ -1020,7 +1018,7 @@ static void profile_locked(cl_event e)
     e->prof[1] = submit;
     e->prof[2] = start;
     e->prof[3] = end;
-    e->prof_ready = true;
+    __atomic_store_n(&e->prof_ready, true, __ATOMIC_RELAXED);
 }
 
 cl_int hcqcl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_name,
@@ -1042,9 +1040,13 @@ cl_int hcqcl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_nam
                 CL_PROFILING_INFO_NOT_AVAILABLE, "no profiling for this event");
     HCQCL_CHECK(hcqcl_event_status(event) == CL_COMPLETE, CL_PROFILING_INFO_NOT_AVAILABLE,
                 "event not complete");
+    uint64_t g = 0, h = 0;
+    if (!__atomic_load_n(&event->prof_ready, __ATOMIC_RELAXED) &&
+        hcq_device_timer(event->q->hdev, &g, &h) != 0)
+        g = h = 0;
     pthread_mutex_lock(&T.lock);
     if (!event->prof_ready)
-        profile_locked(event);
+        profile_locked(event, g, h);
     cl_ulong v = event->prof[UTIL_MIN(param_name - CL_PROFILING_COMMAND_QUEUED, 3u)];
     pthread_mutex_unlock(&T.lock);
     /* END and COMPLETE are the same: commands have no child commands. */
