@@ -1006,14 +1006,17 @@ static void profile_locked(cl_event e, uint64_t g, uint64_t h)
 {
     uint64_t queued = e->t_queued, submit = UTIL_MAX(e->t_submit, queued);
     const int64_t shift = (int64_t)h - (int64_t)g;
-    uint64_t start = (uint64_t)((int64_t)hcq_signal_timestamp(e->start->sig) + shift);
-    uint64_t end = (uint64_t)((int64_t)hcq_signal_timestamp(e->end->sig) + shift);
-    /* The pair is only as exact as the timer register's update: keep the
-     * order the command's causality fixes (submitted before it started,
-     * ended before the host saw it end). */
-    end = UTIL_MIN(end, e->t_seen);
-    start = UTIL_MIN(UTIL_MAX(start, submit), e->t_seen);
-    end = UTIL_MAX(end, start);
+    const uint64_t gs = hcq_signal_timestamp(e->start->sig), ge = hcq_signal_timestamp(e->end->sig);
+    /* The length is the GPU's own (two timestamps of one clock); only where
+     * it sits in the host clock depends on the pair, which is only as exact
+     * as a register read across the bus. It is placed where the pair puts
+     * it, moved as a whole into what causality allows: started after it
+     * was submitted, ended before the host saw it end. */
+    const uint64_t seen = UTIL_MAX(e->t_seen, submit);
+    const uint64_t dur = UTIL_MIN(ge > gs ? ge - gs : 0, seen - submit);
+    uint64_t start = (uint64_t)((int64_t)gs + shift);
+    start = UTIL_MIN(UTIL_MAX(start, submit), seen - dur);
+    const uint64_t end = start + dur;
     e->prof[0] = queued;
     e->prof[1] = submit;
     e->prof[2] = start;
