@@ -478,6 +478,10 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
         if (!e->own)
             err = CL_OUT_OF_RESOURCES;
     }
+    /* SUBMIT before the doorbell the commit may ring: the GPU can start
+     * the command right after it. */
+    if (q->props & CL_QUEUE_PROFILING_ENABLE)
+        e->t_submit = util_now_ns();
     /* A blocking command is an implicit flush; any other may wait for
      * the next one while the GPU is busy. */
     int held = 0;
@@ -499,8 +503,6 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
         e->sig = e->gpu_sig;
         e->val = v;
     }
-    if (q->props & CL_QUEUE_PROFILING_ENABLE)
-        e->t_submit = util_now_ns();
     if (held)
         hcqcl_queue_note_held(q);
     atomic_store(&e->status, CL_SUBMITTED);

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -167,16 +168,24 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
 /* This thread's identity: pthread_self() is the thread pointer, one load
  * (a _Thread_local in a shared library is a call to __tls_get_addr). */
 static inline uintptr_t wc_self(void) { return (uintptr_t)pthread_self(); }
-static bool wc_membarrier;
+/* How another thread's buffered writes are drained (set once at init,
+ * changed only if membarrier later fails): */
+enum wc_mode {
+    WC_MEMBARRIER, /* membarrier, private expedited */
+    WC_STRICT,     /* unavailable from the start: every release fences */
+    WC_MPROTECT,   /* membarrier failed after queues existed: fences from
+                    * then on, and a page-protection change each time */
+};
+static _Atomic int wc_mode;
 
 static void wc_init_once(void)
 {
     /* Registration makes MEMBARRIER_CMD_PRIVATE_EXPEDITED available (IPIs
      * to the cores running this process only). Without it every queue
      * lock release fences, as a mutex's would. */
-    wc_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
-    if (!wc_membarrier) {
-        util_lock_strict = true;
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        __atomic_store_n(&util_lock_strict, true, __ATOMIC_SEQ_CST);
+        atomic_store(&wc_mode, WC_STRICT);
         CORE_LOG("membarrier unavailable (%s): queue locks fence on release", strerror(errno));
     }
 }
@@ -187,10 +196,46 @@ void hcq_wc_init(void)
     pthread_once(&once, wc_init_once);
 }
 
+/* The fallback when membarrier fails: changing a page's protection
+ * makes the kernel shoot down its translation on every core that ran the
+ * process, by interrupt, which drains their buffers the same way. */
+static void wc_drain_by_mprotect(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static void *page;
+    pthread_mutex_lock(&lock);
+    if (!page) {
+        page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page == MAP_FAILED)
+            page = NULL;
+    }
+    if (page) {
+        *(volatile char *)page = 1; /* mapped in this core's TLB */
+        mprotect(page, 4096, PROT_READ);
+        mprotect(page, 4096, PROT_READ | PROT_WRITE);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 static void wc_drain_others(const struct hcq_queue *q)
 {
-    if (q->wc && wc_membarrier)
-        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (!q->wc)
+        return;
+    switch (atomic_load(&wc_mode)) {
+    case WC_STRICT:
+        return; /* every release fenced: nothing left in other cores */
+    case WC_MEMBARRIER:
+        if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+            return;
+        CORE_ERR("core: membarrier failed (%s): queue locks fence on release from now on",
+                 strerror(errno));
+        __atomic_store_n(&util_lock_strict, true, __ATOMIC_SEQ_CST);
+        atomic_store(&wc_mode, WC_MPROTECT);
+        break;
+    default:
+        break;
+    }
+    wc_drain_by_mprotect();
 }
 
 /* After any submission a reservation made and before this thread writes. */
@@ -601,6 +646,8 @@ int hcq_q_commit(struct hcq_queue *q)
         q->nheld++;
         if (q->wc_shared) {
             /* Shared by threads: hand nothing over in write buffers. */
+            if (q->wc_writer && q->wc_writer != wc_self())
+                wc_drain_others(q);
             __atomic_thread_fence(__ATOMIC_SEQ_CST);
             q->wc_writer = 0;
         }

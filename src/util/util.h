@@ -112,7 +112,7 @@ static inline void util_lock(struct util_lock *l)
 }
 static inline void util_unlock(struct util_lock *l)
 {
-    if (__builtin_expect(util_lock_strict, 0))
+    if (__builtin_expect(__atomic_load_n(&util_lock_strict, __ATOMIC_RELAXED), 0))
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n((uint32_t *)&l->word, 0, __ATOMIC_RELEASE);
     if (__atomic_load_n((uint32_t *)&l->waiters, __ATOMIC_RELAXED))
