@@ -7,8 +7,9 @@
  * locked instruction (a mutex, an atomic reference count) makes the core
  * wait until they have left. This program measures that, per pattern:
  *
- *   bytes written per step by memcpy or in whole 64-byte lines (sequential, each step in the next slot of a
- *   4 MiB ring, as the scratch arena is used), then one of
+ *   bytes written per step, by memcpy or in whole 64-byte lines as the
+ *   launch writer does (hcq_wc_copy_lines), each step in the next slot of
+ *   a 4 MiB ring as the scratch arena is used, then one of
  *     none     nothing (stores only: the rate the buffers drain at)
  *     sfence   a store fence
  *     locked   one locked add on a cached line
@@ -30,7 +31,7 @@
 
 #include <pthread.h>
 
-#include "core/hcq.h"
+#include "core/priv.h"
 
 #define RING_BYTES (4u << 20)
 #define STEPS 4096
@@ -59,8 +60,6 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One step: the bytes as 8-byte stores (what the launch writer's memcpy
- * of a staged bank and the QMD amount to), then the pattern's ending. */
 static inline void store_fence(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -80,20 +79,14 @@ static void cached_work(void)
     sink = x;
 }
 
+/* One step: the bytes, then the pattern's ending. */
 static inline void step(uint8_t *dst, const uint8_t *src, uint32_t bytes, enum after a,
                         enum how h)
 {
-    if (h == HOW_MEMCPY) {
+    if (h == HOW_MEMCPY)
         memcpy(dst, src, bytes);
-    } else {
-        uint64_t *d = (uint64_t *)dst;
-        const uint64_t *s = (const uint64_t *)src;
-        for (uint32_t i = 0; i < (bytes + 63) / 64 * 8; i += 8) {
-            d[i + 0] = s[i + 0]; d[i + 1] = s[i + 1]; d[i + 2] = s[i + 2]; d[i + 3] = s[i + 3];
-            d[i + 4] = s[i + 4]; d[i + 5] = s[i + 5]; d[i + 6] = s[i + 6]; d[i + 7] = s[i + 7];
-            __asm__ volatile("" ::: "memory");
-        }
-    }
+    else
+        hcq_wc_copy_lines(dst, src, (bytes + 63u) & ~63u);
     switch (a) {
     case AFTER_NONE:
         break;

@@ -194,7 +194,7 @@ static int patch_qmd(uint32_t *qmd, const struct hcq_kernel *k, const struct hcq
  * must wait for: on the H200's host a launch's bank and QMD cost 300-330
  * ns that way against 190-220 in lines (bench/wc_cost). bytes is a
  * multiple of 64; dst is 64-byte aligned. */
-static void wc_copy_lines(void *dst, const void *src, uint32_t bytes)
+void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes)
 {
     uint64_t *d = __builtin_assume_aligned(dst, 64);
     const uint8_t *s = src;
@@ -264,12 +264,12 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
         uint8_t stage[CBUF0_STAGE] __attribute__((aligned(64)));
         const uint32_t lines = (uint32_t)util_align_up(cb_size, 64); /* <= qmd_off */
         fill_cbuf0(stage, k, l, lines);
-        wc_copy_lines(cpu, stage, lines);
+        hcq_wc_copy_lines(cpu, stage, lines);
     } else {
         fill_cbuf0(cpu, k, l, cb_size);
     }
     _Static_assert(NV_QMD_ALIGN % 64 == 0, "QMDs start a line");
-    wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
+    hcq_wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
 
     /* The shader windows were set when the queue bound its engine. The
      * invalidate is needed on every launch, not only after a program

@@ -399,6 +399,11 @@ struct hcq_program {
     struct hcq_kernel *kernels;
 };
 
+/* Copy bytes (a multiple of 64) to write-combined memory at dst (64-byte
+ * aligned) in whole lines, each written once, in address order (launch.c;
+ * bench/wc_cost measures it). */
+void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes);
+
 /* Once per process, before the first queue: whether a submission can
  * drain the write-combined stores other threads left buffered
  * (membarrier); if not, util_lock releases fence (queue.c). */

@@ -140,10 +140,6 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
 }
 
 /* ------------------------------------------------------------------ */
-/* Pushbuffer                                                           */
-/* ------------------------------------------------------------------ */
-
-/* ------------------------------------------------------------------ */
 /* Write-combined stores of several threads                             */
 /* ------------------------------------------------------------------ */
 
@@ -250,6 +246,10 @@ static inline void note_writer(struct hcq_queue *q)
     }
     q->wc_writer = me;
 }
+
+/* ------------------------------------------------------------------ */
+/* Pushbuffer                                                           */
+/* ------------------------------------------------------------------ */
 
 static int push_reserve(struct hcq_queue *q, uint32_t ndw, bool allow_submit)
 {
