@@ -227,6 +227,28 @@ static void bench_rate(struct hcq_queue *q)
     hcq_mem_free(ctr);
 }
 
+/* Empty kernels back to back, each with its own timeline release (as
+ * an in-order OpenCL queue records them), submitted in batches of 64:
+ * the GPU's pace for dependent launches (chained unless
+ * HCQCL_LAUNCH_CHAIN=off). */
+static void bench_rate_empty(struct hcq_queue *q)
+{
+    const uint32_t n = quick ? 20000 : 200000, batch = 64;
+    uint64_t v = 0;
+    uint64_t t0 = now_ns();
+    for (uint32_t i = 0; i < n; i++) {
+        CHECK(launch_empty(q));
+        CHECK(hcq_q_signal_next(q, &v));
+        if (i % batch == batch - 1)
+            CHECK(hcq_q_submit(q));
+    }
+    CHECK(finish(q));
+    double us = (double)(now_ns() - t0) / 1e3 / n;
+    char note[96];
+    snprintf(note, sizeof(note), "%u launches, each released, batches of %u", n, batch);
+    row("dependent empty kernels, GPU pace", us, "us/launch", 0, true, note);
+}
+
 /* Round trips: record, submit, wait for the timeline. */
 static void bench_round_trip(struct hcq_queue *q, bool with_launch, const char *what,
                              double target)
@@ -453,6 +475,7 @@ int main(int argc, char **argv)
     CHECK(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q));
     bench_submission(q);
     bench_rate(q);
+    bench_rate_empty(q);
     bench_round_trip(q, true, "launch + wait round trip", 4);
     bench_round_trip(q, false, "semaphore submit + wait, compute", 0);
     CHECK(hcq_queue_create(dev, HCQ_ENGINE_COPY, &qc));

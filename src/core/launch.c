@@ -27,8 +27,6 @@ _Static_assert(sizeof(((struct hcq_launch *)0)->envreg) == 4 * NV_CBUF0_ENVREGS 
                    HCQ_ENVREG_COUNT == NV_CBUF0_ENVREGS,
                "hcq_launch.envreg is every environment register ptxas reads");
 _Static_assert(CBUF0_MIN <= NV_CBUF0_PARAM_START_SM80, "envregs end below the parameters");
-/* Banks up to this size are built on the stack, then copied (hcq_q_exec). */
-#define CBUF0_STAGE 4096u
 
 static void emit_local(struct hcq_queue *q, const struct hcq_device *dev)
 {
@@ -69,9 +67,10 @@ int hcq_device_ensure_local(struct hcq_device *dev, struct hcq_queue *q, uint32_
                  (unsigned long long)mem->va);
     }
     if (q && q->local_gen != dev->local_gen) {
-        rc = hcq_push_reserve(q, LOCAL_DW);
+        rc = hcq_push_reserve(q, LOCAL_DW + 2);
         if (rc)
             goto out;
+        hcq_q_idle(q); /* not under grids still running */
         emit_local(q, dev);
         q->local_gen = dev->local_gen;
     }
@@ -214,6 +213,62 @@ void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes)
     }
 }
 
+/* ------------------------------------------------------------------ */
+/* Launch chains                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Grids launched back to back on one channel overlap [H200]: an in-order
+ * queue needs each to start after the one before ended. A wait for idle
+ * between them does that through the channel's front end, which then
+ * fetches and hands over the next QMD: about 1.9 us per launch on the
+ * H200. A dependent QMD is scheduled by the compute engine itself when
+ * its parent's grid ends. So the launches of one submission recorded
+ * back to back form a chain: the first goes through SEND_PCAS (after a
+ * wait for idle if grids may still run), each later one is the
+ * dependent of the one before, and a timeline release right after a
+ * launch is that QMD's release. A launch's QMD is therefore written out
+ * only once what follows it is known: the next launch, a method, or the
+ * submission (whose last release becomes a host release again, after a
+ * wait for idle and with the non-stall interrupt, queue.c). Nothing is
+ * linked to a QMD already submitted: the GPU may have read it. */
+
+static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes, enum nv_qmd_version v)
+{
+    memcpy(q->tail.qmd, q->last_qmd.qmd, bytes);
+    q->tail.cpu = cpu;
+    q->tail.bytes = bytes;
+    q->tail.version = v;
+    q->tail.released = false;
+}
+
+void hcq_q_tail_flush(struct hcq_queue *q)
+{
+    hcq_wc_copy_lines(q->tail.cpu, q->tail.qmd, q->tail.bytes);
+    q->tail.cpu = NULL;
+}
+
+void hcq_q_tail_release(struct hcq_queue *q, uint64_t va, uint64_t value)
+{
+    /* Cannot fail: slot 0 exists in V03 and V04, va is a semaphore. */
+    (void)nv_qmd_set_release(q->tail.qmd, q->tail.version, 0, va, value);
+    q->tail.released = true;
+}
+
+void hcq_q_tail_unrelease(struct hcq_queue *q)
+{
+    if (q->tail.released)
+        (void)nv_qmd_set(q->tail.qmd, q->tail.version, NV_QMD_RELEASE_ENABLE, 0, 0);
+    q->tail.released = false;
+}
+
+void hcq_q_idle(struct hcq_queue *q)
+{
+    if (!q->grids_open)
+        return;
+    hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
+    q->grids_open = false;
+}
+
 int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq_launch *l)
 {
     if (!q || !k || !l)
@@ -233,20 +288,46 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     rc = hcq_q_scratch(q, qmd_off + k->qmd_size, NV_QMD_ALIGN, &cpu, &va);
     if (rc)
         return rc;
-    /* Built in the queue's copy of the last QMD: from the template when
-     * the kernel or the launch's shape changed, else only bank 0 moves. */
     uint32_t *qmd = q->last_qmd.qmd;
     _Static_assert(sizeof(q->last_qmd.qmd) >= NV_QMD_MAX_BYTES, "last_qmd holds any QMD");
+    _Static_assert(sizeof(q->tail.qmd) >= NV_QMD_MAX_BYTES, "tail holds any QMD");
     enum nv_qmd_version qv = (enum nv_qmd_version)k->qmd_version;
+    /* Scratch is write-combined BAR1 memory on a GPU: bank 0 is built in
+     * cached memory (zeroing, then the pieces) and crosses the bus once,
+     * in whole lines; only a large bank is built in place. A bank equal
+     * to the last one written in this submission is not written again:
+     * the launch points at that one (the same submission retires both,
+     * and nothing rewrites it before), which saves most of a launch's
+     * stores when a kernel is launched again with the same arguments. */
+    uint64_t cb_va = va;
+    if (cb_size <= HCQ_BANK_STAGE) {
+        uint8_t stage[HCQ_BANK_STAGE] __attribute__((aligned(64)));
+        const uint32_t lines = (uint32_t)util_align_up(cb_size, 64); /* <= qmd_off */
+        fill_cbuf0(stage, k, l, lines);
+        struct hcq_last_bank *lb = &q->last_bank;
+        if (lb->lines == lines && lb->seq == q->seq && !memcmp(lb->data, stage, lines)) {
+            cb_va = lb->va;
+        } else {
+            hcq_wc_copy_lines(cpu, stage, lines);
+            memcpy(lb->data, stage, lines);
+            lb->lines = lines;
+            lb->va = va;
+            lb->seq = q->seq;
+        }
+    } else {
+        fill_cbuf0(cpu, k, l, cb_size);
+    }
+    /* Built in the queue's copy of the last QMD: from the template when
+     * the kernel or the launch's shape changed, else only bank 0 moves. */
     if (q->last_qmd.k == k && q->last_qmd.serial == k->prog->serial &&
         !memcmp(q->last_qmd.grid, l->grid, sizeof(l->grid)) &&
         !memcmp(q->last_qmd.block, l->block, sizeof(l->block)) &&
         q->last_qmd.shared == shared_bytes) {
-        rc = nv_qmd_set_cbuf(qmd, qv, 0, va, cb_size);
+        rc = nv_qmd_set_cbuf(qmd, qv, 0, cb_va, cb_size);
     } else {
         q->last_qmd.k = NULL;
         memcpy(qmd, k->qmd, k->qmd_size);
-        rc = patch_qmd(qmd, k, l, shared_bytes, va, cb_size, dev->info.arch);
+        rc = patch_qmd(qmd, k, l, shared_bytes, cb_va, cb_size, dev->info.arch);
         if (rc == 0) {
             q->last_qmd.k = k;
             q->last_qmd.serial = k->prog->serial;
@@ -257,19 +338,25 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     }
     if (rc)
         return rc;
-    /* Scratch is write-combined BAR1 memory on a GPU: bank 0 is built in
-     * cached memory (zeroing, then the pieces) and crosses the bus once,
-     * in whole lines; only a large bank is built in place. */
-    if (cb_size <= CBUF0_STAGE) {
-        uint8_t stage[CBUF0_STAGE] __attribute__((aligned(64)));
-        const uint32_t lines = (uint32_t)util_align_up(cb_size, 64); /* <= qmd_off */
-        fill_cbuf0(stage, k, l, lines);
-        hcq_wc_copy_lines(cpu, stage, lines);
-    } else {
-        fill_cbuf0(cpu, k, l, cb_size);
-    }
     _Static_assert(NV_QMD_ALIGN % 64 == 0, "QMDs start a line");
-    hcq_wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
+    /* The launch before, if its QMD is still pending (nothing came after
+     * it), schedules this one when its grid ends. */
+    const bool linked = q->tail.cpu && q->tail.version == qv &&
+                        nv_qmd_set_dependent(q->tail.qmd, qv, 0, va + qmd_off) == 0;
+    if (q->tail.cpu)
+        hcq_q_tail_flush(q);
+    q->grids_open = true;
+    if (linked) {
+        /* Nothing pushed: the block is referenced by the QMD before, and
+         * the work no longer ends with a release. */
+        q->scratch_unpushed = false;
+        q->rel_pb_head = UINT64_MAX;
+        tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size, qv);
+        CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx (chained)",
+                 k->name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
+                 l->block[2], shared_bytes, (unsigned long long)(va + qmd_off));
+        return 0;
+    }
 
     /* The shader windows were set when the queue bound its engine. The
      * invalidate is needed on every launch, not only after a program
@@ -278,16 +365,24 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
      * constant caches are enough [H200: launch tests, 100 000 launches
      * through a wrapping arena; 0.83 M launches/s against 0.76 with the
      * instruction and data caches too, which the QMD invalidates anyway]. */
-    rc = hcq_push_reserve(q, 6);
+    rc = hcq_push_reserve(q, 8);
     if (rc)
         return rc;
+    const bool wait_idle = q->grids_open;
+    if (wait_idle)
+        hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
                NV_INVALIDATE_SHADER_CACHES_CONSTANT);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B,
                NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);
-    CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx", k->name, l->grid[0],
-             l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2], shared_bytes,
-             (unsigned long long)(va + qmd_off));
+    CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx%s", k->name,
+             l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
+             shared_bytes, (unsigned long long)(va + qmd_off), wait_idle ? " (after idle)" : "");
+    q->grids_open = true;
+    if (q->chain) /* written out by what comes next */
+        tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size, qv);
+    else
+        hcq_wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
     return 0;
 }

@@ -258,6 +258,10 @@ static inline uint64_t hcq_arena_off(const struct hcq_arena *a, uint64_t c)
 #define HCQ_SUBMIT_HISTORY 4096 /* closed submissions remembered */
 #define HCQ_PENDING_GP 64       /* GP entries of the open submission */
 
+/* Banks 0 up to this size are built in cached memory, then copied
+ * (launch.c). */
+#define HCQ_BANK_STAGE 4096u
+
 struct hcq_queue {
     struct hcq_device *dev;
     enum hcq_engine engine;
@@ -323,6 +327,28 @@ struct hcq_queue {
         uint64_t serial;
         uint32_t grid[3], block[3], shared;
     } last_qmd;
+    /* The bank 0 written last (launch.c): a launch whose bank is equal,
+     * in the same submission, points at that one instead. */
+    struct hcq_last_bank {
+        uint8_t data[HCQ_BANK_STAGE] __attribute__((aligned(64)));
+        uint64_t va, seq;
+        uint32_t lines; /* 0: none */
+    } last_bank;
+    /* Launch chains (launch.c). While the launch recorded last is the
+     * last thing in the open submission, its QMD waits in tail.qmd, not
+     * yet written to its scratch block: a next launch makes it schedule
+     * that one when its grid ends (a dependent QMD, no methods and no
+     * wait for idle between them), and a timeline release folds into its
+     * release slot. Any method written after it, and every submission,
+     * writes it out (hcq_q_tail_flush). */
+    struct {
+        uint32_t qmd[96] __attribute__((aligned(64)));
+        void *cpu; /* its scratch address; NULL: no QMD pending */
+        uint32_t bytes, version;
+        bool released; /* release slot 0 holds a timeline release */
+    } tail;
+    bool chain;      /* HCQCL_LAUNCH_CHAIN: launches may chain */
+    bool grids_open; /* grids recorded since the last wait for idle */
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
 };
 
@@ -358,6 +384,18 @@ int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu
  * account it for pushbuffer/scratch recycling. hcq_q_signal_next() is
  * this; launch.c needs nothing else. */
 int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
+
+/* Launch chains (launch.c): write the pending QMD out (any method written
+ * after a launch, and every submission, does this first); fold a release
+ * of value at va into the pending QMD's release slot, or take it out
+ * again (the submission releases it from the host); record a wait for
+ * the grids of the channel to end when any may still run (before methods
+ * that must not overlap them). hcq_q_tail_release needs q->tail.cpu set
+ * and not released. */
+void hcq_q_tail_flush(struct hcq_queue *q);
+void hcq_q_tail_release(struct hcq_queue *q, uint64_t va, uint64_t value);
+void hcq_q_tail_unrelease(struct hcq_queue *q);
+void hcq_q_idle(struct hcq_queue *q);
 
 /* Device local memory (launch.c): make sure the device's local-memory
  * buffer holds bytes_per_thread per thread and that q's compute object

@@ -41,6 +41,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(wait, "HCQCL_WAIT", "auto", "spin | block | auto")                                  \
     X(irq, "HCQCL_IRQ", "on", "on | off: sleeping waits wake on the GPU's non-stall interrupts") \
     X(pushbuf, "HCQCL_PUSHBUF", "device", "device | host: memory of pushbuffers and QMDs")    \
+    X(launch_chain, "HCQCL_LAUNCH_CHAIN", "on", "on | off: launches recorded back to back run as a chain of dependent QMDs") \
     X(acquire, "HCQCL_ACQUIRE", "switch", "switch | poll: a blocked GPU-side wait yields its runlist or polls") \
     X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \
     X(emu_kernels, "HCQCL_EMU_KERNELS", "", "':'-separated host kernel libraries")         \

@@ -5,7 +5,7 @@
  * (host implementations from libhcqcl_test_kernels), the H200 otherwise.
  *
  *   launch_test <case>   case = vadd | dims | smem | dyn_smem | local_win |
- *                                consts | chain | limits | copy_fill | template
+ *                                consts | chain | serial | repeat | limits | copy_fill | template
  */
 #include <errno.h>
 #include <stdio.h>
@@ -266,6 +266,102 @@ static void test_chain(void)
     hcq_mem_free(c);
 }
 
+/* Each launch reads what the one before wrote and overwrites what it
+ * read (ping-pong, x' = x + 1 + j over 2^20 elements in 4096 blocks):
+ * grids that overlapped would read stale or half-written elements. Every
+ * eighth launch is followed by a timeline release (folded into its QMD
+ * when launches chain), and one wait in the middle is a method between
+ * launches (the chain starts again after a wait for idle). Chained, the
+ * launches after a chain's first add no methods. */
+static void test_serial(void)
+{
+    enum { N = 1 << 20, L = 64 };
+    struct hcq_mem *x = buffer(N * 4), *y = buffer(N * 4), *one = buffer(N * 4);
+    float *px = x->cpu, *p1 = one->cpu;
+    for (uint32_t i = 0; i < N; i++) {
+        px[i] = (float)(i & 0xFFFF);
+        p1[i] = 1.0f;
+    }
+    uint32_t grid[3] = {N / 256, 1, 1}, block[3] = {256, 1, 1};
+    const uint64_t pb0 = q->pb.head;
+    uint64_t heads = 0;
+    for (int j = 0; j < L; j++) {
+        struct {
+            uint64_t a, b, c;
+            int32_t k, n;
+        } params = {j % 2 ? y->va : x->va, one->va, j % 2 ? x->va : y->va, j, N};
+        const uint64_t before = q->pb.head;
+        if (j == L / 2)
+            REQUIRE(hcq_q_wait(q, hcq_queue_timeline(q), 1) == 0);
+        REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+        heads += q->pb.head != before;
+        if (j % 8 == 7) {
+            uint64_t v;
+            REQUIRE(hcq_q_signal_next(q, &v) == 0);
+        }
+    }
+    const uint64_t pb_bytes = q->pb.head - pb0;
+    finish();
+    const float *pr = L % 2 ? y->cpu : x->cpu;
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < N; i++)
+        bad += pr[i] != (float)(i & 0xFFFF) + (float)(L + L * (L - 1) / 2);
+    EXPECT(bad == 0);
+    if (q->chain) {
+        /* The first launch and the one after the wait: a wait for idle,
+         * the invalidate and SEND_PCAS each (plus the wait itself). */
+        EXPECT(heads == 2);
+        EXPECT(pb_bytes <= 2 * 8 * 4 + 6 * 4);
+    } else {
+        EXPECT(heads == L);
+    }
+    printf("serial: %d launches, %llu with methods, %llu pushbuffer bytes\n", L,
+           (unsigned long long)heads, (unsigned long long)pb_bytes);
+    hcq_mem_free(x);
+    hcq_mem_free(y);
+    hcq_mem_free(one);
+}
+
+/* The same launch again and again (x += 1 in place, identical
+ * arguments): each must see the one before's result, and after the
+ * first of a submission they share its bank 0 instead of writing their
+ * own. */
+static void test_repeat(void)
+{
+    enum { N = 1 << 20, L = 64 };
+    struct hcq_mem *x = buffer(N * 4), *one = buffer(N * 4);
+    float *px = x->cpu, *p1 = one->cpu;
+    for (uint32_t i = 0; i < N; i++) {
+        px[i] = (float)(i & 0xFFFF);
+        p1[i] = 1.0f;
+    }
+    uint32_t grid[3] = {N / 256, 1, 1}, block[3] = {256, 1, 1};
+    struct {
+        uint64_t a, b, c;
+        int32_t k, n;
+    } params = {x->va, one->va, x->va, 0, N};
+    unsigned banks = 0;
+    uint64_t bank = 0;
+    for (int j = 0; j < L; j++) {
+        REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+        banks += q->last_bank.va != bank;
+        bank = q->last_bank.va;
+        if (j % 8 == 7) {
+            uint64_t v;
+            REQUIRE(hcq_q_signal_next(q, &v) == 0);
+        }
+    }
+    finish();
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < N; i++)
+        bad += px[i] != (float)(i & 0xFFFF) + (float)L;
+    EXPECT(bad == 0);
+    EXPECT(banks == 1);
+    printf("repeat: %d launches, %u banks written\n", L, banks);
+    hcq_mem_free(x);
+    hcq_mem_free(one);
+}
+
 /* Grid-stride byte copy and 128-byte pattern fill (odd sizes, few blocks
  * so every thread loops). */
 static void test_copy_fill(void)
@@ -383,6 +479,7 @@ int main(int argc, char **argv)
         {"vadd", test_vadd},           {"dims", test_dims},     {"smem", test_smem},
         {"dyn_smem", test_dyn_smem},   {"local_win", test_local_win},
         {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
+        {"serial", test_serial},       {"repeat", test_repeat},
         {"copy_fill", test_copy_fill}, {"template", test_template},
     };
     setup();
