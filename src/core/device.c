@@ -588,6 +588,8 @@ int hcq_device_open(struct hcq_device *dev)
     int r = 0;
     if (dev->refs == 0) {
         hcq_device_fault_reset(dev);
+        dev->qmd_hot_ok = nv_qmd_hot_init(nv_qmd_version_for_class(dev->info.compute_class),
+                                          &dev->qmd_hot) == 0;
         r = bring_up(dev);
         if (r) {
             util_log(UTIL_LOG_ERR, "core: device %u open failed: %s", dev->index, strerror(-r));

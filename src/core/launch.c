@@ -249,15 +249,14 @@ void hcq_q_tail_flush(struct hcq_queue *q)
 
 void hcq_q_tail_release(struct hcq_queue *q, uint64_t va, uint64_t value)
 {
-    /* Cannot fail: slot 0 exists in V03 and V04, va is a semaphore. */
-    (void)nv_qmd_set_release(q->tail.qmd, q->tail.version, 0, va, value);
+    nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, va, value);
     q->tail.released = true;
 }
 
 void hcq_q_tail_unrelease(struct hcq_queue *q)
 {
     if (q->tail.released)
-        (void)nv_qmd_set(q->tail.qmd, q->tail.version, NV_QMD_RELEASE_ENABLE, 0, 0);
+        nv_qmd_hot_unrelease(q->tail.qmd, &q->dev->qmd_hot);
     q->tail.released = false;
 }
 
@@ -323,7 +322,10 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
         !memcmp(q->last_qmd.grid, l->grid, sizeof(l->grid)) &&
         !memcmp(q->last_qmd.block, l->block, sizeof(l->block)) &&
         q->last_qmd.shared == shared_bytes) {
-        rc = nv_qmd_set_cbuf(qmd, qv, 0, cb_va, cb_size);
+        if (dev->qmd_hot_ok) /* the template's version: the device's */
+            nv_qmd_hot_cbuf(qmd, &dev->qmd_hot, cb_va, cb_size);
+        else
+            rc = nv_qmd_set_cbuf(qmd, qv, 0, cb_va, cb_size);
     } else {
         q->last_qmd.k = NULL;
         memcpy(qmd, k->qmd, k->qmd_size);
@@ -341,8 +343,9 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     _Static_assert(NV_QMD_ALIGN % 64 == 0, "QMDs start a line");
     /* The launch before, if its QMD is still pending (nothing came after
      * it), schedules this one when its grid ends. */
-    const bool linked = q->tail.cpu && q->tail.version == qv &&
-                        nv_qmd_set_dependent(q->tail.qmd, qv, 0, va + qmd_off) == 0;
+    const bool linked = q->tail.cpu && q->tail.version == qv;
+    if (linked)
+        nv_qmd_hot_dependent(q->tail.qmd, &dev->qmd_hot, va + qmd_off);
     if (q->tail.cpu)
         hcq_q_tail_flush(q);
     q->grids_open = true;

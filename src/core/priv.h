@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/hcq.h"
+#include "nv/nv.h"
 #include "nvdrv/nvdrv.h"
 #include "util/util.h"
 
@@ -81,6 +82,9 @@ struct hcq_signal_page;
 
 struct hcq_device {
     struct hcq_device_info info;
+    /* Where a launch's per-QMD fields lie (launch.c); chains need it. */
+    struct nv_qmd_hot qmd_hot;
+    bool qmd_hot_ok;
     unsigned index;
     struct nvdrv *drv; /* process-wide driver connection */
     nv_ioctl_card_info_t card;

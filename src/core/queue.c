@@ -886,7 +886,8 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
                                                    : dev->info.copy_class;
     q->ring_entries = ring_entries;
     q->acquire_switch = strcmp(util_env()->acquire, "poll") != 0;
-    q->chain = engine == HCQ_ENGINE_COMPUTE && strcmp(util_env()->launch_chain, "off") != 0;
+    q->chain = engine == HCQ_ENGINE_COMPUTE && dev->qmd_hot_ok &&
+               strcmp(util_env()->launch_chain, "off") != 0;
     uint64_t ring_bytes = util_align_up((uint64_t)ring_entries * 8 + NV_USERD_SIZE, 4096);
     int r;
     if ((r = hcq_mem_alloc_ex(dev, ring_bytes, HCQ_MEM_DEVICE_MAPPED,

@@ -490,6 +490,62 @@ int nv_qmd_set_release(uint32_t *qmd, enum nv_qmd_version v, unsigned i, uint64_
 /* Chain: when this QMD completes, schedule the QMD at next_va. */
 int nv_qmd_set_dependent(uint32_t *qmd, enum nv_qmd_version v, unsigned i, uint64_t next_va);
 
+/* The fields a launch rewrites on every QMD (bank 0, dependent 0,
+ * release 0), located once per version so that writing them is a few
+ * masked stores instead of table walks: nv_qmd_hot_init fills h from the
+ * tables above (-EINVAL for a version that lacks one, or whose flags do
+ * not share a dword); the writers below then equal nv_qmd_set_cbuf,
+ * nv_qmd_set_dependent and nv_qmd_set_release for slot 0 on valid
+ * input (va aligned as those require). */
+struct nv_qmd_loc {
+    uint16_t dw;
+    uint8_t sh, width; /* width <= 32; dw + 1 exists when the field crosses */
+};
+struct nv_qmd_hot {
+    struct nv_qmd_loc cb_lo, cb_hi, cb_size;
+    struct nv_qmd_loc dep_ptr;
+    struct nv_qmd_loc rel_lo, rel_hi, pay_lo, pay_hi;
+    uint16_t dep_dw, rel_dw; /* the dword holding the dependent's / release's flags */
+    uint32_t dep_bits, dep_mask, rel_bits, rel_mask, rel_enable;
+    uint8_t cb_shift; /* V04 stores bank addresses >> 6 */
+};
+int nv_qmd_hot_init(enum nv_qmd_version v, struct nv_qmd_hot *h);
+
+static inline void nv_qmd_put(uint32_t *qmd, struct nv_qmd_loc l, uint32_t value)
+{
+    const uint64_t mask = ((1ull << l.width) - 1) << l.sh, val = ((uint64_t)value << l.sh) & mask;
+    qmd[l.dw] = (uint32_t)((qmd[l.dw] & ~mask) | val);
+    if (l.sh + l.width > 32)
+        qmd[l.dw + 1] = (uint32_t)((qmd[l.dw + 1] & ~(mask >> 32)) | (val >> 32));
+}
+static inline void nv_qmd_hot_cbuf(uint32_t *qmd, const struct nv_qmd_hot *h, uint64_t va,
+                                   uint32_t size)
+{
+    const uint64_t a = va >> h->cb_shift;
+    nv_qmd_put(qmd, h->cb_lo, (uint32_t)a);
+    nv_qmd_put(qmd, h->cb_hi, (uint32_t)(a >> 32));
+    nv_qmd_put(qmd, h->cb_size, (size + 15) >> 4);
+}
+static inline void nv_qmd_hot_dependent(uint32_t *qmd, const struct nv_qmd_hot *h,
+                                        uint64_t next_va)
+{
+    nv_qmd_put(qmd, h->dep_ptr, (uint32_t)(next_va >> 8));
+    qmd[h->dep_dw] = (qmd[h->dep_dw] & ~h->dep_mask) | h->dep_bits;
+}
+static inline void nv_qmd_hot_release(uint32_t *qmd, const struct nv_qmd_hot *h, uint64_t va,
+                                      uint64_t payload)
+{
+    nv_qmd_put(qmd, h->rel_lo, (uint32_t)va);
+    nv_qmd_put(qmd, h->rel_hi, (uint32_t)(va >> 32));
+    nv_qmd_put(qmd, h->pay_lo, (uint32_t)payload);
+    nv_qmd_put(qmd, h->pay_hi, (uint32_t)(payload >> 32));
+    qmd[h->rel_dw] = (qmd[h->rel_dw] & ~h->rel_mask) | h->rel_bits;
+}
+static inline void nv_qmd_hot_unrelease(uint32_t *qmd, const struct nv_qmd_hot *h)
+{
+    qmd[h->rel_dw] &= ~h->rel_enable;
+}
+
 /* ------------------------------------------------------------------ */
 /* Constant bank 0 ("cbuf0") as sm_8x/sm_90 code reads it               */
 /* ------------------------------------------------------------------ */

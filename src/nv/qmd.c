@@ -287,6 +287,94 @@ uint64_t nv_qmd_get(const uint32_t *qmd, enum nv_qmd_version v, enum nv_qmd_fid 
     return (w >> sh) & mask;
 }
 
+static int locate(enum nv_qmd_version v, enum nv_qmd_fid f, struct nv_qmd_loc *l)
+{
+    unsigned lo, width;
+    if (!qmd_bits(v, f, 0, &lo, &width) || width > 32 ||
+        (lo % 32 + width > 32 && lo / 32 + 1 >= nv_qmd_size(v) / 4))
+        return -EINVAL;
+    *l = (struct nv_qmd_loc){.dw = (uint16_t)(lo / 32), .sh = (uint8_t)(lo % 32),
+                             .width = (uint8_t)width};
+    return 0;
+}
+
+/* The dword and bits that fn sets on a zeroed QMD: exactly one dword. */
+static int flag_bits(enum nv_qmd_version v, int (*fn)(uint32_t *, enum nv_qmd_version),
+                     uint16_t *dw, uint32_t *bits)
+{
+    uint32_t q[NV_QMD_MAX_BYTES / 4] = {0};
+    if (fn(q, v))
+        return -EINVAL;
+    int found = -1;
+    for (unsigned d = 0; d < nv_qmd_size(v) / 4; d++) {
+        if (!q[d])
+            continue;
+        if (found >= 0)
+            return -EINVAL;
+        found = (int)d;
+    }
+    if (found < 0)
+        return -EINVAL;
+    *dw = (uint16_t)found;
+    *bits = q[found];
+    return 0;
+}
+
+static int dep_flags(uint32_t *q, enum nv_qmd_version v)
+{
+    return nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ACTION, 0,
+                      NVCBC0_QMDV04_00_DEPENDENT_QMD_ACTION_QMD_SCHEDULE) ||
+           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_PREFETCH, 0, 1) ||
+           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ENABLE, 0, 1);
+}
+static int dep_all(uint32_t *q, enum nv_qmd_version v)
+{
+    return nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ACTION, 0, 7) ||
+           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_PREFETCH, 0, 1) ||
+           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ENABLE, 0, 1);
+}
+static int rel_flags(uint32_t *q, enum nv_qmd_version v)
+{
+    return nv_qmd_set(q, v, NV_QMD_RELEASE_STRUCTURE_SIZE, 0,
+                      NVCBC0_QMDV04_00_RELEASE_STRUCTURE_SIZE_SEMAPHORE_FOUR_WORDS) ||
+           nv_qmd_set(q, v, NV_QMD_RELEASE_MEMBAR_TYPE, 0,
+                      NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR) ||
+           nv_qmd_set(q, v, NV_QMD_RELEASE_PAYLOAD64B, 0, 1) ||
+           nv_qmd_set(q, v, NV_QMD_RELEASE_ENABLE, 0, 1);
+}
+static int rel_all(uint32_t *q, enum nv_qmd_version v)
+{
+    return nv_qmd_set(q, v, NV_QMD_RELEASE_STRUCTURE_SIZE, 0, 3) ||
+           nv_qmd_set(q, v, NV_QMD_RELEASE_MEMBAR_TYPE, 0, 1) ||
+           nv_qmd_set(q, v, NV_QMD_RELEASE_PAYLOAD64B, 0, 1) ||
+           nv_qmd_set(q, v, NV_QMD_RELEASE_ENABLE, 0, 1);
+}
+static int rel_enable(uint32_t *q, enum nv_qmd_version v)
+{
+    return nv_qmd_set(q, v, NV_QMD_RELEASE_ENABLE, 0, 1);
+}
+
+int nv_qmd_hot_init(enum nv_qmd_version v, struct nv_qmd_hot *h)
+{
+    *h = (struct nv_qmd_hot){.cb_shift = v == NV_QMD_V03_00 ? 0 : 6};
+    uint16_t dw2, dw3, dw4;
+    if (locate(v, NV_QMD_CONSTANT_BUFFER_ADDR_LOWER, &h->cb_lo) ||
+        locate(v, NV_QMD_CONSTANT_BUFFER_ADDR_UPPER, &h->cb_hi) ||
+        locate(v, NV_QMD_CONSTANT_BUFFER_SIZE_SHIFTED4, &h->cb_size) ||
+        locate(v, NV_QMD_DEPENDENT_QMD_POINTER, &h->dep_ptr) ||
+        locate(v, NV_QMD_RELEASE_ADDRESS_LOWER, &h->rel_lo) ||
+        locate(v, NV_QMD_RELEASE_ADDRESS_UPPER, &h->rel_hi) ||
+        locate(v, NV_QMD_RELEASE_PAYLOAD_LOWER, &h->pay_lo) ||
+        locate(v, NV_QMD_RELEASE_PAYLOAD_UPPER, &h->pay_hi) ||
+        flag_bits(v, dep_flags, &h->dep_dw, &h->dep_bits) ||
+        flag_bits(v, dep_all, &dw2, &h->dep_mask) || dw2 != h->dep_dw ||
+        flag_bits(v, rel_flags, &h->rel_dw, &h->rel_bits) ||
+        flag_bits(v, rel_all, &dw3, &h->rel_mask) || dw3 != h->rel_dw ||
+        flag_bits(v, rel_enable, &dw4, &h->rel_enable) || dw4 != h->rel_dw)
+        return -EINVAL;
+    return 0;
+}
+
 enum nv_qmd_version nv_qmd_version_for_class(uint32_t compute_class)
 {
     switch (compute_class) {

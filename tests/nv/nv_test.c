@@ -223,6 +223,44 @@ static void test_limits(void)
     EXPECT_EQ(nv_slm_total_bytes(0x340000, 9, 8), 0xEA00000);
 }
 
+/* The hot-path writers equal the generic setters, on QMDs full of other
+ * bits (V03 and V04), and V05 (tables incomplete) is refused. */
+static void test_qmd_hot(void)
+{
+    const enum nv_qmd_version vs[2] = {NV_QMD_V03_00, NV_QMD_V04_00};
+    struct nv_qmd_hot h;
+    EXPECT(nv_qmd_hot_init(NV_QMD_V05_00, &h) == -EINVAL);
+    for (int k = 0; k < 2; k++) {
+        const enum nv_qmd_version v = vs[k];
+        REQUIRE(nv_qmd_hot_init(v, &h) == 0);
+        uint32_t a[NV_QMD_MAX_BYTES / 4], b[NV_QMD_MAX_BYTES / 4];
+        uint64_t seed = 0x9E3779B97F4A7C15ull;
+        for (int round = 0; round < 64; round++) {
+            for (unsigned i = 0; i < NV_QMD_MAX_BYTES / 4; i++) {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                a[i] = b[i] = (uint32_t)(seed >> 32) | (round & 1 ? 0 : 0xFFFF0000u);
+            }
+            const uint64_t cb = (seed & 0xFFFFFFFFC0ull) | 0x100000000ull;
+            const uint64_t next = (seed >> 8 & 0xFFFFFFFF00ull) | 0x200000000ull;
+            const uint64_t sem = (seed >> 3 & 0xFFFFFFF8ull) | 0x30000000ull;
+            const uint64_t pay = seed ^ 0x0123456789ABCDEFull;
+            const uint32_t size = (uint32_t)(seed >> 40 & 0xFFF) + 1;
+            EXPECT(nv_qmd_set_cbuf(a, v, 0, cb, size) == 0);
+            nv_qmd_hot_cbuf(b, &h, cb, size);
+            /* set_cbuf also sets VALID; the hot writer relies on the template */
+            EXPECT(nv_qmd_set(b, v, NV_QMD_CONSTANT_BUFFER_VALID, 0, 1) == 0);
+            EXPECT(nv_qmd_set_dependent(a, v, 0, next) == 0);
+            nv_qmd_hot_dependent(b, &h, next);
+            EXPECT(nv_qmd_set_release(a, v, 0, sem, pay) == 0);
+            nv_qmd_hot_release(b, &h, sem, pay);
+            EXPECT(memcmp(a, b, nv_qmd_size(v)) == 0);
+            EXPECT(nv_qmd_set(a, v, NV_QMD_RELEASE_ENABLE, 0, 0) == 0);
+            nv_qmd_hot_unrelease(b, &h);
+            EXPECT(memcmp(a, b, nv_qmd_size(v)) == 0);
+        }
+    }
+}
+
 int main(void)
 {
     test_headers();
@@ -231,6 +269,7 @@ int main(void)
     test_qmd_positions();
     test_qmd_roundtrip();
     test_qmd_helpers();
+    test_qmd_hot();
     test_limits();
     return check_done("nv_test");
 }
