@@ -228,8 +228,17 @@ uint64_t hcq_queue_last(const struct hcq_queue *q);
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
 /* After all previous work completes, release value (+ GPU timestamp). */
 int hcq_q_signal(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
-/* Release ++last on the queue's timeline; returns that value in *value. */
+/* Release ++last on the queue's timeline; returns that value in *value.
+ * On a compute queue the release waits for the engine to go idle and is
+ * followed by the non-stall interrupt that wakes host threads sleeping on
+ * the value. */
 int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value);
+/* The same for a value no host thread will sleep on by itself (only the
+ * GPU, the queue's last value or polling look at it): right after a
+ * launch it becomes that QMD's own release, with no interrupt, and the
+ * launches around it stay one chain. A submission's last release always
+ * comes from the host with the interrupt. */
+int hcq_q_signal_next_quiet(struct hcq_queue *q, uint64_t *value);
 /* Copy size bytes GPU VA src → dst (split as the engine requires). On a
  * compute queue the core may route this to a copy kernel or fail with
  * -ENOTSUP; src/api puts copies on copy queues. */
@@ -286,9 +295,10 @@ enum hcq_envreg {
     HCQ_ENVREG_ENQ_LOCAL = 26,
     HCQ_ENVREG_COUNT = 32,
 };
-/* Launches recorded back to back may run concurrently on the GPU (grids
- * of one channel overlap); a release (hcq_q_signal*) between two orders
- * them, as it waits for the engine to go idle first. */
+/* Each launch starts after the work recorded before it on the queue
+ * ended: grids of one channel would overlap, so launches recorded back to
+ * back form a chain of dependent QMDs and a chain's first launch waits
+ * for the engine to go idle when grids may still run (launch.c). */
 int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq_launch *l);
 
 /* Make everything recorded visible to the GPU (GPFIFO entry, GPPut,

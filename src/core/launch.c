@@ -343,15 +343,12 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     _Static_assert(NV_QMD_ALIGN % 64 == 0, "QMDs start a line");
     /* The launch before, if its QMD is still pending (nothing came after
      * it), schedules this one when its grid ends. */
-    const bool linked = q->tail.cpu && q->tail.version == qv;
-    if (linked)
+    if (q->tail.cpu && q->tail.version == qv) {
         nv_qmd_hot_dependent(q->tail.qmd, &dev->qmd_hot, va + qmd_off);
-    if (q->tail.cpu)
         hcq_q_tail_flush(q);
-    q->grids_open = true;
-    if (linked) {
         /* Nothing pushed: the block is referenced by the QMD before, and
          * the work no longer ends with a release. */
+        q->grids_open = true; /* as it was: the launch before */
         q->scratch_unpushed = false;
         q->rel_pb_head = UINT64_MAX;
         tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size, qv);
@@ -377,6 +374,7 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
      * drain (launch + wait 0.2-0.3 us longer on the H200). */
     const bool alone = q->pb.head == q->open_start && !q->npending &&
                        hcq_signal_value(q->timeline) >= q->pub_hi;
+    /* The first method writes out a pending QMD (hcq_push_incr). */
     const bool wait_idle = q->grids_open;
     if (wait_idle)
         hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);

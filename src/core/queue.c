@@ -130,7 +130,7 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
         int r;
         if (arena_has_marks(a))
             r = arena_pop(q, a);
-        else if (allow_submit && (q->pb.head != q->open_start || q->npending))
+        else if (allow_submit && (q->pb.head != q->open_start || q->npending || q->tail.cpu))
             r = submit(q);
         else
             r = -ENOMEM;
@@ -342,10 +342,10 @@ static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
     }
 }
 
-int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value)
+static int release_timeline(struct hcq_queue *q, uint64_t *value, bool fold)
 {
     uint64_t v;
-    if (q->tail.cpu && !q->tail.released) {
+    if (fold && q->tail.cpu && !q->tail.released) {
         /* Right after a launch: its QMD releases the value when its grid
          * ends, and that grid started after every earlier one ended (a
          * chain, or a wait for idle before its head). */
@@ -365,9 +365,19 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value)
     return 0;
 }
 
+int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value)
+{
+    return release_timeline(q, value, false);
+}
+
 int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value)
 {
-    return hcq_q_release_timeline(q, value);
+    return release_timeline(q, value, false);
+}
+
+int hcq_q_signal_next_quiet(struct hcq_queue *q, uint64_t *value)
+{
+    return release_timeline(q, value, true);
 }
 
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value)

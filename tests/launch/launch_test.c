@@ -269,9 +269,10 @@ static void test_chain(void)
 /* Each launch reads what the one before wrote and overwrites what it
  * read (ping-pong, x' = x + 1 + j over 2^20 elements in 4096 blocks):
  * grids that overlapped would read stale or half-written elements. Every
- * eighth launch is followed by a timeline release (folded into its QMD
- * when launches chain), and one wait in the middle is a method between
- * launches (the chain starts again after a wait for idle). Chained, the
+ * eighth launch is followed by a quiet timeline release (folded into its
+ * QMD when launches chain); a wait at L/2 is a method between launches
+ * (the chain starts again after a wait for idle), and a host release at
+ * 3L/4 ends a chain too (the next needs no wait for idle). Chained, the
  * launches after a chain's first add no methods. */
 static void test_serial(void)
 {
@@ -295,10 +296,11 @@ static void test_serial(void)
             REQUIRE(hcq_q_wait(q, hcq_queue_timeline(q), 1) == 0);
         REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
         heads += q->pb.head != before;
-        if (j % 8 == 7) {
-            uint64_t v;
+        uint64_t v;
+        if (j == 3 * L / 4 - 1)
             REQUIRE(hcq_q_signal_next(q, &v) == 0);
-        }
+        else if (j % 8 == 7)
+            REQUIRE(hcq_q_signal_next_quiet(q, &v) == 0);
     }
     const uint64_t pb_bytes = q->pb.head - pb0;
     finish();
@@ -308,10 +310,11 @@ static void test_serial(void)
         bad += pr[i] != (float)(i & 0xFFFF) + (float)(L + L * (L - 1) / 2);
     EXPECT(bad == 0);
     if (q->chain) {
-        /* The first launch and the one after the wait: a wait for idle,
-         * the invalidate and SEND_PCAS each (plus the wait itself). */
-        EXPECT(heads == 2);
-        EXPECT(pb_bytes <= 2 * 8 * 4 + 6 * 4);
+        /* Three chains: the invalidate and SEND_PCAS (6 dwords) each, a
+         * wait for idle (2) before the one after the acquire (6), and the
+         * host release (8) before the third. */
+        EXPECT(heads == 3);
+        EXPECT_EQ(pb_bytes, 4 * (6 + 6 + 2 + 6 + 8 + 6));
     } else {
         EXPECT(heads == L);
     }
@@ -348,7 +351,7 @@ static void test_repeat(void)
         bank = q->last_bank.va;
         if (j % 8 == 7) {
             uint64_t v;
-            REQUIRE(hcq_q_signal_next(q, &v) == 0);
+            REQUIRE(hcq_q_signal_next_quiet(q, &v) == 0);
         }
     }
     finish();
