@@ -101,6 +101,11 @@ cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq, cl_even
 {
     if (!q->lite_sig)
         return CL_SUCCESS;
+    /* On the same channel, without an event to note it in, nothing to do:
+     * the channel runs in order. Not reading the timeline here saves a
+     * line the GPU writes at every release. */
+    if (!e && q->lite_sig == hcq_queue_timeline(hq))
+        return CL_SUCCESS;
     if (hcq_signal_value(q->lite_sig) >= q->lite_val) {
         q->lite_sig = NULL; /* it ended: nothing left to order after */
         return CL_SUCCESS;
