@@ -265,6 +265,8 @@ static inline uint64_t hcq_arena_off(const struct hcq_arena *a, uint64_t c)
 /* Banks 0 up to this size are built in cached memory, then copied
  * (launch.c). */
 #define HCQ_BANK_STAGE 4096u
+/* Parameter blocks up to this size are kept to recognise a repeated bank. */
+#define HCQ_BANK_PARAMS 256u
 
 struct hcq_queue {
     struct hcq_device *dev;
@@ -329,14 +331,21 @@ struct hcq_queue {
         uint32_t qmd[96];
         const struct hcq_kernel *k;
         uint64_t serial;
-        uint32_t grid[3], block[3], shared;
+        uint32_t grid[3], block[3], shared, dyn;
     } last_qmd;
     /* The bank 0 written last (launch.c): a launch whose bank is equal,
-     * in the same submission, points at that one instead. */
+     * in the same submission, points at that one instead. What it was
+     * built from is kept too: a launch of the same kernel, shape,
+     * parameters and environment has that bank without building it. */
     struct hcq_last_bank {
         uint8_t data[HCQ_BANK_STAGE] __attribute__((aligned(64)));
         uint64_t va, seq;
         uint32_t lines; /* 0: none */
+        const struct hcq_kernel *k; /* NULL: inputs not kept */
+        uint64_t serial;
+        uint32_t grid[3], block[3], envreg[32];
+        uint32_t params_size;
+        uint8_t params[HCQ_BANK_PARAMS];
     } last_bank;
     /* Launch chains (launch.c). While the launch recorded last is the
      * last thing in the open submission, its QMD waits in tail.qmd, not
