@@ -160,6 +160,10 @@ struct hcq_signal {
     struct hcq_device *dev;
     uint64_t va;
     volatile uint64_t *cpu; /* cpu[0] value, cpu[1] timestamp */
+    /* The highest value released with a non-stall interrupt after it
+     * (queue.c): a waiter for a value up to it can sleep until the
+     * interrupt. Written under the releasing queue's lock. */
+    _Atomic uint64_t irq_hi;
 };
 
 int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out);
@@ -227,7 +231,7 @@ uint64_t hcq_queue_last(const struct hcq_queue *q);
 /* GPU waits until *sig >= value (circular compare, 64-bit). */
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
 /* After all previous work completes, release value (+ GPU timestamp). */
-int hcq_q_signal(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
+int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value);
 /* Release ++last on the queue's timeline; returns that value in *value.
  * On a compute queue the release waits for the engine to go idle and is
  * followed by the non-stall interrupt that wakes host threads sleeping on

@@ -1,8 +1,9 @@
 /* Non-stall interrupts as wake-ups for threads that wait on the GPU.
  *
- * Every host release is followed by NON_STALL_INTERRUPT, and copy-engine
- * releases ask for a non-blocking interrupt (queue.c), so the engine
- * raises a non-stall interrupt once the value has landed. RM turns the
+ * While some waiter sleeps on them (dev->irq_want), every host release is
+ * followed by NON_STALL_INTERRUPT and copy-engine releases ask for a
+ * non-blocking interrupt (queue.c, push_release), so the engine raises a
+ * non-stall interrupt once the value has landed. RM turns the
  * interrupts of an engine into OS events for whoever registered an
  * NV01_EVENT_OS_EVENT on the subdevice with that engine's notifier index;
  * the events are posted without data to a ctl fd of ours (irq_fd), whose

@@ -142,6 +142,9 @@ struct hcq_device {
     uint32_t irq_events[1 + 16 + 4]; /* graphics, info.async_ce[], info.grce[] */
     unsigned nirq_events;
     _Atomic uint32_t irq_gen; /* bumped after every poll of irq_fd (a futex) */
+    /* Waiters sleeping on interrupts: only while there are any do
+     * releases raise them (queue.c, push_release). */
+    _Atomic uint32_t irq_want;
     atomic_bool irq_polling;  /* one waiter polls irq_fd, the others wait on irq_gen */
 };
 

@@ -312,9 +312,22 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
     hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, d, 5);
 }
 
-/* Release value at va after all previous work (7 or 8 dwords). */
-static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
+/* Release value on s after all previous work (7 or 8 dwords).
+ *
+ * A non-stall interrupt follows only while some thread sleeps on them
+ * (dev->irq_want): the driver takes every interrupt on one CPU, and on
+ * the H200's host a process that ran there saw every round trip take
+ * 31-35 us instead of 4.5 (pinned to that CPU, every time; on any other,
+ * never). Spinning waits need none; a waiter that sleeps counts itself
+ * first, and until a release at or after its target asks for an
+ * interrupt (s->irq_hi) it sleeps in steps (signal.c). */
+static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t value)
 {
+    const uint64_t va = s->va;
+    const bool irq = atomic_load_explicit(&q->dev->irq_want, memory_order_relaxed) != 0 &&
+                     atomic_load_explicit(&q->dev->irq_on, memory_order_relaxed);
+    if (irq && atomic_load_explicit(&s->irq_hi, memory_order_relaxed) < value)
+        atomic_store_explicit(&s->irq_hi, value, memory_order_relaxed);
     if (q->engine == HCQ_ENGINE_COPY && q->engine_class >= HOPPER_DMA_COPY_A) {
         /* The CE's own semaphore is ordered after its copies; bit 27 +
          * PAYLOAD_UPPER make it 64-bit on Hopper [H200]. Older copy
@@ -324,9 +337,7 @@ static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
         hcq_push_incr(q, NV_SUBC_COPY, NVC8B5_SET_SEMAPHORE_A, d, 4);
         /* Then a non-stall interrupt, which wakes sleeping waiters (irq.c). */
         hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA,
-                   atomic_load_explicit(&q->dev->irq_on, memory_order_relaxed)
-                       ? NV_LAUNCH_DMA_SEMAPHORE_64_TS_INTR
-                       : NV_LAUNCH_DMA_SEMAPHORE_64_TS);
+                   irq ? NV_LAUNCH_DMA_SEMAPHORE_64_TS_INTR : NV_LAUNCH_DMA_SEMAPHORE_64_TS);
     } else {
         /* The host release waits for the engine to go idle first
          * (RELEASE_WFI): grids launched back to back on one channel may
@@ -337,7 +348,8 @@ static void push_release(struct hcq_queue *q, uint64_t va, uint64_t value)
          * build without it once left the first release on a fresh compute
          * channel unseen for 30 s, so it stays even without them. */
         push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
-        hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
+        if (irq)
+            hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
         q->grids_open = false;
     }
 }
@@ -356,7 +368,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, bool fold)
         if (r)
             return r;
         v = ++q->last;
-        push_release(q, q->timeline->va, v);
+        push_release(q, q->timeline, v);
     }
     q->rel_value = v;
     q->rel_pb_head = q->pb.head;
@@ -395,7 +407,7 @@ int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value
     return 0;
 }
 
-int hcq_q_signal(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value)
+int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value)
 {
     if (!sig)
         return -EINVAL;
@@ -406,7 +418,7 @@ int hcq_q_signal(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t val
     int r = push_reserve(q, 8, true);
     if (r)
         return r;
-    push_release(q, sig->va, value);
+    push_release(q, sig, value);
     return 0;
 }
 
@@ -607,7 +619,7 @@ static int submit(struct hcq_queue *q)
         if (r)
             return r;
         uint64_t v = ++q->last;
-        push_release(q, q->timeline->va, v);
+        push_release(q, q->timeline, v);
         q->rel_value = v;
         q->rel_pb_head = q->pb.head;
     } else if (q->tail.cpu) {
@@ -621,7 +633,7 @@ static int submit(struct hcq_queue *q)
         if (r)
             return r;
         hcq_q_tail_unrelease(q);
-        push_release(q, q->timeline->va, q->rel_value);
+        push_release(q, q->timeline, q->rel_value);
         q->rel_pb_head = q->pb.head;
     }
     if (q->pb.head != q->open_start) {

@@ -67,6 +67,7 @@ int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out)
         /* A fresh signal reads 0 with no timestamp. */
         __atomic_store_n(&s->cpu[0], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&s->cpu[1], 0, __ATOMIC_RELEASE);
+        atomic_store_explicit(&s->irq_hi, 0, memory_order_relaxed);
         *out = s;
         break;
     }
@@ -264,7 +265,8 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, (eta_ns - start) / 3);
     }
     int rc;
-    bool woken = false; /* the last sleep ended on an interrupt */
+    bool woken = false;  /* the last sleep ended on an interrupt */
+    bool wanting = false; /* counted in dev->irq_want */
     for (;;) {
         /* Read before the value: an interrupt after this read is seen by
          * the sleep below (irq.c). */
@@ -304,6 +306,15 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         uint64_t waited = now - since_ns, sleep_ns;
         bool irq = atomic_load_explicit(&dev->irq_on, memory_order_relaxed) &&
                    (pol == WAIT_BLOCK || waited >= WAIT_IRQ_AFTER_NS);
+        if (irq && !wanting) {
+            /* Releases recorded from now on raise interrupts. */
+            atomic_fetch_add_explicit(&dev->irq_want, 1, memory_order_relaxed);
+            wanting = true;
+        }
+        /* Work recorded while nobody slept raises none: sleep in steps
+         * until a release at or after the target asks for one. */
+        if (irq && atomic_load_explicit(&s->irq_hi, memory_order_relaxed) < target)
+            irq = false;
         bool pause = irq && woken;
         if (pause)
             sleep_ns = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,
@@ -325,6 +336,8 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
             woken = false;
         }
     }
+    if (wanting)
+        atomic_fetch_sub_explicit(&dev->irq_want, 1, memory_order_relaxed);
     slack_restore(&slack);
     return rc;
 }

@@ -247,7 +247,10 @@ static void *set_gate(void *arg)
  * for it), each with a 5 s timeout. The release's interrupt wakes them
  * all well before that. Compute queues raise it with the host's
  * NON_STALL_INTERRUPT, copy queues with their release's LAUNCH_DMA, on
- * their own copy engine or on the graphics one. */
+ * their own copy engine or on the graphics one. Releases ask for an
+ * interrupt only while a waiter sleeps on them (dev->irq_want, counted
+ * here by hand): without one, the signal's irq_hi stays below the
+ * release. */
 static void test_irq_wakeup(struct hcq_device *dev)
 {
     EXPECT(atomic_load(&dev->irq_on));
@@ -267,9 +270,14 @@ static void test_irq_wakeup(struct hcq_device *dev)
         atomic_store(&dev->ce_refused, refused);
         REQUIRE(r == 0);
         REQUIRE(hcq_signal_alloc(dev, &gate) == 0);
-        uint64_t v;
+        uint64_t v, quiet;
+        EXPECT_EQ(hcq_q_release_timeline(q, &quiet), 0);
+        EXPECT(atomic_load(&hcq_queue_timeline(q)->irq_hi) < quiet);
+        atomic_fetch_add(&dev->irq_want, 1);
         EXPECT_EQ(hcq_q_wait(q, gate, 1), 0);
         EXPECT_EQ(hcq_q_release_timeline(q, &v), 0);
+        atomic_fetch_sub(&dev->irq_want, 1);
+        EXPECT_EQ(atomic_load(&hcq_queue_timeline(q)->irq_hi), v);
         EXPECT_EQ(hcq_q_submit(q), 0);
         struct irq_waiter w[3];
         pthread_t th[3], opener;
