@@ -173,8 +173,10 @@ static inline void cpu_relax(void)
  * step when an interrupt is late, took 3.2-3.9 % of a core over a 1 s wait
  * on the emulated device against 1.3-1.6 %, and the H200's gpu_cl_timing
  * (which checks 5 %) failed once under load; transfers, where lateness shows, carry expected
- * ends instead: hcq_signal_wait_eta). A wake-up that was another command's
- * (back-to-back commands raise one interrupt each) is followed by a pause
+ * ends instead: hcq_signal_wait_eta). Releases raise interrupts only
+ * while a waiter sleeps on them (queue.c, push_release): one whose target
+ * was recorded before sleeps in steps instead. A wake-up that was another
+ * command's (back-to-back commands raise one interrupt each) is followed by a pause
  * of 1/256 of the time waited (2 us to 1 ms) before the next poll: an
  * interrupt arriving meanwhile stays pending, so the pause bounds how late
  * the wait's own release is seen, and a stream of other commands' releases
