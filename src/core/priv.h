@@ -322,6 +322,7 @@ struct hcq_queue {
      * last one, and of the last one; units held back since. */
     uint64_t pub_prev, pub_hi;
     unsigned nheld;
+    bool held_unread; /* the last commit held without reading the timeline */
 
     struct hcq_signal *timeline;
     uint64_t last;

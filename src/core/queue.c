@@ -688,8 +688,18 @@ int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
  * idle, and what is held goes at once. */
 int hcq_q_commit(struct hcq_queue *q)
 {
+    /* The timeline is a line the GPU writes at every release, a cache
+     * miss to read: while work is held, every other commit holds on the
+     * last reading. The GPU then still runs the last submission, which
+     * the one a commit skips looking for would have followed. */
+    bool hold = false;
     if (q->pb.head == q->rel_pb_head && q->nheld + 1 < HCQ_DEFER_MAX &&
-        hcq_signal_value(q->timeline) < q->pub_prev && !hcq_device_lost(q->dev)) {
+        !hcq_device_lost(q->dev)) {
+        hold = (q->nheld && !q->held_unread) ||
+               hcq_signal_value(q->timeline) < q->pub_prev;
+        q->held_unread = hold && !q->held_unread && q->nheld;
+    }
+    if (hold) {
         q->nheld++;
         if (q->wc_shared) {
             /* Shared by threads: hand nothing over in write buffers. */
