@@ -160,10 +160,12 @@ struct hcq_signal {
     struct hcq_device *dev;
     uint64_t va;
     volatile uint64_t *cpu; /* cpu[0] value, cpu[1] timestamp */
-    /* The highest value released with a non-stall interrupt after it
-     * (queue.c): a waiter for a value up to it can sleep until the
-     * interrupt. Written under the releasing queue's lock. */
-    _Atomic uint64_t irq_hi;
+    /* The highest value a recorded release writes (rec_hi), and the
+     * highest released with a non-stall interrupt after it (irq_hi)
+     * (queue.c): a waiter for a value up to irq_hi can sleep until an
+     * interrupt; one for a value above rec_hi counts itself as wanting
+     * them (signal.c). */
+    _Atomic uint64_t rec_hi, irq_hi;
 };
 
 int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out);
@@ -310,7 +312,9 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
 int hcq_q_submit(struct hcq_queue *q);
 /* End a unit of work that ends with a release (hcq_q_signal_next): it is
  * submitted now if the GPU would otherwise run dry — it has finished
- * everything before the last submission — and otherwise held back to go
+ * everything before the last submission, as last read: while work is
+ * held, a commit within about a microsecond of the one before that read
+ * the timeline decides on that reading — and otherwise held back to go
  * with later work in one GPFIFO entry (returns 1), saving the fences and
  * the doorbell while the GPU is busy anyway. At most HCQ_DEFER_MAX - 1
  * units are held: the HCQ_DEFER_MAX-th is submitted with them, so one

@@ -322,7 +322,8 @@ struct hcq_queue {
      * last one, and of the last one; units held back since. */
     uint64_t pub_prev, pub_hi;
     unsigned nheld;
-    bool held_unread; /* the last commit held without reading the timeline */
+    bool held_unread;      /* the last commit held without reading the timeline */
+    uint64_t held_read_at; /* when a commit last read it (queue.c, held_clock) */
 
     struct hcq_signal *timeline;
     uint64_t last;

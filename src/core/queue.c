@@ -17,6 +17,9 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#endif
 
 #include "nv/nv.h"
 
@@ -318,16 +321,28 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
  * (dev->irq_want): the driver takes every interrupt on one CPU, and on
  * the H200's host a process that ran there saw every round trip take
  * 31-35 us instead of 4.5 (pinned to that CPU, every time; on any other,
- * never). Spinning waits need none; a waiter that sleeps counts itself
- * first, and until a release at or after its target asks for an
- * interrupt (s->irq_hi) it sleeps in steps (signal.c). */
+ * never). Spinning waits need none. A waiter that sleeps on a value not
+ * yet recorded counts itself; one whose target no interrupt follows
+ * (s->irq_hi below it) sleeps in steps, and one that a later release's
+ * interrupt covers sleeps on interrupts with its usual timeout
+ * (signal.c). */
+static void raise_to(_Atomic uint64_t *hi, uint64_t value)
+{
+    uint64_t old = atomic_load_explicit(hi, memory_order_relaxed);
+    while (old < value &&
+           !atomic_compare_exchange_weak_explicit(hi, &old, value, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
 static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t value)
 {
     const uint64_t va = s->va;
     const bool irq = atomic_load_explicit(&q->dev->irq_want, memory_order_relaxed) != 0 &&
                      atomic_load_explicit(&q->dev->irq_on, memory_order_relaxed);
-    if (irq && atomic_load_explicit(&s->irq_hi, memory_order_relaxed) < value)
-        atomic_store_explicit(&s->irq_hi, value, memory_order_relaxed);
+    raise_to(&s->rec_hi, value);
+    if (irq)
+        raise_to(&s->irq_hi, value);
     if (q->engine == HCQ_ENGINE_COPY && q->engine_class >= HOPPER_DMA_COPY_A) {
         /* The CE's own semaphore is ordered after its copies; bit 27 +
          * PAYLOAD_UPPER make it 64-bit on Hopper [H200]. Older copy
@@ -363,6 +378,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, bool fold)
          * chain, or a wait for idle before its head). */
         v = ++q->last;
         hcq_q_tail_release(q, q->timeline->va, v);
+        raise_to(&q->timeline->rec_hi, v);
     } else {
         int r = push_reserve(q, 8, true);
         if (r)
@@ -686,18 +702,35 @@ int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
  * one is still queued behind the work it runs, so a new unit can wait
  * for the next commit; once it has, the GPU is on its last submission or
  * idle, and what is held goes at once. */
+/* A cheap clock for how fresh the last reading is: the TSC (about a
+ * microsecond is 2000-4000 ticks), else none (every commit reads). */
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t held_clock(void) { return __rdtsc(); }
+#define HELD_READ_FRESH 2000u
+#else
+static inline uint64_t held_clock(void) { return 0; }
+#define HELD_READ_FRESH 0u
+#endif
+
 int hcq_q_commit(struct hcq_queue *q)
 {
     /* The timeline is a line the GPU writes at every release, a cache
-     * miss to read: while work is held, every other commit holds on the
-     * last reading. The GPU then still runs the last submission, which
-     * the one a commit skips looking for would have followed. */
+     * miss to read: while work is held, a commit within about a
+     * microsecond of one that read it and held decides on that reading
+     * (every other commit at most), so a GPU found busy is not looked at
+     * again at once; a later commit reads again. */
     bool hold = false;
     if (q->pb.head == q->rel_pb_head && q->nheld + 1 < HCQ_DEFER_MAX &&
         !hcq_device_lost(q->dev)) {
-        hold = (q->nheld && !q->held_unread) ||
-               hcq_signal_value(q->timeline) < q->pub_prev;
-        q->held_unread = hold && !q->held_unread && q->nheld;
+        const uint64_t t = held_clock();
+        if (q->nheld && !q->held_unread && t - q->held_read_at < HELD_READ_FRESH) {
+            hold = true;
+            q->held_unread = true;
+        } else {
+            hold = hcq_signal_value(q->timeline) < q->pub_prev;
+            q->held_unread = false;
+            q->held_read_at = t;
+        }
     }
     if (hold) {
         q->nheld++;

@@ -68,6 +68,7 @@ int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out)
         __atomic_store_n(&s->cpu[0], 0, __ATOMIC_RELAXED);
         __atomic_store_n(&s->cpu[1], 0, __ATOMIC_RELEASE);
         atomic_store_explicit(&s->irq_hi, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->rec_hi, 0, memory_order_relaxed);
         *out = s;
         break;
     }
@@ -308,8 +309,12 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         uint64_t waited = now - since_ns, sleep_ns;
         bool irq = atomic_load_explicit(&dev->irq_on, memory_order_relaxed) &&
                    (pol == WAIT_BLOCK || waited >= WAIT_IRQ_AFTER_NS);
-        if (irq && !wanting) {
-            /* Releases recorded from now on raise interrupts. */
+        if (irq && !wanting &&
+            atomic_load_explicit(&s->rec_hi, memory_order_relaxed) < target) {
+            /* The target's release is not recorded yet (a command behind a
+             * gate): releases recorded from now on raise interrupts. A
+             * waiter for recorded work gains nothing from counting, and
+             * would make every later command interrupt the driver's CPU. */
             atomic_fetch_add_explicit(&dev->irq_want, 1, memory_order_relaxed);
             wanting = true;
         }

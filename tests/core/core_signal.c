@@ -301,10 +301,69 @@ static void test_irq_wakeup(struct hcq_device *dev)
     }
 }
 
+struct plain_waiter {
+    const struct hcq_signal *sig;
+    uint64_t value, ns;
+    int rc;
+};
+
+static void *plain_wait(void *arg)
+{
+    struct plain_waiter *w = arg;
+    uint64_t t0 = util_now_ns();
+    w->rc = hcq_signal_wait(w->sig, w->value, 5000000000ull);
+    w->ns = util_now_ns() - t0;
+    return NULL;
+}
+
+/* Interrupts on demand: a waiter sleeping past 1 ms on work already
+ * recorded (behind a gate) does not ask for interrupts, one on a value not
+ * yet recorded does, and the release recorded then carries one and wakes
+ * it. */
+static void test_irq_on_demand(struct hcq_device *dev)
+{
+    const char *pol = getenv("HCQCL_WAIT");
+    if (!atomic_load(&dev->irq_on) || (pol && !strcmp(pol, "spin")))
+        return; /* spinning waiters never sleep */
+    struct hcq_queue *q;
+    struct hcq_signal *gate;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
+    REQUIRE(hcq_signal_alloc(dev, &gate) == 0);
+    uint64_t v;
+    EXPECT_EQ(hcq_q_wait(q, gate, 1), 0);
+    EXPECT_EQ(hcq_q_release_timeline(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    struct plain_waiter w = {hcq_queue_timeline(q), v, 0, -1};
+    pthread_t th;
+    pthread_create(&th, NULL, plain_wait, &w);
+    sleep_ns(30000000);
+    EXPECT_EQ(atomic_load(&dev->irq_want), 0);
+    hcq_signal_set(gate, 1);
+    pthread_join(th, NULL);
+    EXPECT_EQ(w.rc, 0);
+
+    w = (struct plain_waiter){hcq_queue_timeline(q), v + 1, 0, -1};
+    pthread_create(&th, NULL, plain_wait, &w);
+    sleep_ns(30000000);
+    EXPECT_EQ(atomic_load(&dev->irq_want), 1);
+    uint64_t v2;
+    EXPECT_EQ(hcq_q_release_timeline(q, &v2), 0);
+    EXPECT_EQ(v2, v + 1);
+    EXPECT_EQ(atomic_load(&hcq_queue_timeline(q)->irq_hi), v2);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    pthread_join(th, NULL);
+    EXPECT_EQ(w.rc, 0);
+    EXPECT(w.ns < 2000000000ull);
+    EXPECT_EQ(atomic_load(&dev->irq_want), 0);
+    hcq_signal_free(gate);
+    hcq_queue_destroy(q);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
     test_irq_wakeup(dev);
+    test_irq_on_demand(dev);
     test_slots(dev);
     test_waits(dev);
     test_lost_doorbell(dev);
