@@ -106,8 +106,8 @@ static void test_waits(struct hcq_device *dev)
     /* Stalls after 3 steps: the timeout counts from the last move. */
     hcq_signal_set(s, 0);
     st.steps = 3;
+    t0 = util_now_ns(); /* before the stepper starts: its moves come after */
     pthread_create(&th, NULL, step, &st);
-    t0 = util_now_ns();
     /* 100 ms: a loaded machine may hold the stepper back for tens of ms. */
     EXPECT_EQ(hcq_signal_wait(s, 10, 100000000), -ETIMEDOUT);
     dt = util_now_ns() - t0;
@@ -120,8 +120,8 @@ static void test_waits(struct hcq_device *dev)
      * expected end. */
     hcq_signal_set(s, 0);
     st.steps = 1;
-    pthread_create(&th, NULL, step, &st);
     t0 = util_now_ns();
+    pthread_create(&th, NULL, step, &st);
     EXPECT_EQ(hcq_signal_wait_eta(s, 1, 10000000000ull, t0, t0 + 95000000ull), 0);
     dt = util_now_ns() - t0;
     EXPECT(dt >= 10000000 && dt < 70000000);
