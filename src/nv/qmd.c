@@ -298,13 +298,10 @@ static int locate(enum nv_qmd_version v, enum nv_qmd_fid f, struct nv_qmd_loc *l
     return 0;
 }
 
-/* The dword and bits that fn sets on a zeroed QMD: exactly one dword. */
-static int flag_bits(enum nv_qmd_version v, int (*fn)(uint32_t *, enum nv_qmd_version),
-                     uint16_t *dw, uint32_t *bits)
+/* The one dword that a setter filled on a zeroed QMD (its address and
+ * payload fields given 0, so only its flags are set), and its bits. */
+static int flags_of(const uint32_t *q, enum nv_qmd_version v, uint16_t *dw, uint32_t *bits)
 {
-    uint32_t q[NV_QMD_MAX_BYTES / 4] = {0};
-    if (fn(q, v))
-        return -EINVAL;
     int found = -1;
     for (unsigned d = 0; d < nv_qmd_size(v) / 4; d++) {
         if (!q[d])
@@ -320,44 +317,22 @@ static int flag_bits(enum nv_qmd_version v, int (*fn)(uint32_t *, enum nv_qmd_ve
     return 0;
 }
 
-static int dep_flags(uint32_t *q, enum nv_qmd_version v)
+/* Adds the bits of field f (slot 0) to *mask; it must lie within dword dw. */
+static int mask_in(enum nv_qmd_version v, enum nv_qmd_fid f, uint16_t dw, uint32_t *mask)
 {
-    return nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ACTION, 0,
-                      NVCBC0_QMDV04_00_DEPENDENT_QMD_ACTION_QMD_SCHEDULE) ||
-           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_PREFETCH, 0, 1) ||
-           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ENABLE, 0, 1);
-}
-static int dep_all(uint32_t *q, enum nv_qmd_version v)
-{
-    return nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ACTION, 0, 7) ||
-           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_PREFETCH, 0, 1) ||
-           nv_qmd_set(q, v, NV_QMD_DEPENDENT_QMD_ENABLE, 0, 1);
-}
-static int rel_flags(uint32_t *q, enum nv_qmd_version v)
-{
-    return nv_qmd_set(q, v, NV_QMD_RELEASE_STRUCTURE_SIZE, 0,
-                      NVCBC0_QMDV04_00_RELEASE_STRUCTURE_SIZE_SEMAPHORE_FOUR_WORDS) ||
-           nv_qmd_set(q, v, NV_QMD_RELEASE_MEMBAR_TYPE, 0,
-                      NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR) ||
-           nv_qmd_set(q, v, NV_QMD_RELEASE_PAYLOAD64B, 0, 1) ||
-           nv_qmd_set(q, v, NV_QMD_RELEASE_ENABLE, 0, 1);
-}
-static int rel_all(uint32_t *q, enum nv_qmd_version v)
-{
-    return nv_qmd_set(q, v, NV_QMD_RELEASE_STRUCTURE_SIZE, 0, 3) ||
-           nv_qmd_set(q, v, NV_QMD_RELEASE_MEMBAR_TYPE, 0, 1) ||
-           nv_qmd_set(q, v, NV_QMD_RELEASE_PAYLOAD64B, 0, 1) ||
-           nv_qmd_set(q, v, NV_QMD_RELEASE_ENABLE, 0, 1);
-}
-static int rel_enable(uint32_t *q, enum nv_qmd_version v)
-{
-    return nv_qmd_set(q, v, NV_QMD_RELEASE_ENABLE, 0, 1);
+    struct nv_qmd_loc l;
+    if (locate(v, f, &l) || l.dw != dw || l.sh + l.width > 32)
+        return -EINVAL;
+    *mask |= (uint32_t)(((1ull << l.width) - 1) << l.sh);
+    return 0;
 }
 
 int nv_qmd_hot_init(enum nv_qmd_version v, struct nv_qmd_hot *h)
 {
     *h = (struct nv_qmd_hot){.cb_shift = v == NV_QMD_V03_00 ? 0 : 6};
-    uint16_t dw2, dw3, dw4;
+    /* The flag values come from the generic setters, the masks from the
+     * field tables. */
+    uint32_t dq[NV_QMD_MAX_BYTES / 4] = {0}, rq[NV_QMD_MAX_BYTES / 4] = {0};
     if (locate(v, NV_QMD_CONSTANT_BUFFER_ADDR_LOWER, &h->cb_lo) ||
         locate(v, NV_QMD_CONSTANT_BUFFER_ADDR_UPPER, &h->cb_hi) ||
         locate(v, NV_QMD_CONSTANT_BUFFER_SIZE_SHIFTED4, &h->cb_size) ||
@@ -366,11 +341,16 @@ int nv_qmd_hot_init(enum nv_qmd_version v, struct nv_qmd_hot *h)
         locate(v, NV_QMD_RELEASE_ADDRESS_UPPER, &h->rel_hi) ||
         locate(v, NV_QMD_RELEASE_PAYLOAD_LOWER, &h->pay_lo) ||
         locate(v, NV_QMD_RELEASE_PAYLOAD_UPPER, &h->pay_hi) ||
-        flag_bits(v, dep_flags, &h->dep_dw, &h->dep_bits) ||
-        flag_bits(v, dep_all, &dw2, &h->dep_mask) || dw2 != h->dep_dw ||
-        flag_bits(v, rel_flags, &h->rel_dw, &h->rel_bits) ||
-        flag_bits(v, rel_all, &dw3, &h->rel_mask) || dw3 != h->rel_dw ||
-        flag_bits(v, rel_enable, &dw4, &h->rel_enable) || dw4 != h->rel_dw)
+        nv_qmd_set_dependent(dq, v, 0, 0) || flags_of(dq, v, &h->dep_dw, &h->dep_bits) ||
+        nv_qmd_set_release(rq, v, 0, 0, 0) || flags_of(rq, v, &h->rel_dw, &h->rel_bits) ||
+        mask_in(v, NV_QMD_DEPENDENT_QMD_ACTION, h->dep_dw, &h->dep_mask) ||
+        mask_in(v, NV_QMD_DEPENDENT_QMD_PREFETCH, h->dep_dw, &h->dep_mask) ||
+        mask_in(v, NV_QMD_DEPENDENT_QMD_ENABLE, h->dep_dw, &h->dep_mask) ||
+        mask_in(v, NV_QMD_RELEASE_STRUCTURE_SIZE, h->rel_dw, &h->rel_mask) ||
+        mask_in(v, NV_QMD_RELEASE_MEMBAR_TYPE, h->rel_dw, &h->rel_mask) ||
+        mask_in(v, NV_QMD_RELEASE_PAYLOAD64B, h->rel_dw, &h->rel_mask) ||
+        mask_in(v, NV_QMD_RELEASE_ENABLE, h->rel_dw, &h->rel_mask) ||
+        mask_in(v, NV_QMD_RELEASE_ENABLE, h->rel_dw, &h->rel_enable))
         return -EINVAL;
     return 0;
 }
