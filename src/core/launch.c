@@ -232,12 +232,11 @@ void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes)
  * wait for idle and with the non-stall interrupt, queue.c). Nothing is
  * linked to a QMD already submitted: the GPU may have read it. */
 
-static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes, enum nv_qmd_version v)
+static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes)
 {
     memcpy(q->tail.qmd, q->last_qmd.qmd, bytes);
     q->tail.cpu = cpu;
     q->tail.bytes = bytes;
-    q->tail.version = v;
     q->tail.released = false;
 }
 
@@ -276,12 +275,13 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     uint32_t shared_bytes;
     int rc = 0;
     /* The same kernel in the same shape as the last launch passed the
-     * checks then: only its parameter block is new. */
-    if (q->last_qmd.k == k && q->last_qmd.serial == k->prog->serial &&
-        !memcmp(q->last_qmd.grid, l->grid, sizeof(l->grid)) &&
-        !memcmp(q->last_qmd.block, l->block, sizeof(l->block)) &&
-        q->last_qmd.dyn == l->dynamic_shared && l->params_size == k->param_size &&
-        (l->params || !k->param_size))
+     * checks then (only its parameter block is new), and its QMD differs
+     * from the last one in bank 0 only. */
+    const bool same_shape = q->last_qmd.k == k && q->last_qmd.serial == k->prog->serial &&
+                            !memcmp(q->last_qmd.grid, l->grid, sizeof(l->grid)) &&
+                            !memcmp(q->last_qmd.block, l->block, sizeof(l->block)) &&
+                            q->last_qmd.dyn == l->dynamic_shared;
+    if (same_shape && l->params_size == k->param_size && (l->params || !k->param_size))
         shared_bytes = q->last_qmd.shared;
     else if ((rc = check_launch(q, k, l, &shared_bytes)))
         return rc;
@@ -345,10 +345,7 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     }
     /* Built in the queue's copy of the last QMD: from the template when
      * the kernel or the launch's shape changed, else only bank 0 moves. */
-    if (q->last_qmd.k == k && q->last_qmd.serial == k->prog->serial &&
-        !memcmp(q->last_qmd.grid, l->grid, sizeof(l->grid)) &&
-        !memcmp(q->last_qmd.block, l->block, sizeof(l->block)) &&
-        q->last_qmd.shared == shared_bytes) {
+    if (same_shape) {
         if (dev->qmd_hot_ok) /* the template's version: the device's */
             nv_qmd_hot_cbuf(qmd, &dev->qmd_hot, cb_va, cb_size);
         else
@@ -371,7 +368,7 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     _Static_assert(NV_QMD_ALIGN % 64 == 0, "QMDs start a line");
     /* The launch before, if its QMD is still pending (nothing came after
      * it), schedules this one when its grid ends. */
-    if (q->tail.cpu && q->tail.version == qv) {
+    if (q->tail.cpu) {
         nv_qmd_hot_dependent(q->tail.qmd, &dev->qmd_hot, va + qmd_off);
         hcq_q_tail_flush(q);
         /* Nothing pushed: the block is referenced by the QMD before, and
@@ -379,7 +376,7 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
         q->grids_open = true; /* as it was: the launch before */
         q->scratch_unpushed = false;
         q->rel_pb_head = UINT64_MAX;
-        tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size, qv);
+        tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size);
         CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx (chained)",
                  k->name, l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1],
                  l->block[2], shared_bytes, (unsigned long long)(va + qmd_off));
@@ -416,7 +413,7 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
              shared_bytes, (unsigned long long)(va + qmd_off), wait_idle ? " (after idle)" : "");
     q->grids_open = true;
     if (q->chain && !alone) /* written out by what comes next */
-        tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size, qv);
+        tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size);
     else
         hcq_wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);
     return 0;

@@ -362,7 +362,7 @@ struct hcq_queue {
     struct {
         uint32_t qmd[96] __attribute__((aligned(64)));
         void *cpu; /* its scratch address; NULL: no QMD pending */
-        uint32_t bytes, version;
+        uint32_t bytes;
         bool released; /* release slot 0 holds a timeline release */
     } tail;
     bool chain;      /* HCQCL_LAUNCH_CHAIN: launches may chain */

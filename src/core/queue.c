@@ -400,7 +400,7 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value)
 
 int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value)
 {
-    return release_timeline(q, value, false);
+    return hcq_q_release_timeline(q, value);
 }
 
 int hcq_q_signal_next_quiet(struct hcq_queue *q, uint64_t *value)
