@@ -24,6 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 #ifndef CLBENCH_KERNELS
 #define CLBENCH_KERNELS "kernels.cl"
 #endif
@@ -49,15 +51,9 @@ static double now_us(void)
     return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double percentile(double *v, int n, double p)
 {
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
     int i = (int)ceil(p * n) - 1;
     return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
 }

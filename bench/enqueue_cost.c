@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
+
 static double now_ns(void)
 {
     struct timespec ts;
@@ -60,12 +62,6 @@ static double thread_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
 }
 
 static unsigned char *read_file(const char *path, size_t *size)
@@ -173,8 +169,8 @@ int main(int argc, char **argv)
             cpu[r - 1] = (c1 - c0) / n;
         }
     }
-    qsort(per, (size_t)rounds, sizeof(*per), cmp_double);
-    qsort(cpu, (size_t)rounds, sizeof(*cpu), cmp_double);
+    qsort(per, (size_t)rounds, sizeof(*per), bench_cmp_double);
+    qsort(cpu, (size_t)rounds, sizeof(*cpu), bench_cmp_double);
     printf("enqueue: %d x %d empty kernels: wall best %.0f ns, median %.0f ns per enqueue; "
            "thread CPU best %.0f ns, median %.0f ns\n",
            rounds, n, per[0], per[rounds / 2], cpu[0], cpu[rounds / 2]);
@@ -212,7 +208,7 @@ int main(int argc, char **argv)
             die("clFinish", err);
         rt[i] = now_ns() - t0;
     }
-    qsort(rt, (size_t)nrt, sizeof(*rt), cmp_double);
+    qsort(rt, (size_t)nrt, sizeof(*rt), bench_cmp_double);
     if (nrt)
         printf("enqueue+finish: %d round trips: median %.1f us, p90 %.1f us, p99 %.1f us, max %.1f "
            "us\n",

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "builtin/builtin.h"
 #include "core/hcq.h"
 #include "util/util.h"
@@ -55,13 +56,6 @@ static int missed;
         }                                                                                 \
     } while (0)
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t cpu_ns(void)
 {
     struct timespec ts;
@@ -69,16 +63,10 @@ static uint64_t cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Sorts v. */
 static double percentile(double *v, size_t n, double p)
 {
-    qsort(v, n, sizeof(*v), cmp_double);
+    qsort(v, n, sizeof(*v), bench_cmp_double);
     size_t i = (size_t)(p * (double)(n - 1) + 0.5);
     return v[i < n ? i : n - 1];
 }
@@ -180,12 +168,12 @@ static void bench_submission(struct hcq_queue *q)
         CHECK(finish(q));
     }
     for (int i = 0; i < reps; i++) {
-        uint64_t c0 = cpu_ns(), w0 = now_ns();
+        uint64_t c0 = cpu_ns(), w0 = bench_now_ns();
         for (int j = 0; j < N; j++)
             CHECK(launch_empty(q));
         CHECK(hcq_q_submit(q));
         per[i] = (double)(cpu_ns() - c0) / N / 1e3;
-        wall[i] = (double)(now_ns() - w0) / N / 1e3;
+        wall[i] = (double)(bench_now_ns() - w0) / N / 1e3;
         CHECK(finish(q));
     }
     double w = percentile(wall, (size_t)reps, 0.5);
@@ -206,14 +194,14 @@ static void bench_rate(struct hcq_queue *q)
     uint64_t p = ctr->va;
     struct hcq_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .params = &p,
                            .params_size = 8};
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns();
     for (uint32_t i = 0; i < n; i++) {
         CHECK(hcq_q_exec(q, k_atomic, &l));
         if (i % batch == batch - 1)
             CHECK(hcq_q_submit(q));
     }
     CHECK(finish(q));
-    double s = (double)(now_ns() - t0) / 1e9;
+    double s = (double)(bench_now_ns() - t0) / 1e9;
     char note[96];
     bool exact = *c == (uint64_t)n * 32;
     snprintf(note, sizeof(note), "%u atomic_inc launches, count %s", n,
@@ -236,7 +224,7 @@ static void bench_rate_empty(struct hcq_queue *q)
 {
     const uint32_t n = quick ? 20000 : 200000, batch = 64;
     uint64_t v = 0;
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns();
     for (uint32_t i = 0; i < n; i++) {
         CHECK(launch_empty(q));
         CHECK(hcq_q_signal_next_quiet(q, &v));
@@ -244,7 +232,7 @@ static void bench_rate_empty(struct hcq_queue *q)
             CHECK(hcq_q_submit(q));
     }
     CHECK(finish(q));
-    double us = (double)(now_ns() - t0) / 1e3 / n;
+    double us = (double)(bench_now_ns() - t0) / 1e3 / n;
     char note[96];
     snprintf(note, sizeof(note), "%u launches, each released, batches of %u", n, batch);
     row("dependent empty kernels, GPU pace", us, "us/launch", 0, true, note);
@@ -259,12 +247,12 @@ static void bench_round_trip(struct hcq_queue *q, bool with_launch, const char *
     if (!v)
         exit(1);
     for (int i = -50; i < n; i++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = bench_now_ns();
         if (with_launch)
             CHECK(launch_empty(q));
         CHECK(finish(q));
         if (i >= 0)
-            v[i] = (double)(now_ns() - t0) / 1e3;
+            v[i] = (double)(bench_now_ns() - t0) / 1e3;
     }
     double med = percentile(v, (size_t)n, 0.5), p99 = percentile(v, (size_t)n, 0.99);
     char name[96], note[64];
@@ -287,7 +275,7 @@ static double copy_gbs(struct hcq_queue *q, struct hcq_signal *s0, struct hcq_si
                        uint64_t dst, uint64_t src, uint64_t bytes, uint64_t seq,
                        double *wall_gbs)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns();
     CHECK(hcq_q_signal(q, s0, seq));
     if (hcq_queue_engine(q) == HCQ_ENGINE_COMPUTE)
         CHECK(hcq_builtin_copy(q, dst, src, bytes));
@@ -296,7 +284,7 @@ static double copy_gbs(struct hcq_queue *q, struct hcq_signal *s0, struct hcq_si
     CHECK(hcq_q_signal(q, s1, seq));
     CHECK(hcq_q_submit(q));
     CHECK(hcq_signal_wait(s1, seq, WAIT_NS));
-    *wall_gbs = bytes / (double)(now_ns() - t0);
+    *wall_gbs = bytes / (double)(bench_now_ns() - t0);
     uint64_t g0 = hcq_signal_timestamp(s0), g1 = hcq_signal_timestamp(s1);
     return g1 > g0 ? bytes / (double)(g1 - g0) : *wall_gbs;
 }
@@ -333,7 +321,7 @@ static void bench_copy_both(struct hcq_queue *q1, struct hcq_queue *q2, struct h
     const int reps = quick ? 3 : 9;
     double v[16];
     for (int i = -1; i < reps; i++) {
-        uint64_t t0 = now_ns(), v1, v2;
+        uint64_t t0 = bench_now_ns(), v1, v2;
         CHECK(hcq_q_copy(q1, d1->va, h1->va, copy_bytes));
         CHECK(hcq_q_signal_next(q1, &v1));
         CHECK(hcq_q_copy(q2, h2->va, d2->va, copy_bytes));
@@ -343,7 +331,7 @@ static void bench_copy_both(struct hcq_queue *q1, struct hcq_queue *q2, struct h
         CHECK(hcq_signal_wait(hcq_queue_timeline(q1), v1, WAIT_NS));
         CHECK(hcq_signal_wait(hcq_queue_timeline(q2), v2, WAIT_NS));
         if (i >= 0)
-            v[i] = 2.0 * copy_bytes / (double)(now_ns() - t0);
+            v[i] = 2.0 * copy_bytes / (double)(bench_now_ns() - t0);
     }
     char note[96];
     snprintf(note, sizeof(note), "%llu MiB each way, two copy queues, wall",
@@ -362,7 +350,7 @@ static void bench_copy_split(struct hcq_queue **qs, unsigned n, const char *what
     double v[16];
     const uint64_t slice = util_align_up(copy_bytes / n, 4096);
     for (int i = -1; i < reps; i++) {
-        uint64_t t0 = now_ns(), val[16];
+        uint64_t t0 = bench_now_ns(), val[16];
         for (unsigned k = 0; k < n; k++) {
             uint64_t off = k * slice, len = off >= copy_bytes ? 0 : UTIL_MIN(slice, copy_bytes - off);
             if (len)
@@ -373,7 +361,7 @@ static void bench_copy_split(struct hcq_queue **qs, unsigned n, const char *what
         for (unsigned k = 0; k < n; k++)
             CHECK(hcq_signal_wait(hcq_queue_timeline(qs[k]), val[k], WAIT_NS));
         if (i >= 0)
-            v[i] = factor * copy_bytes / (double)(now_ns() - t0);
+            v[i] = factor * copy_bytes / (double)(bench_now_ns() - t0);
     }
     char name[96], note[96];
     snprintf(name, sizeof(name), "%s, %u engines", what, n);

@@ -31,6 +31,7 @@
 
 #include <pthread.h>
 
+#include "bench_util.h"
 #include "core/priv.h"
 
 #define RING_BYTES (4u << 20)
@@ -46,19 +47,6 @@ static const char *const how_name[] = {"memcpy", "lines"};
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t counter;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static inline void store_fence(void)
 {
@@ -113,7 +101,7 @@ static double measure(uint8_t *ring, uint32_t bytes, uint32_t stride, enum after
     double v[ROUNDS];
     uint32_t off = 0;
     for (int r = 0; r < ROUNDS; r++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = bench_now_ns();
         for (int i = 0; i < STEPS; i++) {
             step(ring + off, src, bytes, a, h);
             off += stride;
@@ -121,9 +109,9 @@ static double measure(uint8_t *ring, uint32_t bytes, uint32_t stride, enum after
                 off = 0;
         }
         store_fence();
-        v[r] = (double)(now_ns() - t0) / STEPS;
+        v[r] = (double)(bench_now_ns() - t0) / STEPS;
     }
-    qsort(v, ROUNDS, sizeof(v[0]), cmp_double);
+    qsort(v, ROUNDS, sizeof(v[0]), bench_cmp_double);
     return v[ROUNDS / 2];
 }
 
