@@ -4,10 +4,11 @@
  * latencies, and copy bandwidth. Prints one table with the target each
  * figure is held to on an H200.
  *
- *   hcqbench [--quick] [--launches] [--size MiB] [--strict]
+ *   hcqbench [--quick] [--launches] [--split] [--size MiB] [--strict]
  *
  *   --quick   fewer repetitions and 16 MiB copies (the emulated device)
  *   --launches  the launch and semaphore figures only, no copies
+ *   --split   also split the round trips into host and GPU phases
  *   --size    copy size in MiB (default 256)
  *   --strict  exit 3 when a figure misses its target (real GPU only)
  *
@@ -38,7 +39,7 @@ extern const size_t gpu_kernels_cubin_size;
 
 static struct hcq_device *dev;
 static const struct hcq_kernel *k_empty, *k_atomic;
-static bool quick, strict, launches_only;
+static bool quick, strict, launches_only, split;
 static uint64_t copy_bytes = 256ull << 20;
 static int missed;
 
@@ -264,6 +265,83 @@ static void bench_round_trip(struct hcq_queue *q, bool with_launch, const char *
     free(v);
 }
 
+/* Where a round trip's time goes, from the release's GPU timestamp put
+ * on the host clock (hcq_device_timer's pair, the median of several):
+ * recording, the submit (ring entry, fences, doorbell), the doorbell to
+ * the GPU's timestamp, and the timestamp to the host seeing the value.
+ * With a launch, a release before it splits the GPU's part in two: the
+ * doorbell to the pushbuffer's first method, and the launch with its
+ * wait for idle. The pair is only as exact as a register read is
+ * symmetric: the phases on both sides of a timestamp move together. */
+static uint64_t now_raw(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int64_t gpu_minus_host(void)
+{
+    enum { N = 15 };
+    double off[N];
+    for (int i = 0; i < N; i++) {
+        uint64_t g, h;
+        CHECK(hcq_device_timer(dev, &g, &h));
+        off[i] = (double)((int64_t)(g - h));
+    }
+    qsort(off, N, sizeof(off[0]), bench_cmp_double);
+    return (int64_t)off[N / 2];
+}
+
+static void bench_split(struct hcq_queue *q, bool with_launch, const char *what)
+{
+    const int n = quick ? 500 : 5000;
+    enum { REC, SUB, DB_A, A_END, END_SEEN, PHASES };
+    static const char *const names[PHASES] = {"record", "submit (fences, doorbell)",
+                                              "doorbell -> first GPU timestamp",
+                                              "launch + wait for idle (GPU)",
+                                              "release timestamp -> host sees it"};
+    double *v = malloc(sizeof(double) * (size_t)n * PHASES);
+    struct hcq_signal *a = NULL;
+    if (!v)
+        exit(1);
+    CHECK(hcq_signal_alloc(dev, &a));
+    int64_t off = gpu_minus_host();
+    struct hcq_signal *tl = hcq_queue_timeline(q);
+    for (int i = -50; i < n; i++) {
+        uint64_t t0 = now_raw(), va;
+        if (with_launch) {
+            CHECK(hcq_q_signal(q, a, (uint64_t)(i + 100)));
+            CHECK(launch_empty(q));
+        }
+        CHECK(hcq_q_signal_next(q, &va));
+        uint64_t t1 = now_raw();
+        CHECK(hcq_q_submit(q));
+        uint64_t t2 = now_raw();
+        CHECK(hcq_signal_wait(tl, va, WAIT_NS));
+        uint64_t t3 = now_raw();
+        if (i < 0)
+            continue;
+        double g_end = (double)(int64_t)(hcq_signal_timestamp(tl) - (uint64_t)off);
+        double g_a = with_launch ? (double)(int64_t)(hcq_signal_timestamp(a) - (uint64_t)off)
+                                 : g_end;
+        v[REC * n + i] = (double)(t1 - t0) / 1e3;
+        v[SUB * n + i] = (double)(t2 - t1) / 1e3;
+        v[DB_A * n + i] = (g_a - (double)t2) / 1e3;
+        v[A_END * n + i] = (g_end - g_a) / 1e3;
+        v[END_SEEN * n + i] = ((double)t3 - g_end) / 1e3;
+    }
+    for (int p = 0; p < PHASES; p++) {
+        if (p == A_END && !with_launch)
+            continue;
+        char name[96];
+        snprintf(name, sizeof(name), "%s: %s", what, names[p]);
+        row(name, percentile(v + (size_t)p * n, (size_t)n, 0.5), "us", 0, true, "median");
+    }
+    hcq_signal_free(a);
+    free(v);
+}
+
 /* ------------------------------------------------------------------ */
 /* Copies                                                               */
 /* ------------------------------------------------------------------ */
@@ -433,10 +511,12 @@ int main(int argc, char **argv)
             launches_only = true;
         else if (!strcmp(argv[i], "--strict"))
             strict = true;
+        else if (!strcmp(argv[i], "--split"))
+            split = true;
         else if (!strcmp(argv[i], "--size") && i + 1 < argc)
             copy_bytes = strtoull(argv[++i], NULL, 0) << 20;
         else {
-            fprintf(stderr, "usage: hcqbench [--quick] [--launches] [--size MiB] [--strict]\n");
+            fprintf(stderr, "usage: hcqbench [--quick] [--launches] [--split] [--size MiB] [--strict]\n");
             return 2;
         }
     }
@@ -467,6 +547,10 @@ int main(int argc, char **argv)
     bench_rate_empty(q);
     bench_round_trip(q, true, "launch + wait round trip", 4);
     bench_round_trip(q, false, "semaphore submit + wait, compute", 0);
+    if (split) {
+        bench_split(q, false, "semaphore");
+        bench_split(q, true, "launch");
+    }
     CHECK(hcq_queue_create(dev, HCQ_ENGINE_COPY, &qc));
     bench_round_trip(qc, false, "semaphore submit + wait, copy", 0);
     hcq_queue_destroy(qc);

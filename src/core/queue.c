@@ -623,6 +623,25 @@ static int ring_room(struct hcq_queue *q)
     }
 }
 
+/* Orders the write-combined stores before it (pushbuffer, ring entry,
+ * GPPut) before the stores after it, as the GPU must see them. On x86 a
+ * store fence does that without waiting for the core's write-combining
+ * buffers to drain, which a full fence does: a submit cost the CPU
+ * 0.12 us with store fences against 0.39-0.47 with full ones, and the
+ * round trips stayed the same (semaphore 2.74-2.82 us, launch + wait
+ * 4.33 against 2.80 and 4.33) [H200, hcqbench --split]: the drain takes
+ * as long either way, only the CPU no longer sits through it. */
+static inline void store_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    _mm_sfence();
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#else
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 static int submit(struct hcq_queue *q)
 {
     if (q->pb.head == q->open_start && !q->npending && !q->tail.cpu)
@@ -681,12 +700,12 @@ static int submit(struct hcq_queue *q)
         wc_drain_others(q);
     q->wc_writer = 0;
     /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    store_fence();
     /* A release store: the emulated GPU's acquire of GPPut then orders
      * everything written for this submission (and ThreadSanitizer sees it). */
     __atomic_store_n(&q->userd[NV_USERD_GP_PUT / 4], (uint32_t)(q->put % q->ring_entries),
                      __ATOMIC_RELEASE);
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    store_fence();
     /* A register write; as an atomic store it is still one plain mov, and
      * the emulated device's exchange on the same word pairs with it. */
     __atomic_store_n((volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING),
