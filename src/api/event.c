@@ -50,10 +50,13 @@ static struct {
     pthread_cond_t wake;  /* work for the notifier */
     /* The unfinished commands: one FIFO per GPU timeline (struct stream);
      * stream 0 takes any command without one and is always walked whole.
-     * ntracked counts them all, ngated those in phase GATED. */
+     * ntracked counts them all (changed under the lock, read without it
+     * by a pass that may find nothing to do), ngated those in phase
+     * GATED. */
     struct stream *streams;
     unsigned nstreams, capstreams;
-    size_t ntracked, ngated;
+    _Atomic size_t ntracked;
+    size_t ngated;
     struct hcqcl_event_cb *fire_first, *fire_last;
     bool started;
     /* The notifier sleeps with no timeout (empty FIFO): only then must a
@@ -216,7 +219,9 @@ static void unlink_locked(cl_event e)
     else
         s->last = e->prev;
     e->prev = e->next = NULL;
-    T.ntracked--;
+    /* Under the lock: a load and a store, not a locked instruction. */
+    atomic_store_explicit(&T.ntracked, atomic_load_explicit(&T.ntracked, memory_order_relaxed) - 1,
+                          memory_order_relaxed);
 }
 
 /* Leaving phase GATED (to GPU, or final): the counts follow. */
@@ -301,7 +306,8 @@ void hcqcl_event_track(cl_event e)
     else
         s->first = e;
     s->last = e;
-    T.ntracked++;
+    atomic_store_explicit(&T.ntracked, atomic_load_explicit(&T.ntracked, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     if (atomic_load(&e->phase) == HCQCL_PH_GATED) {
         s->ngated++;
         T.ngated++;
@@ -493,6 +499,11 @@ static void run_acts(struct act *a, size_t n)
  * Returns the number of events that moved. */
 static size_t tracker_progress(void)
 {
+    /* Nothing tracked, nothing to do: a caller's own commands were tracked
+     * before (its queue's lock orders them before this load), and a pass
+     * of an empty tracker would only take the lock. */
+    if (!atomic_load_explicit(&T.ntracked, memory_order_relaxed))
+        return 0;
     struct act a[32];
     size_t total = 0, n;
     do {
@@ -661,7 +672,8 @@ static void *notifier_main(void *arg)
     bool watched_by_app = false;
     for (;;) {
         pthread_mutex_lock(&T.lock);
-        while (!T.ntracked && !T.fire_first && !T.nheldq) {
+        while (!atomic_load_explicit(&T.ntracked, memory_order_relaxed) && !T.fire_first &&
+               !T.nheldq) {
             if (linger < LINGER_NAPS) {
                 linger++;
                 cond_wait_ns(&T.wake, 1000000);

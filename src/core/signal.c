@@ -149,6 +149,12 @@ static inline void cpu_relax(void)
 #endif
 }
 
+/* Polls of the value alone (each followed by a pause) between two
+ * readings of the clock while spinning: a round of them is well under a
+ * microsecond, the granularity the timeouts, stall kicks and lost-device
+ * checks need. */
+#define WAIT_SPIN_POLLS 16u
+
 /* auto: spin this long before sleeping. Most GPU round trips are shorter
  * (an empty kernel's is ~5 us on the H200), and a sleep costs 50+ us of
  * wake-up latency, so spinning past the common case keeps the tail short.
@@ -300,7 +306,11 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         }
         if (pol == WAIT_SPIN ||
             (pol == WAIT_AUTO && (now - since_ns < WAIT_SPIN_NS || now < spin_until))) {
-            cpu_relax();
+            /* The value alone between rounds of the checks above: a clock
+             * read costs more than a poll, and would make the wait see a
+             * release later by up to its own length. */
+            for (unsigned i = 0; i < WAIT_SPIN_POLLS && hcq_signal_value(s) < target; i++)
+                cpu_relax();
             continue;
         }
         /* Stepped sleeps until interrupts pay off; on interrupts, a
