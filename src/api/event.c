@@ -219,7 +219,8 @@ static void unlink_locked(cl_event e)
     else
         s->last = e->prev;
     e->prev = e->next = NULL;
-    /* Under the lock: a load and a store, not a locked instruction. */
+    /* Under the lock, as every change of the count must be: a load and a
+     * store, not a locked instruction. */
     atomic_store_explicit(&T.ntracked, atomic_load_explicit(&T.ntracked, memory_order_relaxed) - 1,
                           memory_order_relaxed);
 }

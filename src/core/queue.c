@@ -155,7 +155,8 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
  * makes the GPU read them. So:
  *  - a submission by a thread other than the queue's last writer first
  *    drains every core's buffers (membarrier: an interrupt on each core
- *    running the process), then its own fence covers the rest;
+ *    running the process), then its own store fence orders the rest
+ *    before GPPut and the doorbell;
  *  - a queue written by a second thread is marked shared (and the first
  *    thread's leftovers drained once): from then on each commit that holds
  *    work back fences, as a mutex's release would, so writers hand over
@@ -625,12 +626,12 @@ static int ring_room(struct hcq_queue *q)
 
 /* Orders the write-combined stores before it (pushbuffer, ring entry,
  * GPPut) before the stores after it, as the GPU must see them. On x86 a
- * store fence does that without waiting for the core's write-combining
- * buffers to drain, which a full fence does: a submit cost the CPU
- * 0.12 us with store fences against 0.39-0.47 with full ones, and the
- * round trips stayed the same (semaphore 2.74-2.82 us, launch + wait
- * 4.33 against 2.80 and 4.33) [H200, hcqbench --split]: the drain takes
- * as long either way, only the CPU no longer sits through it. */
+ * store fence does that without making the core wait for its
+ * write-combining buffers to drain, which a full fence does. On the H200
+ * a submit cost the CPU 0.12 us with store fences against 0.39-0.43 with
+ * full ones, and the round trips did not move (launch + wait 4.33 us,
+ * a semaphore's 2.74-2.82, either way; hcqbench --split): the stores take
+ * as long to reach the GPU, the CPU only no longer sits through it. */
 static inline void store_fence(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -694,8 +695,8 @@ static int submit(struct hcq_queue *q)
     q->pub_hi = q->rel_value;
     q->nheld = 0;
     /* What another thread wrote for this submission may still be in its
-     * core's write-combining buffers; this thread's own are drained by the
-     * fence below. */
+     * core's write-combining buffers; this thread's own are ordered before
+     * GPPut and the doorbell by the fences below. */
     if (q->wc_writer && q->wc_writer != wc_self())
         wc_drain_others(q);
     q->wc_writer = 0;
