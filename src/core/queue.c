@@ -327,13 +327,19 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
  * (s->irq_hi below it) sleeps in steps, and one that a later release's
  * interrupt covers sleeps on interrupts with its usual timeout
  * (signal.c). */
+/* A signal's marks (rec_hi, irq_hi) rise by a load and a store, not a
+ * locked instruction: a locked compare-exchange here waited, at every
+ * release, for the launch's write-combined stores to drain (util.h,
+ * util_lock). A signal's releases are recorded under one lock (its
+ * queue's; an OpenCL queue's slots under that queue's). Were two
+ * writers ever to race, a mark could end below the highest value
+ * recorded: a waiter would then count itself as wanting interrupts when
+ * it needed none, or sleep in steps instead of on an interrupt; it is
+ * never woken late beyond its steps. */
 static void raise_to(_Atomic uint64_t *hi, uint64_t value)
 {
-    uint64_t old = atomic_load_explicit(hi, memory_order_relaxed);
-    while (old < value &&
-           !atomic_compare_exchange_weak_explicit(hi, &old, value, memory_order_relaxed,
-                                                  memory_order_relaxed))
-        ;
+    if (atomic_load_explicit(hi, memory_order_relaxed) < value)
+        atomic_store_explicit(hi, value, memory_order_relaxed);
 }
 
 static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t value)
