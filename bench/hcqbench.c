@@ -272,14 +272,8 @@ static void bench_round_trip(struct hcq_queue *q, bool with_launch, const char *
  * With a launch, a release before it splits the GPU's part in two: the
  * doorbell to the pushbuffer's first method, and the launch with its
  * wait for idle. The pair is only as exact as a register read is
- * symmetric: the phases on both sides of a timestamp move together. */
-static uint64_t now_raw(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
+ * symmetric: the phases on both sides of a timestamp move together. The
+ * host times are util_now_ns, the clock hcq_device_timer pairs with. */
 static int64_t gpu_minus_host(void)
 {
     enum { N = 15 };
@@ -309,17 +303,17 @@ static void bench_split(struct hcq_queue *q, bool with_launch, const char *what)
     int64_t off = gpu_minus_host();
     struct hcq_signal *tl = hcq_queue_timeline(q);
     for (int i = -50; i < n; i++) {
-        uint64_t t0 = now_raw(), va;
+        uint64_t t0 = util_now_ns(), va;
         if (with_launch) {
             CHECK(hcq_q_signal(q, a, (uint64_t)(i + 100)));
             CHECK(launch_empty(q));
         }
         CHECK(hcq_q_signal_next(q, &va));
-        uint64_t t1 = now_raw();
+        uint64_t t1 = util_now_ns();
         CHECK(hcq_q_submit(q));
-        uint64_t t2 = now_raw();
+        uint64_t t2 = util_now_ns();
         CHECK(hcq_signal_wait(tl, va, WAIT_NS));
-        uint64_t t3 = now_raw();
+        uint64_t t3 = util_now_ns();
         if (i < 0)
             continue;
         double g_end = (double)(int64_t)(hcq_signal_timestamp(tl) - (uint64_t)off);

@@ -316,17 +316,6 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
     hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, d, 5);
 }
 
-/* Release value on s after all previous work (7 or 8 dwords).
- *
- * A non-stall interrupt follows only while some thread sleeps on them
- * (dev->irq_want): the driver takes every interrupt on one CPU, and on
- * the H200's host a process that ran there saw every round trip take
- * 31-35 us instead of 4.5 (pinned to that CPU, every time; on any other,
- * never). Spinning waits need none. A waiter that sleeps on a value not
- * yet recorded counts itself; one whose target no interrupt follows
- * (s->irq_hi below it) sleeps in steps, and one that a later release's
- * interrupt covers sleeps on interrupts with its usual timeout
- * (signal.c). */
 /* A signal's marks (rec_hi, irq_hi) rise by a load and a store, not a
  * locked instruction: a locked compare-exchange here waited, at every
  * release, for the launch's write-combined stores to drain (util.h,
@@ -342,6 +331,17 @@ static void raise_to(_Atomic uint64_t *hi, uint64_t value)
         atomic_store_explicit(hi, value, memory_order_relaxed);
 }
 
+/* Release value on s after all previous work (7 or 8 dwords).
+ *
+ * A non-stall interrupt follows only while some thread sleeps on them
+ * (dev->irq_want): the driver takes every interrupt on one CPU, and on
+ * the H200's host a process that ran there saw every round trip take
+ * 31-35 us instead of 4.5 (pinned to that CPU, every time; on any other,
+ * never). Spinning waits need none. A waiter that sleeps on a value not
+ * yet recorded counts itself; one whose target no interrupt follows
+ * (s->irq_hi below it) sleeps in steps, and one that a later release's
+ * interrupt covers sleeps on interrupts with its usual timeout
+ * (signal.c). */
 static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t value)
 {
     const uint64_t va = s->va;
