@@ -398,10 +398,10 @@ static inline void hcq_push_1(struct hcq_queue *q, uint32_t subc, uint32_t metho
 int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu, uint64_t *va);
 
 /* Emit a release of ++last on the queue's timeline from the host (compute:
- * semaphore with WFI + timestamp, then the non-stall interrupt; copy: CE
- * semaphore, 64-bit payload) and account it for pushbuffer/scratch
- * recycling: hcq_q_signal_next() (hcq_q_signal_next_quiet may fold it
- * into the last launch's QMD instead). */
+ * semaphore with WFI + timestamp, then the non-stall interrupt while
+ * threads sleep on interrupts; copy: CE semaphore, 64-bit payload) and
+ * account it for pushbuffer/scratch recycling, never folded into a QMD
+ * (hcq_q_signal_next and hcq_q_signal_next_quiet may fold it). */
 int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
 
 /* Launch chains (launch.c): write the pending QMD out (any method written

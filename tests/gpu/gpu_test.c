@@ -5,7 +5,7 @@
  * 100 000 back-to-back launches ending with the exact count.
  *
  *   gpu_test <case>     case = no_libcuda | semaphores | copies | kernels |
- *                               launches | all (default)
+ *                               launches | ordering | all (default)
  *
  * Prints one PASS/FAIL line per check (with figures) and exits non-zero on
  * any failure; without a GPU it prints "SKIP: no NVIDIA GPU" and exits 77
@@ -471,6 +471,70 @@ static void test_launches(void)
     hcq_queue_destroy(q);
 }
 
+
+/* ------------------------------------------------------------------ */
+
+/* A grid's stores to pinned host memory are in place once the CPU sees
+ * the release that follows the grid, whether the front end releases it
+ * after a wait for idle (hcq_q_signal_next) or the QMD releases it when
+ * the grid ends (hcq_q_signal_next_quiet, the submission's last release
+ * kept in the QMD). Each thread stores the round's number; right after
+ * the value is seen every store is checked, last block first (the ones
+ * most likely still in flight). */
+struct ptr_u32 {
+    uint64_t p;
+    uint32_t v;
+} __attribute__((packed));
+
+static void test_ordering(void)
+{
+    static const struct {
+        uint32_t blocks, threads, rounds;
+    } shapes[] = {{1, 32, 20000}, {132, 128, 5000}, {1056, 256, 1000}};
+    const struct hcq_kernel *k = gpu_kernel(prog_gpu, "stamp");
+    struct hcq_queue *q = NULL;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0);
+    struct hcq_mem *out = host_buf(1056u * 256u * 4u);
+    volatile uint32_t *o = out->cpu;
+    uint32_t value = 0;
+    for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+        for (int quiet = 0; quiet < 2; quiet++) {
+            const uint32_t n = shapes[s].blocks * shapes[s].threads;
+            const uint32_t rounds = (uint32_t)gpu_scale(shapes[s].rounds, 20);
+            uint64_t stale = 0, stale_rounds = 0, t_all = 0;
+            int r = 0;
+            for (uint32_t i = 0; i < rounds && !r; i++) {
+                struct ptr_u32 p = {out->va, ++value};
+                uint64_t v = 0, t0 = gpu_now_ns();
+                r = gpu_exec(q, k, shapes[s].blocks, 1, 1, shapes[s].threads, 1, 1, 0, &p,
+                             sizeof(p));
+                if (!r)
+                    r = quiet ? hcq_q_signal_next_quiet(q, &v) : hcq_q_signal_next(q, &v);
+                if (!r)
+                    r = hcq_q_submit(q);
+                if (!r)
+                    r = hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS);
+                uint32_t bad = 0;
+                for (uint32_t j = n; j-- > 0;)
+                    bad += o[j] != value;
+                t_all += gpu_now_ns() - t0;
+                stale += bad;
+                stale_rounds += bad != 0;
+            }
+            char name[64];
+            snprintf(name, sizeof(name), "ordering_%ux%u_%s", shapes[s].blocks, shapes[s].threads,
+                     quiet ? "qmd" : "host");
+            check_report(r == 0 && stale == 0, name,
+                         "%u rounds: %llu stale stores in %llu rounds; %.2f us per round "
+                         "(rc %d)",
+                         rounds, (unsigned long long)stale, (unsigned long long)stale_rounds,
+                         rounds ? t_all / 1e3 / rounds : 0.0, r);
+        }
+    }
+    hcq_mem_free(out);
+    hcq_queue_destroy(q);
+}
+
 /* ------------------------------------------------------------------ */
 
 int main(int argc, char **argv)
@@ -481,14 +545,14 @@ int main(int argc, char **argv)
     } cases[] = {
         {"no_libcuda", test_no_libcuda}, {"semaphores", test_semaphores},
         {"copies", test_copies},         {"kernels", test_kernels},
-        {"launches", test_launches},
+        {"launches", test_launches},     {"ordering", test_ordering},
     };
     const char *which = argc > 1 ? argv[1] : "all";
     bool known = !strcmp(which, "all");
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         known = known || !strcmp(which, cases[i].name);
     if (!known) {
-        fprintf(stderr, "usage: gpu_test no_libcuda|semaphores|copies|kernels|launches|all\n");
+        fprintf(stderr, "usage: gpu_test no_libcuda|semaphores|copies|kernels|launches|ordering|all\n");
         return 2;
     }
     gpu_gate();

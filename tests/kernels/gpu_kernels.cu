@@ -26,3 +26,10 @@ extern "C" __global__ void spin_ns(unsigned long long ns, unsigned long long *ou
     } while (t - t0 < ns);
     *out = t - t0;
 }
+
+// Every thread stores value at out[global thread index] (1-D grids): what
+// a release after the grid orders before the host sees it.
+extern "C" __global__ void stamp(unsigned *out, unsigned value)
+{
+    out[blockIdx.x * blockDim.x + threadIdx.x] = value;
+}

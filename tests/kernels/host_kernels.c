@@ -194,6 +194,19 @@ static void host_atomic_inc(const struct emu_block *b)
     __atomic_fetch_add(c, threads, __ATOMIC_RELAXED);
 }
 
+/* stamp(unsigned *out, unsigned value): out[global thread index] = value
+ * (1-D grids). */
+static void host_stamp(const struct emu_block *b)
+{
+    const uint32_t nt = threads_x(b);
+    uint32_t *o = gpu(b, emu_param_u64(b, 0) + 4ull * b->block_id[0] * nt, 4ull * nt);
+    if (!o)
+        return;
+    const uint32_t v = emu_param_u32(b, 8);
+    for (uint32_t t = 0; t < nt; t++)
+        __atomic_store_n(&o[t], v, __ATOMIC_RELAXED);
+}
+
 /* spin_ns(unsigned long long ns, unsigned long long *out): the model's
  * thread sleeps (it has no timer to spin on cheaply) for ns and stores the
  * time that passed. */
@@ -229,7 +242,7 @@ __attribute__((visibility("default"))) int hcqcl_emu_register_kernels(struct emu
         {"consts", host_consts},       {"dims", host_dims},
         {"copy_bytes", host_copy_bytes}, {"fill_bytes", host_fill_bytes},
         {"empty", host_empty},           {"atomic_inc", host_atomic_inc},
-        {"spin_ns", host_spin_ns},
+        {"spin_ns", host_spin_ns},       {"stamp", host_stamp},
     };
     int rc = reg->add_cubin(reg, test_kernels_cubin, test_kernels_cubin_size);
     if (rc == 0)
