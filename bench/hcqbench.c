@@ -465,24 +465,27 @@ static void bench_copies(void)
         exit(1);
     }
     bench_copy_both(q1, q2, h1, h2, d1, d2);
-    bench_copy(q1, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
-    /* How src/api copies device memory: the built-in copy kernel. */
+    /* The copy engine's own device->device figure, for comparison (no
+     * target): src/api copies device memory with the built-in copy
+     * kernel, the row after it, which the 4100 GB/s target is for. */
+    bench_copy(q1, "device->device (read+write)", d2->va, d1->va, 2.0, 0);
     struct hcq_queue *qc = NULL;
     CHECK(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &qc));
     bench_copy(qc, "device->device, copy kernel (read+write)", d2->va, d1->va, 2.0, 4100);
     hcq_queue_destroy(qc);
 
-    /* The same copies spread over the asynchronous copy engines. */
+    /* The same copies spread over the asynchronous copy engines, for
+     * comparison (no targets: src/api puts a transfer on one engine). */
     struct hcq_queue *qs[8] = {q1, q2};
     unsigned n = UTIL_MAX(2u, UTIL_MIN(8u, hcq_device_info(dev)->async_ce_count));
     for (unsigned k = 2; k < n; k++)
         CHECK(hcq_queue_create(dev, HCQ_ENGINE_COPY, &qs[k]));
-    bench_copy_split(qs, 2, "pinned host->device", d1->va, h1->va, 1.0, 55);
-    bench_copy_split(qs, 2, "pinned device->host", h2->va, d1->va, 1.0, 55);
+    bench_copy_split(qs, 2, "pinned host->device", d1->va, h1->va, 1.0, 0);
+    bench_copy_split(qs, 2, "pinned device->host", h2->va, d1->va, 1.0, 0);
     for (unsigned m = 2; m <= n; m *= 2)
-        bench_copy_split(qs, m, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
+        bench_copy_split(qs, m, "device->device (read+write)", d2->va, d1->va, 2.0, 0);
     if (n > 2 && (n & (n - 1)))
-        bench_copy_split(qs, n, "device->device (read+write)", d2->va, d1->va, 2.0, 4100);
+        bench_copy_split(qs, n, "device->device (read+write)", d2->va, d1->va, 2.0, 0);
     for (unsigned k = 2; k < n; k++)
         hcq_queue_destroy(qs[k]);
 
