@@ -25,6 +25,9 @@
  * ENQUEUE_COST_KERNEL names another kernel of the cubin whose one argument
  * is a buffer (atomic_inc): the cost with an object to retain.
  *
+ * ENQUEUE_COST_RT sets the number of phase 2 round trips (default N), so a
+ * profiler can look at mostly round trips.
+ *
  * Under callgrind or strace set ENQUEUE_COST_ONLY=1 (no phase 2): the
  * difference of two runs with different N, divided by the difference of
  * N * (ROUNDS + 1), is the cost of one enqueue (docs/performance.md).
@@ -198,8 +201,11 @@ int main(int argc, char **argv)
 
     /* Phase 2: enqueue + finish round trips (skipped with
      * ENQUEUE_COST_ONLY set, for instruction counts of phase 1). */
-    int nrt = getenv("ENQUEUE_COST_ONLY") ? 0 : n;
-    double *rt = calloc((size_t)n, sizeof(*rt));
+    const char *env_rt = getenv("ENQUEUE_COST_RT");
+    int nrt = getenv("ENQUEUE_COST_ONLY") ? 0 : env_rt ? atoi(env_rt) : n;
+    if (nrt < 0)
+        nrt = 0;
+    double *rt = calloc((size_t)(nrt ? nrt : 1), sizeof(*rt));
     for (int i = 0; i < nrt; i++) {
         double t0 = now_ns();
         if ((err = clEnqueueNDRangeKernel(q, k, 1, NULL, &gws, &lws, 0, NULL, NULL)))
@@ -212,7 +218,8 @@ int main(int argc, char **argv)
     if (nrt)
         printf("enqueue+finish: %d round trips: median %.1f us, p90 %.1f us, p99 %.1f us, max %.1f "
            "us\n",
-           n, rt[n / 2] / 1e3, rt[n * 9 / 10] / 1e3, rt[n * 99 / 100] / 1e3, rt[n - 1] / 1e3);
+           nrt, rt[nrt / 2] / 1e3, rt[nrt * 9 / 10] / 1e3, rt[nrt * 99 / 100] / 1e3,
+           rt[nrt - 1] / 1e3);
 
     free(rt);
     free(per);
