@@ -228,9 +228,10 @@ void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes)
  * dependent of the one before, and a timeline release right after a
  * launch is that QMD's release. A launch's QMD is therefore written out
  * only once what follows it is known: the next launch, a method, or the
- * submission (whose last release becomes a host release again, after a
- * wait for idle and with the non-stall interrupt, queue.c). Nothing is
- * linked to a QMD already submitted: the GPU may have read it. */
+ * submission (whose last release stays the QMD's own, or, while threads
+ * sleep on interrupts, becomes a host release again after a wait for idle
+ * and with the non-stall interrupt: queue.c, submit). Nothing is linked
+ * to a QMD already submitted: the GPU may have read it. */
 
 static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes)
 {

@@ -407,7 +407,8 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
 /* Launch chains (launch.c): write the pending QMD out (any method written
  * after a launch, and every submission, does this first); fold a release
  * of value at va into the pending QMD's release slot, or take it out
- * again (the submission releases it from the host); record a wait for
+ * again (the submission releases it from the host while threads sleep
+ * on interrupts); record a wait for
  * the grids of the channel to end when any may still run (before methods
  * that must not overlap them). hcq_q_tail_release needs q->tail.cpu set
  * and not released. */

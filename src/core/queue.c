@@ -371,9 +371,12 @@ static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t val
          * overlap [H200: 20 copies of 132 blocks each "ran" at 8.8 TB/s
          * between releases folded into their QMDs], so this wait is what
          * orders a command after the ones before it. The non-stall
-         * interrupt that follows wakes sleeping waiters (irq.c); an H200
-         * build without it once left the first release on a fresh compute
-         * channel unseen for 30 s, so it stays even without them. */
+         * interrupt follows only while threads sleep on interrupts, and
+         * wakes them (irq.c). An H200 build that had dropped it once left
+         * the first release on a fresh compute channel unseen for 30 s
+         * (0d321cb); a wait that sees no progress now rings the doorbell
+         * again (hcq_device_kick), and releases without an interrupt have
+         * passed the whole suite on the H200 since 151214a. */
         push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
         if (irq)
             hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);

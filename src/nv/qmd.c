@@ -450,7 +450,9 @@ int nv_qmd_set_release(uint32_t *qmd, enum nv_qmd_version v, unsigned i, uint64_
      * its end releases anything. The front end's membar cost the H200
      * 0.4-0.6 us per round trip; gpu_test's ordering case checks every
      * store right after the release is seen (and fails with the CTA
-     * membar off, or only GPU-wide). */
+     * membar off, or only GPU-wide), and that a host release just before
+     * never lands after it. Not covered: asynchronous-proxy (TMA) stores
+     * a kernel left in flight when it ended (docs/status-gaps.md). */
     if (!rc)
         rc = nv_qmd_set(qmd, v, NV_QMD_RELEASE_MEMBAR_TYPE, i,
                         NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_NONE);

@@ -476,11 +476,15 @@ static void test_launches(void)
 
 /* A grid's stores to pinned host memory are in place once the CPU sees
  * the release that follows the grid, whether the front end releases it
- * after a wait for idle (hcq_q_signal_next) or the QMD releases it when
- * the grid ends (hcq_q_signal_next_quiet, the submission's last release
- * kept in the QMD). Each thread stores the round's number; right after
- * the value is seen every store is checked, last block first (the ones
- * most likely still in flight). */
+ * after a wait for idle (hcq_q_release_timeline) or the QMD releases it
+ * when the grid ends (hcq_q_signal_next_quiet, the submission's last
+ * release kept in the QMD, without a membar of its own). Each thread
+ * stores the round's number; right after the value is seen every store
+ * is checked, last block first (the ones most likely still in flight).
+ * Then the timeline never steps back: a host release just before a
+ * launch whose QMD releases the next value, both to the same address,
+ * and the CPU reading every value the timeline takes until well after
+ * the second. */
 struct ptr_u32 {
     uint64_t p;
     uint32_t v;
@@ -509,7 +513,7 @@ static void test_ordering(void)
                 r = gpu_exec(q, k, shapes[s].blocks, 1, 1, shapes[s].threads, 1, 1, 0, &p,
                              sizeof(p));
                 if (!r)
-                    r = quiet ? hcq_q_signal_next_quiet(q, &v) : hcq_q_signal_next(q, &v);
+                    r = quiet ? hcq_q_signal_next_quiet(q, &v) : hcq_q_release_timeline(q, &v);
                 if (!r)
                     r = hcq_q_submit(q);
                 if (!r)
@@ -531,6 +535,37 @@ static void test_ordering(void)
                          rounds ? t_all / 1e3 / rounds : 0.0, r);
         }
     }
+
+    const uint32_t rounds = (uint32_t)gpu_scale(20000, 20);
+    const struct hcq_signal *tl = hcq_queue_timeline(q);
+    uint64_t back = 0, late = 0;
+    int r = 0;
+    for (uint32_t i = 0; i < rounds && !r; i++) {
+        struct ptr_u32 p = {out->va, ++value};
+        uint64_t v1 = 0, v2 = 0;
+        r = hcq_q_release_timeline(q, &v1);
+        if (!r)
+            r = gpu_exec(q, k, 1, 1, 1, 32, 1, 1, 0, &p, sizeof(p));
+        if (!r)
+            r = hcq_q_signal_next_quiet(q, &v2);
+        if (!r)
+            r = hcq_q_submit(q);
+        uint64_t prev = hcq_signal_value(tl), t0 = gpu_now_ns(), after = 0;
+        while (!r && after < 2000) {
+            uint64_t cur = hcq_signal_value(tl);
+            back += cur < prev;
+            prev = cur;
+            if (cur >= v2)
+                after++;
+            else if (gpu_now_ns() - t0 > 1000000000ull)
+                r = -ETIMEDOUT;
+        }
+        late += !r && o[0] != value;
+    }
+    check_report(r == 0 && back == 0 && late == 0, "ordering_timeline",
+                 "%u rounds of a host release then a QMD release to the same timeline: %llu "
+                 "steps back, %llu stale stores (rc %d)",
+                 rounds, (unsigned long long)back, (unsigned long long)late, r);
     hcq_mem_free(out);
     hcq_queue_destroy(q);
 }
