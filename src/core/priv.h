@@ -398,17 +398,16 @@ static inline void hcq_push_1(struct hcq_queue *q, uint32_t subc, uint32_t metho
 int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu, uint64_t *va);
 
 /* Emit a release of ++last on the queue's timeline from the host (compute:
- * semaphore with WFI + timestamp, then the non-stall interrupt while
- * threads sleep on interrupts; copy: CE semaphore, 64-bit payload) and
- * account it for pushbuffer/scratch recycling, never folded into a QMD
- * (hcq_q_signal_next and hcq_q_signal_next_quiet may fold it). */
+ * semaphore with WFI + timestamp, then the non-stall interrupt; copy: CE
+ * semaphore, 64-bit payload) and account it for pushbuffer/scratch
+ * recycling: hcq_q_signal_next() (hcq_q_signal_next_quiet may fold it
+ * into the last launch's QMD instead). */
 int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
 
 /* Launch chains (launch.c): write the pending QMD out (any method written
  * after a launch, and every submission, does this first); fold a release
  * of value at va into the pending QMD's release slot, or take it out
- * again (the submission releases it from the host while threads sleep
- * on interrupts); record a wait for
+ * again (the submission releases it from the host); record a wait for
  * the grids of the channel to end when any may still run (before methods
  * that must not overlap them). hcq_q_tail_release needs q->tail.cpu set
  * and not released. */

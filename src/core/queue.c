@@ -342,16 +342,11 @@ static void raise_to(_Atomic uint64_t *hi, uint64_t value)
  * (s->irq_hi below it) sleeps in steps, and one that a later release's
  * interrupt covers sleeps on interrupts with its usual timeout
  * (signal.c). */
-static inline bool irq_wanted(const struct hcq_queue *q)
-{
-    return atomic_load_explicit(&q->dev->irq_want, memory_order_relaxed) != 0 &&
-           atomic_load_explicit(&q->dev->irq_on, memory_order_relaxed);
-}
-
 static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t value)
 {
     const uint64_t va = s->va;
-    const bool irq = irq_wanted(q);
+    const bool irq = atomic_load_explicit(&q->dev->irq_want, memory_order_relaxed) != 0 &&
+                     atomic_load_explicit(&q->dev->irq_on, memory_order_relaxed);
     raise_to(&s->rec_hi, value);
     if (irq)
         raise_to(&s->irq_hi, value);
@@ -384,17 +379,10 @@ static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t val
     }
 }
 
-/* How a timeline release may come: always from the host, folded into the
- * launch before it unless threads sleep on interrupts (a QMD's release
- * raises none), or folded whenever it follows a launch (no host thread
- * sleeps on the value by itself). */
-enum rel_kind { REL_HOST, REL_FOLD_UNLESS_IRQ, REL_QUIET };
-
-static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind kind)
+static int release_timeline(struct hcq_queue *q, uint64_t *value, bool fold)
 {
     uint64_t v;
-    if (q->tail.cpu && !q->tail.released && kind != REL_HOST &&
-        (kind == REL_QUIET || !irq_wanted(q))) {
+    if (fold && q->tail.cpu && !q->tail.released) {
         /* Right after a launch: its QMD releases the value when its grid
          * ends, and that grid started after every earlier one ended (a
          * chain, or a wait for idle before its head). */
@@ -417,17 +405,17 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
 
 int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value)
 {
-    return release_timeline(q, value, REL_HOST);
+    return release_timeline(q, value, false);
 }
 
 int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value)
 {
-    return release_timeline(q, value, REL_FOLD_UNLESS_IRQ);
+    return hcq_q_release_timeline(q, value);
 }
 
 int hcq_q_signal_next_quiet(struct hcq_queue *q, uint64_t *value)
 {
-    return release_timeline(q, value, REL_QUIET);
+    return release_timeline(q, value, true);
 }
 
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value)
@@ -679,19 +667,13 @@ static int submit(struct hcq_queue *q)
         push_release(q, q->timeline, v);
         q->rel_value = v;
         q->rel_pb_head = q->pb.head;
-    } else if (q->tail.cpu && q->tail.released && !irq_wanted(q)) {
-        /* The work ends with a release folded into a QMD, and no thread
-         * sleeps on interrupts: it stays the grid's own release, seen
-         * 0.4-0.6 us sooner on the H200 than a host release after a wait
-         * for idle (launch + wait 3.76-4.15 us against 4.58-4.71; the
-         * QMD's release has no membar of its own, nv_qmd_set_release).
-         * Nothing follows it in the pushbuffer, so the value also means
-         * the GPU has read everything this submission wrote. */
-        hcq_q_tail_flush(q);
     } else if (q->tail.cpu) {
-        /* A thread sleeps on interrupts: the release becomes a host
-         * release after the grids, with the non-stall interrupt that
-         * wakes it (push_release). */
+        /* The work ends with a release folded into a QMD: it becomes a
+         * host release after the grids, as without chains, with the
+         * non-stall interrupt that wakes sleeping waiters (push_release).
+         * A QMD's own release was seen later on the H200 (launch + wait
+         * 4.62-4.67 us against 4.33-4.50), and the next submission's
+         * first launch then needs no wait for idle. */
         int r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
         if (r)
             return r;

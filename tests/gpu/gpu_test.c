@@ -475,16 +475,19 @@ static void test_launches(void)
 /* ------------------------------------------------------------------ */
 
 /* A grid's stores to pinned host memory are in place once the CPU sees
- * the release that follows the grid, whether the front end releases it
- * after a wait for idle (hcq_q_release_timeline) or the QMD releases it
- * when the grid ends (hcq_q_signal_next_quiet, the submission's last
- * release kept in the QMD, without a membar of its own). Each thread
- * stores the round's number; right after the value is seen every store
- * is checked, last block first (the ones most likely still in flight).
- * Then the timeline never steps back: a host release just before a
- * launch whose QMD releases the next value, both to the same address,
- * and the CPU reading every value the timeline takes until well after
- * the second. */
+ * the release that follows the grid: a host release after a wait for
+ * idle (hcq_q_release_timeline), or the quiet release the OpenCL layer
+ * uses for commands without events (hcq_q_signal_next_quiet: folded into
+ * the QMD inside a chain; a submission's last comes from the host). Each
+ * thread stores the round's number; right after the value is seen every
+ * store is checked, last block first (the ones most likely still in
+ * flight). Then the timeline never steps back: a host release just
+ * before a launch whose release is the next value, both to the same
+ * address, with the CPU reading every value the timeline takes until
+ * well after the second. (A build whose submissions ended with the QMD's
+ * own release, without a membar, lost its channel to an MMU fault in
+ * this last part under a parallel load of GPU tests on the H200, twice:
+ * docs/gpu-runs.md, 2026-12-03 eleventh.) */
 struct ptr_u32 {
     uint64_t p;
     uint32_t v;
@@ -527,7 +530,7 @@ static void test_ordering(void)
             }
             char name[64];
             snprintf(name, sizeof(name), "ordering_%ux%u_%s", shapes[s].blocks, shapes[s].threads,
-                     quiet ? "qmd" : "host");
+                     quiet ? "quiet" : "host");
             check_report(r == 0 && stale == 0, name,
                          "%u rounds: %llu stale stores in %llu rounds; %.2f us per round "
                          "(rc %d)",
