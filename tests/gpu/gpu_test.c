@@ -485,9 +485,9 @@ static void test_launches(void)
  * before a launch whose release is the next value, both to the same
  * address, with the CPU reading every value the timeline takes until
  * well after the second. (A build whose submissions ended with the QMD's
- * own release, without a membar, lost its channel to an MMU fault in
- * this last part under a parallel load of GPU tests on the H200, twice:
- * docs/gpu-runs.md, 2026-12-03 eleventh.) */
+ * own release, without a membar, failed this test under a parallel load
+ * of GPU tests on the H200 in both such runs, one of them showing an MMU
+ * fault in this last part: docs/gpu-runs.md, 2026-12-03 eleventh.) */
 struct ptr_u32 {
     uint64_t p;
     uint32_t v;
