@@ -543,7 +543,8 @@ static void test_ordering(void)
     const struct hcq_signal *tl = hcq_queue_timeline(q);
     uint64_t back = 0, late = 0;
     int r = 0;
-    for (uint32_t i = 0; i < rounds && !r; i++) {
+    uint32_t i = 0;
+    for (; i < rounds && !r; i++) {
         struct ptr_u32 p = {out->va, ++value};
         uint64_t v1 = 0, v2 = 0;
         r = hcq_q_release_timeline(q, &v1);
@@ -566,9 +567,18 @@ static void test_ordering(void)
         late += !r && o[0] != value;
     }
     check_report(r == 0 && back == 0 && late == 0, "ordering_timeline",
-                 "%u rounds of a host release then a QMD release to the same timeline: %llu "
-                 "steps back, %llu stale stores (rc %d)",
+                 "%u rounds of a host release then a launch and its release to the same "
+                 "timeline: %llu steps back, %llu stale stores (rc %d)",
                  rounds, (unsigned long long)back, (unsigned long long)late, r);
+    if (r)
+        /* Where the arenas stood (the reverted build's fault came about
+         * where the pushbuffer arena began its second lap, by estimate). */
+        printf("ordering_timeline: stopped in round %u; pushbuffer arena at byte %llu of "
+               "lap %llu, scratch arena at byte %llu of lap %llu\n",
+               i, (unsigned long long)(q->pb.head % q->pb.size),
+               (unsigned long long)(q->pb.head / q->pb.size),
+               (unsigned long long)(q->scratch.head % q->scratch.size),
+               (unsigned long long)(q->scratch.head / q->scratch.size));
     hcq_mem_free(out);
     hcq_queue_destroy(q);
 }
