@@ -48,15 +48,6 @@ static const char *const how_name[] = {"memcpy", "lines"};
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t counter;
 
-static inline void store_fence(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __asm__ volatile("sfence" ::: "memory");
-#else
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
-}
-
 /* About 100-200 ns of work on cached memory, no locked instruction. */
 static volatile uint64_t sink;
 static void cached_work(void)
@@ -79,7 +70,7 @@ static inline void step(uint8_t *dst, const uint8_t *src, uint32_t bytes, enum a
     case AFTER_NONE:
         break;
     case AFTER_SFENCE:
-        store_fence();
+        hcq_store_fence();
         break;
     case AFTER_LOCKED:
         atomic_fetch_add(&counter, 1);
@@ -108,7 +99,7 @@ static double measure(uint8_t *ring, uint32_t bytes, uint32_t stride, enum after
             if (off + stride > RING_BYTES)
                 off = 0;
         }
-        store_fence();
+        hcq_store_fence();
         v[r] = (double)(bench_now_ns() - t0) / STEPS;
     }
     qsort(v, ROUNDS, sizeof(v[0]), bench_cmp_double);

@@ -633,25 +633,6 @@ static int ring_room(struct hcq_queue *q)
     }
 }
 
-/* Orders the write-combined stores before it (pushbuffer, ring entry,
- * GPPut) before the stores after it, as the GPU must see them. On x86 a
- * store fence does that without making the core wait for its
- * write-combining buffers to drain, which a full fence does. On the H200
- * a submit cost the CPU 0.12 us with store fences against 0.39-0.43 with
- * full ones, and the round trips did not move (launch + wait 4.33 us,
- * a semaphore's 2.74-2.82, either way; hcqbench --split): the stores take
- * as long to reach the GPU, the CPU only no longer sits through it. */
-static inline void store_fence(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    _mm_sfence();
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-#else
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-#endif
-}
-
 static int submit(struct hcq_queue *q)
 {
     if (q->pb.head == q->open_start && !q->npending && !q->tail.cpu)
@@ -710,12 +691,12 @@ static int submit(struct hcq_queue *q)
         wc_drain_others(q);
     q->wc_writer = 0;
     /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
-    store_fence();
+    hcq_store_fence();
     /* A release store: the emulated GPU's acquire of GPPut then orders
      * everything written for this submission (and ThreadSanitizer sees it). */
     __atomic_store_n(&q->userd[NV_USERD_GP_PUT / 4], (uint32_t)(q->put % q->ring_entries),
                      __ATOMIC_RELEASE);
-    store_fence();
+    hcq_store_fence();
     /* A register write; as an atomic store it is still one plain mov, and
      * the emulated device's exchange on the same word pairs with it. */
     __atomic_store_n((volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING),
