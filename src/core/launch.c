@@ -228,9 +228,10 @@ void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes)
  * dependent of the one before, and a timeline release right after a
  * launch is that QMD's release. A launch's QMD is therefore written out
  * only once what follows it is known: the next launch, a method, or the
- * submission (whose last release becomes a host release again, after a
- * wait for idle and with the non-stall interrupt, queue.c). Nothing is
- * linked to a QMD already submitted: the GPU may have read it. */
+ * submission (whose last release stays the QMD's own, or, while threads
+ * sleep on interrupts, becomes a host release again after a wait for idle
+ * and with the non-stall interrupt: queue.c, submit). Nothing is linked
+ * to a QMD already submitted: the GPU may have read it. */
 
 static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes)
 {
@@ -393,12 +394,6 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     rc = hcq_push_reserve(q, 8);
     if (rc)
         return rc;
-    /* Alone in the open submission with the GPU idle, the launch will
-     * most likely be submitted by itself: its QMD is written at once, not
-     * just before the doorbell, where the fence would wait for it to
-     * drain (launch + wait 0.2-0.3 us longer on the H200). */
-    const bool alone = q->pb.head == q->open_start && !q->npending &&
-                       hcq_signal_value(q->timeline) >= q->pub_hi;
     /* The first method writes out a pending QMD (hcq_push_incr). */
     const bool wait_idle = q->grids_open;
     if (wait_idle)
@@ -412,7 +407,12 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
              l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
              shared_bytes, (unsigned long long)(va + qmd_off), wait_idle ? " (after idle)" : "");
     q->grids_open = true;
-    if (q->chain && !alone) /* written out by what comes next */
+    /* Pending even when the launch is alone: the release after it folds
+     * into it, and a submission's last release can stay there (queue.c,
+     * submit). Written just before the doorbell, its lines still reach
+     * the GPU before the doorbell does, and a store fence does not wait
+     * for them. */
+    if (q->chain) /* written out by what comes next */
         tail_set(q, (uint8_t *)cpu + qmd_off, k->qmd_size);
     else
         hcq_wc_copy_lines((uint8_t *)cpu + qmd_off, qmd, k->qmd_size);

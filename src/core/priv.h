@@ -263,6 +263,7 @@ static inline uint64_t hcq_arena_off(const struct hcq_arena *a, uint64_t c)
 }
 
 #define HCQ_SUBMIT_HISTORY 4096 /* closed submissions remembered */
+#define HCQ_RETIRE_LATE (1ull << 63) /* retire[]: the value is on q->retired */
 #define HCQ_PENDING_GP 64       /* GP entries of the open submission */
 
 /* Banks 0 up to this size are built in cached memory, then copied
@@ -311,7 +312,9 @@ struct hcq_queue {
 
     /* Submissions: seq numbers; retire[seq % N] = timeline value after
      * which that submission's pushbuffer and scratch may be reused (0 =
-     * not known yet: the next timeline release covers it). */
+     * not known yet: the next timeline release covers it), or, with
+     * HCQ_RETIRE_LATE, the value `retired` must reach instead (queue.c,
+     * submit: a submission that ends with a grid's own release). */
     uint64_t seq;      /* sequence number of the open submission */
     uint64_t seq_done; /* all submissions < seq_done are known retired */
     uint64_t retire[HCQ_SUBMIT_HISTORY];
@@ -326,6 +329,11 @@ struct hcq_queue {
     uint64_t held_read_at; /* when a commit last read it (queue.c, held_clock) */
 
     struct hcq_signal *timeline;
+    /* Written by a host release after a wait for idle that follows a
+     * submission ending with a QMD's release: the value that QMD released
+     * on the timeline, once the engine is done with everything the
+     * submission holds. */
+    struct hcq_signal *retired;
     uint64_t last;
     bool bound;              /* SET_OBJECT emitted */
 
@@ -416,16 +424,17 @@ static inline void hcq_push_1(struct hcq_queue *q, uint32_t subc, uint32_t metho
 int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu, uint64_t *va);
 
 /* Emit a release of ++last on the queue's timeline from the host (compute:
- * semaphore with WFI + timestamp, then the non-stall interrupt; copy: CE
- * semaphore, 64-bit payload) and account it for pushbuffer/scratch
- * recycling: hcq_q_signal_next() (hcq_q_signal_next_quiet may fold it
- * into the last launch's QMD instead). */
+ * semaphore with WFI + timestamp, then the non-stall interrupt while
+ * threads sleep on interrupts; copy: CE semaphore, 64-bit payload) and
+ * account it for pushbuffer/scratch recycling, never folded into a QMD
+ * (hcq_q_signal_next and hcq_q_signal_next_quiet may fold it). */
 int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
 
 /* Launch chains (launch.c): write the pending QMD out (any method written
  * after a launch, and every submission, does this first); fold a release
  * of value at va into the pending QMD's release slot, or take it out
- * again (the submission releases it from the host); record a wait for
+ * again (the submission releases it from the host while threads sleep
+ * on interrupts); record a wait for
  * the grids of the channel to end when any may still run (before methods
  * that must not overlap them). hcq_q_tail_release needs q->tail.cpu set
  * and not released. */

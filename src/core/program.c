@@ -66,6 +66,8 @@ static int build_template(struct hcq_kernel *k, const struct cubin *cb,
     SET(INVALIDATE_SHADER_DATA_CACHE, 1);
     SET(INVALIDATE_INSTRUCTION_CACHE, 1);
     SET(INVALIDATE_SHADER_CONSTANT_CACHE, 1);
+    /* Each CTA ends with a system-scope membar: a QMD's own release
+     * relies on it instead of a membar of its own (nv_qmd_set_release). */
     SET(CWD_MEMBAR_TYPE, NVCBC0_QMDV04_00_CWD_MEMBAR_TYPE_L1_SYSMEMBAR);
     SET(REGISTER_COUNT, ck->regs);
     SET(BARRIER_COUNT, ck->num_barriers > 1 ? ck->num_barriers : 1);

@@ -9,6 +9,7 @@
  * V04) and clcec0qmd.h via nv-hopper-facts §6.3 (V05, partial: only the
  * fields listed there).
  */
+#include <stdlib.h>
 #include <errno.h>
 
 #include "nv/nv.h"
@@ -444,9 +445,18 @@ int nv_qmd_set_release(uint32_t *qmd, enum nv_qmd_version v, unsigned i, uint64_
     if (!rc)
         rc = nv_qmd_set(qmd, v, NV_QMD_RELEASE_STRUCTURE_SIZE, i,
                         NVCBC0_QMDV04_00_RELEASE_STRUCTURE_SIZE_SEMAPHORE_FOUR_WORDS);
+    /* No membar of the front end's own: every QMD hcqcl builds makes each
+     * CTA end with a system-scope membar (CWD_MEMBAR_TYPE L1_SYSMEMBAR,
+     * core/program.c), so the grid's stores are visible everywhere before
+     * its end releases anything. The front end's membar cost the H200
+     * 0.4-0.6 us per round trip; gpu_test's ordering case checks every
+     * store right after the release is seen (and fails with the CTA
+     * membar off, or only GPU-wide), and that a host release just before
+     * never lands after it. Not covered: asynchronous-proxy (TMA) stores
+     * a kernel left in flight when it ended (docs/status-gaps.md). */
     if (!rc)
         rc = nv_qmd_set(qmd, v, NV_QMD_RELEASE_MEMBAR_TYPE, i,
-                        NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR);
+                        getenv("HCQCL_X_RELMEMBAR") ? NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR : NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_NONE);
     if (!rc)
         rc = nv_qmd_set(qmd, v, NV_QMD_RELEASE_PAYLOAD64B, i, 1);
     if (!rc)

@@ -485,9 +485,11 @@ static void test_launches(void)
  * before a launch whose release is the next value, both to the same
  * address, with the CPU reading every value the timeline takes until
  * well after the second. (A build whose submissions ended with the QMD's
- * own release, without a membar, failed this test under a parallel load
- * of GPU tests on the H200 in both such runs, one of them showing an MMU
- * fault in this last part: docs/gpu-runs.md, 2026-12-03 eleventh.) */
+ * own release, without a membar, and retired their memory on that value
+ * failed this test under a parallel load of GPU tests on the H200 in both
+ * such runs, one of them showing an MMU fault in this last part:
+ * docs/gpu-runs.md, 2026-12-03 eleventh. Such submissions now retire on a
+ * host release after a wait for idle, core/queue.c.) */
 struct ptr_u32 {
     uint64_t p;
     uint32_t v;
@@ -541,7 +543,7 @@ static void test_ordering(void)
 
     const uint32_t rounds = (uint32_t)gpu_scale(20000, 20);
     const struct hcq_signal *tl = hcq_queue_timeline(q);
-    uint64_t back = 0, late = 0;
+    uint64_t back = 0, late = 0, kicks = 0, stall_max = 0;
     int r = 0;
     uint32_t i = 0;
     for (; i < rounds && !r; i++) {
@@ -554,33 +556,55 @@ static void test_ordering(void)
             r = hcq_q_signal_next_quiet(q, &v2);
         if (!r)
             r = hcq_q_submit(q);
-        uint64_t prev = hcq_signal_value(tl), t0 = gpu_now_ns(), after = 0;
+        /* Spinning here, the test does what every wait of the library
+         * does when the GPU makes no progress: ring the doorbells again
+         * (hcq_device_kick_stalled). */
+        uint64_t prev = hcq_signal_value(tl), t0 = gpu_now_ns(), moved = t0, after = 0;
+        uint64_t kick_next = HCQ_KICK_FIRST_NS;
         while (!r && after < 2000) {
-            uint64_t cur = hcq_signal_value(tl);
+            uint64_t cur = hcq_signal_value(tl), now = gpu_now_ns();
             back += cur < prev;
+            if (cur != prev) {
+                if (now - moved > stall_max)
+                    stall_max = now - moved;
+                moved = now;
+                kick_next = HCQ_KICK_FIRST_NS;
+            }
             prev = cur;
-            if (cur >= v2)
+            if (cur >= v2) {
                 after++;
-            else if (gpu_now_ns() - t0 > 1000000000ull)
+            } else if (now - t0 > 1000000000ull) {
                 r = -ETIMEDOUT;
+            } else if (now - moved >= kick_next) {
+                kicks += hcq_device_kick(dev, now - moved);
+                kick_next *= 2;
+            }
         }
+        if (gpu_now_ns() - moved > stall_max && !r)
+            stall_max = gpu_now_ns() - moved;
         late += !r && o[0] != value;
     }
     check_report(r == 0 && back == 0 && late == 0, "ordering_timeline",
                  "%u rounds of a host release then a launch and its release to the same "
-                 "timeline: %llu steps back, %llu stale stores (rc %d)",
-                 rounds, (unsigned long long)back, (unsigned long long)late, r);
+                 "timeline: %llu steps back, %llu stale stores, longest wait for a step "
+                 "%.1f us, %llu doorbells rung again (rc %d)",
+                 rounds, (unsigned long long)back, (unsigned long long)late, stall_max / 1e3,
+                 (unsigned long long)kicks, r);
     if (r)
         /* Where the arenas stood (the reverted build's fault came about
          * where the pushbuffer arena began its second lap, by estimate). */
-        printf("ordering_timeline: stopped in round %u; pushbuffer arena at byte %llu of "
-               "lap %llu, scratch arena at byte %llu of lap %llu\n",
-               i, (unsigned long long)(q->pb.head % q->pb.size),
+        printf("ordering_timeline: stopped in round %u; GP_GET %u GP_PUT %u; timeline %llu; "
+               "pushbuffer arena at byte %llu of lap %llu, scratch arena at byte %llu of lap "
+               "%llu\n",
+               i, q->userd[NV_USERD_GP_GET / 4], q->userd[NV_USERD_GP_PUT / 4],
+               (unsigned long long)hcq_signal_value(tl), (unsigned long long)(q->pb.head % q->pb.size),
                (unsigned long long)(q->pb.head / q->pb.size),
                (unsigned long long)(q->scratch.head % q->scratch.size),
                (unsigned long long)(q->scratch.head / q->scratch.size));
-    hcq_mem_free(out);
+    /* The queue first: its destruction waits for what it still runs,
+     * which writes to out. */
     hcq_queue_destroy(q);
+    hcq_mem_free(out);
 }
 
 /* ------------------------------------------------------------------ */

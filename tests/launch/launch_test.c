@@ -298,7 +298,7 @@ static void test_serial(void)
         heads += q->pb.head != before;
         uint64_t v;
         if (j == 3 * L / 4 - 1)
-            REQUIRE(hcq_q_signal_next(q, &v) == 0);
+            REQUIRE(hcq_q_release_timeline(q, &v) == 0);
         else if (j % 8 == 7)
             REQUIRE(hcq_q_signal_next_quiet(q, &v) == 0);
     }
@@ -324,6 +324,74 @@ static void test_serial(void)
     hcq_mem_free(x);
     hcq_mem_free(y);
     hcq_mem_free(one);
+}
+
+/* The timeline release after a lone launch (hcq_q_signal_next): while no
+ * thread sleeps on interrupts it folds into the launch's QMD and the
+ * submission keeps it there; what follows the launch's methods is the
+ * host release of the same value on the queue's `retired` signal, which
+ * alone lets the submission's memory be reused. Once a thread counts
+ * itself as sleeping on interrupts the timeline release comes from the
+ * host after a wait for idle, followed by the interrupt. Either way the
+ * value comes after the grid's stores. */
+static void test_release(void)
+{
+    if (!q->chain) {
+        printf("release: launch chains off, nothing to fold into\n");
+        return;
+    }
+    const uint32_t n = 1000;
+    struct hcq_mem *a = buffer(n * 4), *b = buffer(n * 4), *c = buffer(n * 4);
+    float *pa = a->cpu, *pb = b->cpu;
+    const float *pc = c->cpu;
+    for (uint32_t i = 0; i < n; i++) {
+        pa[i] = (float)i;
+        pb[i] = 1.0f;
+    }
+    uint32_t grid[3] = {(n + 127) / 128, 1, 1}, block[3] = {128, 1, 1};
+    const bool irq_on = atomic_load(&dev->irq_on);
+    for (int round = 0; round < 4; round++) {
+        const bool sleeper = round >= 2;
+        if (sleeper && !irq_on)
+            break;
+        if (sleeper)
+            atomic_fetch_add(&dev->irq_want, 1);
+        struct {
+            uint64_t a, b, c;
+            int32_t k, n;
+        } params = {a->va, b->va, c->va, round, (int32_t)n};
+        const uint64_t pb0 = q->pb.head;
+        const bool wfi = q->grids_open;
+        REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+        uint64_t v;
+        REQUIRE(hcq_q_signal_next(q, &v) == 0);
+        const bool folded = q->tail.cpu && q->tail.released;
+        REQUIRE(hcq_q_submit(q) == 0);
+        const uint64_t pb_bytes = q->pb.head - pb0;
+        const uint64_t retire = q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY];
+        EXPECT_EQ(retire, folded ? v | HCQ_RETIRE_LATE : v);
+        REQUIRE(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS) == 0);
+        if (folded)
+            REQUIRE(hcq_signal_wait(q->retired, v, WAIT_NS) == 0);
+        if (sleeper)
+            atomic_fetch_sub(&dev->irq_want, 1);
+        unsigned bad = 0;
+        for (uint32_t i = 0; i < n; i++)
+            bad += pc[i] != (float)i + 1.0f + (float)round;
+        EXPECT(bad == 0);
+        /* The launch: a wait for idle if grids may run (2 dwords), the
+         * invalidate and SEND_PCAS (6); the host release 6 (on `retired`
+         * when folded), the interrupt 2. */
+        const uint64_t launch = 4 * ((wfi ? 2 : 0) + 6);
+        EXPECT(folded == !sleeper);
+        EXPECT_EQ(pb_bytes, sleeper ? launch + 4 * (6 + 2) : launch + 4 * 6);
+        printf("release: %s, %llu pushbuffer bytes\n",
+               sleeper ? "a thread sleeps on interrupts: from the host" : "the QMD's own",
+               (unsigned long long)pb_bytes);
+    }
+    hcq_mem_free(a);
+    hcq_mem_free(b);
+    hcq_mem_free(c);
 }
 
 /* The same launch again and again (x += 1 in place, identical
@@ -485,6 +553,7 @@ int main(int argc, char **argv)
         {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
         {"serial", test_serial},       {"repeat", test_repeat},
         {"copy_fill", test_copy_fill}, {"template", test_template},
+        {"release", test_release},
     };
     setup();
     int found = 0;

@@ -182,8 +182,10 @@ static void add_groups(struct cc_buf *out, const char *ll, const struct kdef *k,
             done |= k[j].called && k[j].new_group == k[i].new_group;
         if (done)
             continue;
-        size_t len;
+        size_t len = 0;
         const char *g = find_group(ll, k[i].group, &len);
+        if (!g) /* new_group is only given to kernels whose group exists */
+            continue;
         const char *body = strchr(g, '{');
         cc_buf_addf(out, "attributes #%u = ", k[i].new_group);
         const char *end = g + len;
