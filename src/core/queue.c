@@ -675,7 +675,7 @@ static int submit(struct hcq_queue *q)
         push_release(q, q->timeline, v);
         q->rel_value = v;
         q->rel_pb_head = q->pb.head;
-    } else if (q->tail.cpu && q->tail.released && !irq_wanted(q) && !getenv("HCQCL_X_NOKEEP")) {
+    } else if (q->tail.cpu && q->tail.released && !irq_wanted(q)) {
         /* The work ends with a release folded into a QMD, and no thread
          * sleeps on interrupts: it stays the grid's own release, seen
          * 0.4-0.6 us sooner on the H200 than a host release after a wait
@@ -693,10 +693,6 @@ static int submit(struct hcq_queue *q)
         if (r)
             return r;
         hcq_q_tail_flush(q);
-        if (getenv("HCQCL_X_READBACK")) {
-            hcq_store_fence();
-            (void)*(volatile uint32_t *)q->pb.cpu;
-        }
         push_release(q, q->retired, q->rel_value);
         q->rel_pb_head = q->pb.head;
         late = HCQ_RETIRE_LATE;

@@ -9,7 +9,6 @@
  * V04) and clcec0qmd.h via nv-hopper-facts §6.3 (V05, partial: only the
  * fields listed there).
  */
-#include <stdlib.h>
 #include <errno.h>
 
 #include "nv/nv.h"
@@ -456,7 +455,7 @@ int nv_qmd_set_release(uint32_t *qmd, enum nv_qmd_version v, unsigned i, uint64_
      * a kernel left in flight when it ended (docs/status-gaps.md). */
     if (!rc)
         rc = nv_qmd_set(qmd, v, NV_QMD_RELEASE_MEMBAR_TYPE, i,
-                        getenv("HCQCL_X_RELMEMBAR") ? NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_SYSMEMBAR : NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_NONE);
+                        NVCBC0_QMDV04_00_RELEASE_MEMBAR_TYPE_FE_NONE);
     if (!rc)
         rc = nv_qmd_set(qmd, v, NV_QMD_RELEASE_PAYLOAD64B, i, 1);
     if (!rc)

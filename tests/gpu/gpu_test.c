@@ -484,12 +484,14 @@ static void test_launches(void)
  * flight). Then the timeline never steps back: a host release just
  * before a launch whose release is the next value, both to the same
  * address, with the CPU reading every value the timeline takes until
- * well after the second. (A build whose submissions ended with the QMD's
- * own release, without a membar, and retired their memory on that value
- * failed this test under a parallel load of GPU tests on the H200 in both
- * such runs, one of them showing an MMU fault in this last part:
- * docs/gpu-runs.md, 2026-12-03 eleventh. Such submissions now retire on a
- * host release after a wait for idle, core/queue.c.) */
+ * well after the second. (This part once failed beside the suite's fault
+ * tests on the H200, with an MMU fault: a deliberate fault elsewhere stops
+ * the engine for 140-245 ms while the driver recovers, a 1 s limit ran
+ * out, and out was freed under the launch still queued, which then wrote
+ * to it. With or without the grid's own release at the end of each
+ * submission alike: docs/gpu-runs.md, 2026-12-04. The limit is the
+ * suite's usual one now, the queue goes before out, and the fault tests
+ * run alone.) */
 struct ptr_u32 {
     uint64_t p;
     uint32_t v;
@@ -573,7 +575,7 @@ static void test_ordering(void)
             prev = cur;
             if (cur >= v2) {
                 after++;
-            } else if (now - t0 > 1000000000ull) {
+            } else if (now - t0 > WAIT_NS) {
                 r = -ETIMEDOUT;
             } else if (now - moved >= kick_next) {
                 kicks += hcq_device_kick(dev, now - moved);
