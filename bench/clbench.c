@@ -8,7 +8,12 @@
  * hcqcl / other, oriented so that > 1 means hcqcl is better.
  *
  *   clbench [--quick] [--kernels FILE] [--size MiB]
+ *   clbench --peers [--quick] [--size MiB]
  *   clbench --child N   (internal: measure platform N)
+ *
+ * --peers measures every platform but hcqcl and prints, for each, a line
+ * "platform NAME" and then its "key value" lines: hcqbench runs it to put
+ * the other drivers' figures beside the raw core's.
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -442,13 +447,15 @@ static void run_child(const char *self, int index, bool quick, struct result *r)
 
 int main(int argc, char **argv)
 {
-    bool quick = false;
+    bool quick = false, peers = false;
     int child_index = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
         else if (!strcmp(argv[i], "--full"))
             quick = false;
+        else if (!strcmp(argv[i], "--peers"))
+            peers = true;
         else if (!strcmp(argv[i], "--child") && i + 1 < argc)
             child_index = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--kernels") && i + 1 < argc)
@@ -456,7 +463,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc)
             xfer_bytes = (size_t)atol(argv[++i]) << 20;
         else {
-            fprintf(stderr, "usage: clbench [--quick] [--kernels FILE] [--size MiB]\n");
+            fprintf(stderr, "usage: clbench [--quick] [--peers] [--kernels FILE] [--size MiB]\n");
             return 2;
         }
     }
@@ -485,7 +492,22 @@ int main(int argc, char **argv)
     }
     /* Measure each platform in its own process. */
     for (cl_uint i = 0; i < n; i++)
-        run_child("/proc/self/exe", (int)i, quick, &res[i]);
+        if (!peers || (int)i != hcq)
+            run_child("/proc/self/exe", (int)i, quick, &res[i]);
+    if (peers) {
+        int rc = 0;
+        for (cl_uint i = 0; i < n; i++) {
+            if ((int)i == hcq)
+                continue;
+            printf("platform %s\n", res[i].name);
+            for (size_t f = 0; f < NFIGS; f++)
+                if (res[i].have[f])
+                    printf("%s %.6g\n", figs[f].key, res[i].v[f]);
+            rc |= res[i].status != 0;
+        }
+        free(res);
+        return rc;
+    }
 
     printf("%-40s %-10s", "figure (medians)", "unit");
     for (cl_uint i = 0; i < n; i++)

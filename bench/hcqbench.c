@@ -5,12 +5,17 @@
  * figure is held to on an H200.
  *
  *   hcqbench [--quick] [--launches] [--split] [--size MiB] [--strict]
+ *            [--peer PATH | --no-peer]
  *
  *   --quick   fewer repetitions and 16 MiB copies (the emulated device)
  *   --launches  the launch and semaphore figures only, no copies
  *   --split   also split the round trips into host and GPU phases
  *   --size    copy size in MiB (default 256)
  *   --strict  exit 3 when a figure misses its target (real GPU only)
+ *   --peer    clbench to run first for the other OpenCL drivers of the
+ *             machine (default: the clbench beside hcqbench, if there is
+ *             one); their figures for the same work go in two more
+ *             columns with the ratio (--no-peer: none)
  *
  * The empty and atomic_inc kernels (tests/kernels/gpu_kernels.cu, sm_90)
  * are embedded; on the emulated device the program registers host
@@ -24,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "builtin/builtin.h"
@@ -72,8 +78,85 @@ static double percentile(double *v, size_t n, double p)
     return v[i < n ? i : n - 1];
 }
 
+/* ------------------------------------------------------------------ */
+/* The other OpenCL drivers, through clbench --peers                    */
+/* ------------------------------------------------------------------ */
+
+/* Which clbench figure stands beside a row: the same work through the
+ * other driver's OpenCL (a launch there is clEnqueueNDRangeKernel, a wait
+ * clFinish). rate: clbench gives us per launch, the row M/s. */
+static const struct {
+    const char *row, *key;
+    bool rate;
+} peer_map[] = {
+    {"submission CPU cost per launch (median)", "enqueue_us", false},
+    {"sustained launch rate", "launch_rate_us", true},
+    {"launch + wait round trip (median)", "roundtrip_us", false},
+    {"launch + wait round trip (p99)", "roundtrip_p99_us", false},
+    {"pinned host->device", "h2d_pinned_gbs", false},
+    {"pinned device->host", "d2h_pinned_gbs", false},
+    {"pinned host<->device both at once", "bidir_pinned_gbs", false},
+    {"device->device (read+write)", "d2d_copy_gbs", false},
+    {"device->device, copy kernel (read+write)", "copy_kernel_gbs", false},
+};
+#define PEER_KEYS 32
+static struct {
+    char name[64];
+    char key[PEER_KEYS][32];
+    double val[PEER_KEYS];
+    unsigned n;
+} peer;
+static bool have_peer;
+
+/* Runs path --peers and keeps the first platform it reports. */
+static void run_peer(const char *path)
+{
+    if (access(path, X_OK) != 0)
+        return;
+    char cmd[4200];
+    snprintf(cmd, sizeof(cmd), "'%s' --peers --size %llu%s 2>/dev/null", path,
+             (unsigned long long)(copy_bytes >> 20), quick ? " --quick" : "");
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return;
+    char line[256];
+    int platforms = 0;
+    while (fgets(line, sizeof(line), f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (!strncmp(line, "platform ", 9)) {
+            if (++platforms == 1)
+                snprintf(peer.name, sizeof(peer.name), "%.63s", line + 9);
+            continue;
+        }
+        char key[32];
+        double v;
+        if (platforms == 1 && peer.n < PEER_KEYS && sscanf(line, "%31s %lf", key, &v) == 2) {
+            snprintf(peer.key[peer.n], sizeof(peer.key[0]), "%s", key);
+            peer.val[peer.n++] = v;
+        }
+    }
+    pclose(f);
+    have_peer = platforms > 0 && peer.n > 0;
+}
+
+/* The peer's figure for a row, in the row's unit; false if none. */
+static bool peer_value(const char *what, double *out)
+{
+    for (size_t i = 0; have_peer && i < sizeof(peer_map) / sizeof(peer_map[0]); i++) {
+        if (strcmp(what, peer_map[i].row))
+            continue;
+        for (unsigned k = 0; k < peer.n; k++)
+            if (!strcmp(peer.key[k], peer_map[i].key) && peer.val[k] > 0) {
+                *out = peer_map[i].rate ? 1.0 / peer.val[k] : peer.val[k];
+                return true;
+            }
+    }
+    return false;
+}
+
 /* One table row. target_le: the figure must be <= target (else >=);
- * target 0: no target. */
+ * target 0: no target. target_le also says lower is better, for the
+ * ratio to the peer (> 1: hcqcl's core is better). */
 static void row(const char *what, double value, const char *unit, double target, bool target_le,
                 const char *note)
 {
@@ -86,8 +169,15 @@ static void row(const char *what, double value, const char *unit, double target,
         if (!ok)
             missed++;
     }
-    printf("| %-44s | %12.3f %-8s | %-10s | %-4s | %s\n", what, value, unit, tgt, verdict,
-           note ? note : "");
+    printf("| %-44s | %12.3f %-8s | %-10s | %-4s ", what, value, unit, tgt, verdict);
+    if (have_peer) {
+        double pv;
+        if (peer_value(what, &pv) && value > 0)
+            printf("| %14.3f | %7.2fx ", pv, target_le ? pv / value : value / pv);
+        else
+            printf("| %14s | %8s ", "-", "-");
+    }
+    printf("| %s\n", note ? note : "");
     fflush(stdout);
 }
 
@@ -501,6 +591,8 @@ static void bench_copies(void)
 
 int main(int argc, char **argv)
 {
+    const char *peer_path = NULL;
+    bool no_peer = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick"))
             quick = true;
@@ -512,8 +604,13 @@ int main(int argc, char **argv)
             split = true;
         else if (!strcmp(argv[i], "--size") && i + 1 < argc)
             copy_bytes = strtoull(argv[++i], NULL, 0) << 20;
+        else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
+            peer_path = argv[++i];
+        else if (!strcmp(argv[i], "--no-peer"))
+            no_peer = true;
         else {
-            fprintf(stderr, "usage: hcqbench [--quick] [--launches] [--split] [--size MiB] [--strict]\n");
+            fprintf(stderr, "usage: hcqbench [--quick] [--launches] [--split] [--size MiB] "
+                            "[--strict] [--peer PATH | --no-peer]\n");
             return 2;
         }
     }
@@ -530,11 +627,33 @@ int main(int argc, char **argv)
         quick = true;
     if (quick && copy_bytes == 256ull << 20)
         copy_bytes = 16ull << 20;
+    /* The other drivers first, each in a process of its own and before
+     * this one opens the GPU, so that no two measure at once. */
+    char beside[4096];
+    if (!no_peer && !peer_path) {
+        ssize_t len = readlink("/proc/self/exe", beside, sizeof(beside) - 16);
+        if (len > 0) {
+            beside[len] = 0;
+            char *slash = strrchr(beside, '/');
+            if (slash) {
+                strcpy(slash + 1, "clbench");
+                peer_path = beside;
+            }
+        }
+    }
+    if (!no_peer && peer_path)
+        run_peer(peer_path);
     CHECK(hcq_device_open(dev));
     printf("hcqbench: %s (sm_%x, %u SMs, driver %s)%s\n", in->name, in->arch >> 4, in->sm_count,
            in->driver_version, quick ? ", quick" : "");
-    printf("| %-44s | %21s | %-10s | %-4s | %s\n", "measurement", "value", "H200 target", "",
-           "notes");
+    if (have_peer)
+        printf("beside it: %s through its OpenCL (clbench's figure for the same work: "
+               "clEnqueueNDRangeKernel's CPU cost, clFinish after an enqueue)\n",
+               peer.name);
+    printf("| %-44s | %21s | %-10s | %-4s ", "measurement", "value", "H200 target", "");
+    if (have_peer)
+        printf("| %14.14s | %8s ", peer.name, "hcqcl/x");
+    printf("| %s\n", "notes");
     load_kernels();
 
     struct hcq_queue *q = NULL, *qc = NULL;
