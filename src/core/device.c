@@ -409,6 +409,7 @@ static void device_destroy(struct hcq_device *dev)
     pthread_mutex_destroy(&dev->lock);
     pthread_mutex_destroy(&dev->sig_lock);
     pthread_mutex_destroy(&dev->local_lock);
+    pthread_mutex_destroy(&dev->group_lock);
     free(dev);
 }
 
@@ -454,6 +455,7 @@ static void enumerate_once(void)
         pthread_mutex_init(&dev->lock, NULL);
         pthread_mutex_init(&dev->sig_lock, NULL);
         pthread_mutex_init(&dev->local_lock, NULL);
+        pthread_mutex_init(&dev->group_lock, NULL);
         dev->drv = &g_drv;
         dev->card = cards[i];
         dev->index = g_count;

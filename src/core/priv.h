@@ -108,6 +108,17 @@ struct hcq_device {
     _Atomic uint64_t mem_in_use;
     atomic_uint next_ce; /* copy queues take info.async_ce[] in turn */
     atomic_bool ce_refused; /* an async copy engine refused a channel: use graphics */
+    /* The channel group every compute queue's channel joins, each with a
+     * context share (subcontext) of its own (queue.c, gr_group_join), so
+     * that compute queues run side by side without the context switches
+     * between groups; gr_group_users counts its channels. gr_share_off:
+     * HCQCL_COMPUTE_GROUP=own, or RM refused a joiner: groups of their
+     * own from then on. Under group_lock. */
+    pthread_mutex_t group_lock;
+    uint32_t h_gr_group;
+    unsigned gr_group_users;
+    bool gr_group_scheduled; /* its group schedule was issued */
+    bool gr_share_off;
     atomic_bool lost;
     /* Why (fault.c): written once by the first reporter, which claims
      * lost_claimed, before lost is set. */
@@ -277,10 +288,10 @@ struct hcq_queue {
     enum hcq_engine engine;
     uint32_t engine_class; /* CBC0 / C8B5 */
 
-    /* RM objects: every queue has its own channel group (TSG) and
-     * context share, because a TSG schedule only enables the channels
-     * that exist when it is issued. */
+    /* RM objects: a context share of its own in the device's compute
+     * group (shared_group), or a channel group (TSG) of its own. */
     uint32_t h_chgrp, h_ctxshare, h_channel, h_engine;
+    bool shared_group;
     uint32_t runlist_engine; /* NV2080_ENGINE_TYPE_GRAPHICS or _COPYn */
     uint32_t token; /* doorbell work-submit token */
     struct hcq_mem *notifier; /* error notifier; cpu may be NULL */

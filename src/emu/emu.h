@@ -264,6 +264,11 @@ struct emu_chan {
     bool busy;      /* worker is processing it (gpu.lock) */
     bool pending;   /* doorbell seen, not caught up with GPPut (gpu.lock) */
     atomic_bool error; /* channel error raised: stopped for good */
+    /* On its runlist: as in RM, a group schedule takes the group's
+     * channels that exist when it is issued, a channel schedule the one
+     * channel; a channel outside any group is on it from the start. The
+     * worker leaves other channels alone, doorbell or not. */
+    atomic_bool scheduled;
     atomic_uint_fast64_t nonstall_intrs;
     uint32_t engine; /* runlist: NV2080_ENGINE_TYPE_GRAPHICS or _COPYn */
 };
@@ -286,6 +291,8 @@ static inline uint64_t emu_reg64(const struct emu_chan *c, unsigned subch, uint3
 
 /* Register the channel with its GPU (worker starts serving it) / stop
  * serving it and wait until the worker let go. gpu.lock not held. */
+/* Put every channel of the group tsg on its runlist (group schedule). */
+void emu_chan_schedule_group(struct emu_gpu *gpu, const void *tsg);
 void emu_chan_attach(struct emu_chan *c);
 void emu_chan_detach(struct emu_chan *c);
 

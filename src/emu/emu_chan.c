@@ -304,7 +304,7 @@ static void *worker_main(void *arg)
         for (struct emu_chan *c = gpu->chans; c; c = c->next) {
             if (rung)
                 c->pending = true;
-            if (!c->pending || c->busy || atomic_load(&c->error))
+            if (!c->pending || c->busy || atomic_load(&c->error) || !atomic_load(&c->scheduled))
                 continue;
             c->busy = true;
             pthread_mutex_unlock(&gpu->lock);
@@ -378,6 +378,16 @@ void emu_gpu_user_drop(struct emu_gpu *gpu)
         gpu->worker_stop = false;
     }
     pthread_mutex_unlock(&gpu->lock);
+}
+
+void emu_chan_schedule_group(struct emu_gpu *gpu, const void *tsg)
+{
+    pthread_mutex_lock(&gpu->lock);
+    for (struct emu_chan *c = gpu->chans; c; c = c->next)
+        if (c->tsg == tsg)
+            atomic_store(&c->scheduled, true);
+    pthread_mutex_unlock(&gpu->lock);
+    pthread_cond_broadcast(&gpu->wake);
 }
 
 void emu_chan_attach(struct emu_chan *c)

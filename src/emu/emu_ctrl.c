@@ -280,11 +280,19 @@ uint32_t emu_ctrl(struct emu_obj *o, uint32_t cmd, void *params, uint32_t size)
     case NV20_SUBDEVICE_0:
         return iface == 0x2080 ? ctrl_subdevice(o->gpu, cmd, params) : NV_ERR_NOT_SUPPORTED;
     case KEPLER_CHANNEL_GROUP_A:
-        if (cmd == NVA06C_CTRL_CMD_GPFIFO_SCHEDULE)
+        if (cmd == NVA06C_CTRL_CMD_GPFIFO_SCHEDULE) {
+            if (((const NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS *)params)->bEnable)
+                emu_chan_schedule_group(o->gpu, o);
             return NV_OK;
+        }
         return NV_ERR_NOT_SUPPORTED;
     case HOPPER_CHANNEL_GPFIFO_A:
     case AMPERE_CHANNEL_GPFIFO_A:
+        if (cmd == NVA06F_CTRL_CMD_GPFIFO_SCHEDULE) {
+            if (((const NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS *)params)->bEnable)
+                atomic_store(&o->chan->scheduled, true);
+            return NV_OK;
+        }
         if (cmd == NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN) {
             ((NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS *)params)->workSubmitToken =
                 o->chan->token;

@@ -301,6 +301,7 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         c->userd_off = a->userdOffset[0];
         c->err_mem = emu_mem_ref(err ? err->mem : NULL);
         c->tsg = parent->cls == KEPLER_CHANNEL_GROUP_A ? (const void *)parent : NULL;
+        atomic_store(&c->scheduled, c->tsg == NULL);
         c->engine = o->engine;
         o->chan = c;
         emu_chan_attach(c);

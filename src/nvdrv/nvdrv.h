@@ -776,6 +776,16 @@ typedef struct NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS { /* 580: 3 bytes [H200] */
 } NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS;
 _Static_assert(sizeof(NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS) == 3, "GPFIFO_SCHEDULE");
 
+/* The same for one channel (ctrla06fgpfifo.h): how a channel that joins a
+ * group already scheduled gets onto the runlist, as UVM schedules each
+ * channel it adds to its groups. 580 carries bSkipEnable here too. */
+typedef struct NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS {
+    uint8_t bEnable;
+    uint8_t bSkipSubmit;
+    uint8_t bSkipEnable;
+} NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS;
+_Static_assert(sizeof(NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS) == 3, "channel GPFIFO_SCHEDULE");
+
 typedef struct NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS {
     uint32_t workSubmitToken;
 } NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS;
@@ -870,6 +880,7 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 #define NV2080_CTRL_CMD_FB_FLUSH_GPU_CACHE 0x2080130Eu
 #define NV2080_CTRL_CMD_PERF_BOOST 0x2080200Au
 #define NVA06C_CTRL_CMD_GPFIFO_SCHEDULE 0xA06C0101u
+#define NVA06F_CTRL_CMD_GPFIFO_SCHEDULE 0xA06F0103u
 #define NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN 0xC36F0108u
 
 /* X(name, cmd, params struct, sent to) — every control hcqcl issues.
@@ -903,6 +914,8 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
       subdevice)                                                                          \
     X(NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, 0xA06C0101u, NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS,    \
       channel_group)                                                                      \
+    X(NVA06F_CTRL_CMD_GPFIFO_SCHEDULE, 0xA06F0103u, NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS,    \
+      channel)                                                                            \
     X(NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN, 0xC36F0108u,                          \
       NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN_PARAMS, channel)
 

@@ -1,5 +1,5 @@
 /*
- * threads_test.c — eight host threads, each enqueueing 10 000 commands on
+ * threads_test.c — eight host threads (or argv[1]), each enqueueing 10 000 commands on
  * an in-order queue of its own in one shared context, all at once, checked
  * by data. A thread's commands alternate a kernel, B = A + 1 (vadd from
  * tests/kernels, c = a + b + add with b zero), and a copy B -> A, so A ends
@@ -15,7 +15,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-enum { THREADS = 8, COMMANDS = 10000, ROUNDS = COMMANDS / 2, N = 1024 };
+enum { MAX_THREADS = 64, COMMANDS = 10000, ROUNDS = COMMANDS / 2, N = 1024 };
 
 static cl_device_id dev;
 static cl_context ctx;
@@ -95,15 +95,18 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-int main(void)
+/* argv[1]: the number of threads (8 by default). */
+int main(int argc, char **argv)
 {
+    const int THREADS = argc > 1 ? atoi(argv[1]) : 8;
+    REQUIRE(THREADS >= 1 && THREADS <= MAX_THREADS, "threads: %d", THREADS);
     cl_platform_id p;
     cl_command_queue q0;
     cltest_setup(&p, &dev, &ctx, &q0);
     prog = cltest_program(ctx, dev, "test_kernels.cubin");
-    REQUIRE(pthread_barrier_init(&start, NULL, THREADS) == 0);
-    pthread_t th[THREADS];
-    struct worker w[THREADS];
+    REQUIRE(pthread_barrier_init(&start, NULL, (unsigned)THREADS) == 0);
+    pthread_t th[MAX_THREADS];
+    struct worker w[MAX_THREADS];
     const uint64_t t0 = host_ns();
     for (int i = 0; i < THREADS; i++) {
         w[i] = (struct worker){.id = i};
