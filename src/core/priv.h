@@ -115,6 +115,7 @@ struct hcq_device {
      * HCQCL_COMPUTE_GROUP=own, or RM refused a joiner: groups of their
      * own from then on. Under group_lock. */
     pthread_mutex_t group_lock;
+#define HCQ_GROUP_SUBCONTEXTS 64 /* Hopper's VEIDs: context shares in one group */
     uint32_t h_gr_group;
     unsigned gr_group_users;
     bool gr_group_scheduled; /* its group schedule was issued */

@@ -1007,14 +1007,15 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
     return 0;
 }
 
-/* A compute queue's channel in the device's compute group; when RM
- * refuses that (a group holds a limited number of subcontexts and
- * channels), or with HCQCL_COMPUTE_GROUP=own, a group of its own. */
+/* A compute queue's channel in the device's compute group, or a group of
+ * its own: with HCQCL_COMPUTE_GROUP=own, while the group holds as many
+ * subcontexts as the GPU has, and for good once RM refused a joiner. */
 static int channel_alloc_compute(struct hcq_queue *q)
 {
     struct hcq_device *dev = q->dev;
     pthread_mutex_lock(&dev->group_lock);
-    if (!dev->gr_share_off && strcmp(util_env()->compute_group, "own") != 0) {
+    if (!dev->gr_share_off && dev->gr_group_users < HCQ_GROUP_SUBCONTEXTS &&
+        strcmp(util_env()->compute_group, "own") != 0) {
         int r = channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS, true);
         pthread_mutex_unlock(&dev->group_lock);
         if (r == 0)

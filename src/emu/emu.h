@@ -378,6 +378,7 @@ struct emu_obj {
  * of which COPY0 runs on the graphics runlist (GRCE) and COPY1 shares its
  * physical engine; COPY2..COPY9 are asynchronous engines of their own. */
 #define EMU_COPY_ENGINES 10u
+#define EMU_SUBCONTEXTS 64 /* context shares per channel group (Hopper's VEIDs) */
 bool emu_engine_is_ce(uint32_t engine_type);   /* one of COPY0..COPY9 */
 bool emu_engine_is_grce(uint32_t engine_type);
 /* Object handle of client hclient, as seen through ctl fd. NULL when the

@@ -230,9 +230,14 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
             return NV_ERR_INVALID_OBJECT_HANDLE;
         return NV_OK;
     }
-    case FERMI_CONTEXT_SHARE_A:
+    case FERMI_CONTEXT_SHARE_A: {
+        /* A group holds as many subcontexts as the GPU has VEIDs. */
         NEED_PARENT(KEPLER_CHANNEL_GROUP_A);
-        return NV_OK;
+        unsigned n = 0;
+        for (const struct emu_obj *c = parent->children; c; c = c->sibling)
+            n += c->cls == FERMI_CONTEXT_SHARE_A;
+        return n >= EMU_SUBCONTEXTS ? NV_ERR_INSUFFICIENT_RESOURCES : NV_OK;
+    }
     case NV01_MEMORY_LOCAL_USER:
     case NV01_MEMORY_SYSTEM: {
         NEED_PARENT(NV01_DEVICE_0);

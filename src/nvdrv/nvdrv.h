@@ -978,6 +978,7 @@ _Static_assert(sizeof(NV2080_CTRL_FB_FLUSH_GPU_CACHE_PARAMS) == 4024, "FB_FLUSH_
 /* ==================================================================== */
 
 #define NV_OK 0x00
+#define NV_ERR_INSUFFICIENT_RESOURCES 0x1A
 #define NV_ERR_INVALID_ARGUMENT 0x1F
 #define NV_ERR_INVALID_CLASS 0x22
 #define NV_ERR_INVALID_OBJECT_HANDLE 0x33

@@ -345,6 +345,48 @@ static void test_runlists(struct hcq_device *dev, struct hcq_queue *kq, struct h
     hcq_queue_destroy(cq2);
 }
 
+/* Compute queues share one channel group, each with a subcontext of its
+ * own, as long as the group has subcontexts left (HCQ_GROUP_SUBCONTEXTS);
+ * the ones beyond get groups of their own. All of them run, at once. */
+static void test_compute_group(struct hcq_device *dev)
+{
+    enum { N = HCQ_GROUP_SUBCONTEXTS + 6 };
+    const bool shared = strcmp(util_env()->compute_group, "own") != 0;
+    struct hcq_queue *q[N];
+    uint64_t v[N];
+    unsigned joined = 0;
+    for (int i = 0; i < N; i++) {
+        REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q[i]) == 0);
+        joined += q[i]->shared_group;
+        if (i > 0 && q[i]->shared_group)
+            EXPECT_EQ(q[i]->h_chgrp, q[0]->h_chgrp);
+    }
+    /* The test's other compute queue (main's) holds one subcontext. A GPU
+     * whose groups hold fewer than HCQ_GROUP_SUBCONTEXTS refuses a joiner
+     * earlier, and every later queue gets a group of its own. */
+    if (!shared)
+        EXPECT_EQ(joined, 0u);
+    else if (hcq_device_info(dev)->emulated)
+        EXPECT_EQ(joined, HCQ_GROUP_SUBCONTEXTS - 1u);
+    else
+        EXPECT(joined >= 1, "%u queues joined the compute group", joined);
+    for (int i = 0; i < N; i++) {
+        EXPECT_EQ(hcq_q_signal_next(q[i], &v[i]), 0);
+        EXPECT_EQ(hcq_q_submit(q[i]), 0);
+    }
+    for (int i = 0; i < N; i++)
+        EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q[i]), v[i], 10000000000ull), 0);
+    for (int i = 0; i < N; i++)
+        hcq_queue_destroy(q[i]);
+    /* The group outlives its queues only while one is left: a new queue
+     * joins the group main's queue still holds. */
+    struct hcq_queue *again;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &again) == 0);
+    if (hcq_device_info(dev)->emulated)
+        EXPECT(again->shared_group == shared);
+    hcq_queue_destroy(again);
+}
+
 /* hcq_q_commit: the first two units go at once (the GPU has nothing
  * queued behind them); while the GPU is held on a gate, later units are
  * held back — the GPU never sees them, even after the gate opens — until
@@ -422,6 +464,7 @@ int main(void)
     test_releases(dev, kq, cq);
     test_cross_queue(dev, kq, cq);
     test_commit(dev, cq);
+    test_compute_group(dev);
     test_wrap(dev);
     test_stalled_gpu(dev);
     if (!hcq_device_info(dev)->emulated)
