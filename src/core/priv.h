@@ -109,11 +109,11 @@ struct hcq_device {
     atomic_uint next_ce; /* copy queues take info.async_ce[] in turn */
     atomic_bool ce_refused; /* an async copy engine refused a channel: use graphics */
     /* The channel group every compute queue's channel joins, each with a
-     * context share (subcontext) of its own (queue.c, gr_group_join), so
+     * context share (subcontext) of its own (queue.c, channel_alloc_compute), so
      * that compute queues run side by side without the context switches
      * between groups; gr_group_users counts its channels. gr_share_off:
-     * HCQCL_COMPUTE_GROUP=own, or RM refused a joiner: groups of their
-     * own from then on. Under group_lock. */
+     * RM refused a joiner: groups of their own until the group empties
+     * (for good if it refused a group's first channel). Under group_lock. */
     pthread_mutex_t group_lock;
 #define HCQ_GROUP_SUBCONTEXTS 64 /* Hopper's VEIDs: context shares in one group */
     uint32_t h_gr_group;

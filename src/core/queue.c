@@ -452,8 +452,10 @@ int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value
     int r = push_reserve(q, 6, true);
     if (r)
         return r;
-    /* Each queue is its own TSG: yield the runlist while blocked
-     * (HCQCL_ACQUIRE=poll keeps the channel polling instead). */
+    /* Yield the runlist while blocked (HCQCL_ACQUIRE=poll keeps the
+     * channel polling instead). In the device's compute group this yields
+     * the group's other channels' time too, until the scheduler comes back
+     * to it; the H200 suite passes either way. */
     push_host_sem(q, sig->va, value,
                   NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
                       NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG, q->acquire_switch));
@@ -847,7 +849,7 @@ enum hcq_engine hcq_queue_engine(const struct hcq_queue *q) { return q->engine; 
  * its own goes with everything in it; in the device's compute group the
  * channel (with its engine objects) and the context share go, and the
  * group with its last channel. */
-static void channel_release(struct hcq_queue *q)
+static void channel_release_ex(struct hcq_queue *q, bool group_locked)
 {
     struct hcq_device *dev = q->dev;
     struct nvdrv *d = hcq_drv(dev);
@@ -858,19 +860,25 @@ static void channel_release(struct hcq_queue *q)
             nvdrv_rm_free(d, q->h_chgrp, q->h_channel);
         if (q->h_ctxshare)
             nvdrv_rm_free(d, q->h_chgrp, q->h_ctxshare);
-        pthread_mutex_lock(&dev->group_lock);
+        if (!group_locked)
+            pthread_mutex_lock(&dev->group_lock);
         if (--dev->gr_group_users == 0) {
+            /* A group that emptied: the next is tried afresh. */
             nvdrv_rm_free(d, dev->h_device, dev->h_gr_group);
             dev->h_gr_group = 0;
             dev->gr_group_scheduled = false;
+            dev->gr_share_off = false;
         }
-        pthread_mutex_unlock(&dev->group_lock);
+        if (!group_locked)
+            pthread_mutex_unlock(&dev->group_lock);
     } else if (q->h_chgrp) {
         nvdrv_rm_free(d, dev->h_device, q->h_chgrp);
     }
     q->uvm_channel = q->shared_group = false;
     q->h_chgrp = q->h_ctxshare = q->h_channel = q->h_engine = 0;
 }
+
+static void channel_release(struct hcq_queue *q) { channel_release_ex(q, false); }
 
 static void queue_free(struct hcq_queue *q)
 {
@@ -1009,7 +1017,9 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
 
 /* A compute queue's channel in the device's compute group, or a group of
  * its own: with HCQCL_COMPUTE_GROUP=own, while the group holds as many
- * subcontexts as the GPU has, and for good once RM refused a joiner. */
+ * subcontexts as the GPU has, and once RM refused a joiner, until that
+ * group empties (for good when RM refused a group's first channel). A refused joiner is undone before the lock is let go, so
+ * no other joiner sees its half-built channel in the group. */
 static int channel_alloc_compute(struct hcq_queue *q)
 {
     struct hcq_device *dev = q->dev;
@@ -1017,15 +1027,19 @@ static int channel_alloc_compute(struct hcq_queue *q)
     if (!dev->gr_share_off && dev->gr_group_users < HCQ_GROUP_SUBCONTEXTS &&
         strcmp(util_env()->compute_group, "own") != 0) {
         int r = channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS, true);
-        pthread_mutex_unlock(&dev->group_lock);
-        if (r == 0)
+        if (r == 0) {
+            pthread_mutex_unlock(&dev->group_lock);
             return 0;
-        channel_release(q);
-        if (r == -ENOMEM || hcq_device_lost(dev))
+        }
+        channel_release_ex(q, true);
+        if (r == -ENOMEM || hcq_device_lost(dev)) {
+            pthread_mutex_unlock(&dev->group_lock);
             return r;
+        }
         util_log(UTIL_LOG_ERR, "core: a compute channel could not join the device's group (%d): "
                                "compute queues get groups of their own", r);
-        pthread_mutex_lock(&dev->group_lock);
+        /* Until the group empties (channel_release_ex); for good when
+         * this was its first channel, which emptied it already. */
         dev->gr_share_off = true;
     }
     pthread_mutex_unlock(&dev->group_lock);
@@ -1149,7 +1163,13 @@ void hcq_queue_destroy(struct hcq_queue *q)
     if (q->nheld && !hcq_device_lost(dev))
         (void)submit(q); /* committed work is the caller's: it runs */
     if (q->seq && !hcq_device_lost(dev)) {
-        int r = wait_retired(q, q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY]);
+        /* The timeline's last value too: a grid's own release has no
+         * membar of its own, and the timeline's slot goes back to the
+         * signal pool with the queue. */
+        const uint64_t last = q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY];
+        int r = wait_retired(q, last);
+        if (r == 0)
+            r = hcq_signal_wait(q->timeline, last & ~HCQ_RETIRE_LATE, SPACE_TIMEOUT_NS);
         if (r)
             CORE_ERR("core: queue 0x%x destroyed with work pending (%d)", q->h_channel, r);
     }

@@ -293,6 +293,8 @@ static inline uint64_t emu_reg64(const struct emu_chan *c, unsigned subch, uint3
  * serving it and wait until the worker let go. gpu.lock not held. */
 /* Put every channel of the group tsg on its runlist (group schedule). */
 void emu_chan_schedule_group(struct emu_gpu *gpu, const void *tsg);
+/* Put one channel on its runlist (channel schedule). */
+void emu_chan_schedule(struct emu_chan *c);
 void emu_chan_attach(struct emu_chan *c);
 void emu_chan_detach(struct emu_chan *c);
 

@@ -390,6 +390,14 @@ void emu_chan_schedule_group(struct emu_gpu *gpu, const void *tsg)
     pthread_cond_broadcast(&gpu->wake);
 }
 
+void emu_chan_schedule(struct emu_chan *c)
+{
+    pthread_mutex_lock(&c->gpu->lock);
+    atomic_store(&c->scheduled, true);
+    pthread_mutex_unlock(&c->gpu->lock);
+    pthread_cond_broadcast(&c->gpu->wake);
+}
+
 void emu_chan_attach(struct emu_chan *c)
 {
     struct emu_gpu *gpu = c->gpu;

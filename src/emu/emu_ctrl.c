@@ -290,7 +290,7 @@ uint32_t emu_ctrl(struct emu_obj *o, uint32_t cmd, void *params, uint32_t size)
     case AMPERE_CHANNEL_GPFIFO_A:
         if (cmd == NVA06F_CTRL_CMD_GPFIFO_SCHEDULE) {
             if (((const NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS *)params)->bEnable)
-                atomic_store(&o->chan->scheduled, true);
+                emu_chan_schedule(o->chan);
             return NV_OK;
         }
         if (cmd == NVC36F_CTRL_CMD_GPFIFO_GET_WORK_SUBMIT_TOKEN) {

@@ -91,6 +91,13 @@ static void chan_create(struct harness *h, struct h_chan *c, unsigned idx, uint3
         NVA06C_CTRL_GPFIFO_SCHEDULE_PARAMS sch = {.bEnable = 1};
         CHECK_EQ(nvdrv_rm_control(&h->d, chgrp, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof(sch)),
                  0);
+    } else {
+        /* A channel joining a group scheduled before it is scheduled by
+         * itself (the group schedule took only the channels then). */
+        NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS sch = {.bEnable = 1};
+        CHECK_EQ(nvdrv_rm_control(&h->d, c->handle, NVA06F_CTRL_CMD_GPFIFO_SCHEDULE, &sch,
+                                  sizeof(sch)),
+                 0);
     }
     h_begin(h, c);
     h_word(c, nv_mthd_incr(subc, 0, 1));
