@@ -8,9 +8,12 @@
  *                                consts | chain | serial | repeat | limits | copy_fill | template
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/hcq.h"
 #include "core/priv.h"
@@ -394,6 +397,74 @@ static void test_release(void)
     hcq_mem_free(c);
 }
 
+/* A submission that ends with its grid's own release is reused only once
+ * `retired` has its value: with that value taken back by the CPU, as if
+ * the host release after the wait for idle were late, a reservation at
+ * the start of the scratch arena's next lap, where the submission's QMD
+ * and bank 0 lie, waits, and goes on once the value is back. */
+struct reserve_arg {
+    int rc;
+    atomic_bool done;
+};
+
+/* 64 bytes at the start of the scratch arena's next lap, where the
+ * submission's QMD and bank 0 begin. */
+static void *reserve_next_lap(void *arg)
+{
+    struct reserve_arg *a = arg;
+    void *cpu;
+    uint64_t va;
+    a->rc = hcq_q_scratch(q, 64, 64, &cpu, &va);
+    atomic_store(&a->done, true);
+    return NULL;
+}
+
+static void test_retire_late(void)
+{
+    if (!q->chain || atomic_load(&dev->irq_want)) {
+        printf("retire: no release folds into a QMD here\n");
+        return;
+    }
+    const uint32_t n = 256;
+    struct hcq_mem *a = buffer(n * 4), *b = buffer(n * 4), *c = buffer(n * 4);
+    uint32_t grid[3] = {2, 1, 1}, block[3] = {128, 1, 1};
+    struct {
+        uint64_t a, b, c;
+        int32_t k, n;
+    } params = {a->va, b->va, c->va, 0, (int32_t)n};
+    REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+    uint64_t v;
+    REQUIRE(hcq_q_signal_next(q, &v) == 0);
+    REQUIRE(hcq_q_submit(q) == 0);
+    REQUIRE(q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY] == (v | HCQ_RETIRE_LATE));
+    REQUIRE(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS) == 0);
+    REQUIRE(hcq_signal_wait(q->retired, v, WAIT_NS) == 0);
+    /* The rest of this lap first: it needs nothing back. */
+    const uint64_t off = (q->scratch.head + 63) / 64 * 64 % q->scratch.size;
+    if (off) {
+        void *cpu;
+        uint64_t va;
+        REQUIRE(hcq_q_scratch(q, (uint32_t)(q->scratch.size - off), 64, &cpu, &va) == 0);
+    }
+    const uint64_t saved = q->retired->cpu[0];
+    __atomic_store_n(&q->retired->cpu[0], 0, __ATOMIC_RELEASE);
+    struct reserve_arg arg = {.rc = -1};
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, reserve_next_lap, &arg) == 0);
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    const bool waited = !atomic_load(&arg.done);
+    __atomic_store_n(&q->retired->cpu[0], saved, __ATOMIC_RELEASE);
+    pthread_join(th, NULL);
+    EXPECT(waited);
+    EXPECT_EQ(arg.rc, 0);
+    printf("retire: the next lap's first bytes %s for `retired`, then reserved (rc %d)\n",
+           waited ? "waited" : "did NOT wait", arg.rc);
+    hcq_mem_free(a);
+    hcq_mem_free(b);
+    hcq_mem_free(c);
+}
+
 /* The same launch again and again (x += 1 in place, identical
  * arguments): each must see the one before's result, and after the
  * first of a submission they share its bank 0 instead of writing their
@@ -553,7 +624,7 @@ int main(int argc, char **argv)
         {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
         {"serial", test_serial},       {"repeat", test_repeat},
         {"copy_fill", test_copy_fill}, {"template", test_template},
-        {"release", test_release},
+        {"release", test_release},     {"retire", test_retire_late},
     };
     setup();
     int found = 0;
