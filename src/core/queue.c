@@ -677,36 +677,32 @@ static int submit(struct hcq_queue *q)
         push_release(q, q->timeline, v);
         q->rel_value = v;
         q->rel_pb_head = q->pb.head;
-    } else if (q->tail.cpu && q->tail.released && !irq_wanted(q)) {
-        /* The work ends with a release folded into a QMD, and no thread
-         * sleeps on interrupts: it stays the grid's own release, seen
+    } else if (q->tail.cpu) {
+        /* The work ends with a release folded into a QMD. While no thread
+         * sleeps on interrupts it stays the grid's own release, seen
          * 0.4-0.6 us sooner on the H200 than a host release after a wait
          * for idle (launch + wait 3.76-4.15 us against 4.58-4.71; the
          * QMD's release has no membar of its own, nv_qmd_set_release).
-         * The value says the grid is done, not that the engine is done
-         * with the submission's QMDs and pushbuffer: their memory is
-         * reused only once a host release after a wait for idle has
-         * written the same value to `retired` (with the grid's release
-         * alone retiring it, a channel of the H200's was lost to an MMU
-         * fault under a parallel load, where that memory began its
-         * second lap). Nobody waits for that release: the CPU has moved
-         * on when it lands, and the next launch needs no wait for idle. */
+         * That value says the grid is done, not that the engine is done
+         * with the submission's QMDs and pushbuffer (whether the front end
+         * reads a QMD again after its release, on a context switch say, is
+         * not documented): their memory is reused only once a host release
+         * after a wait for idle has written the same value to `retired`.
+         * Nobody waits for that one: the CPU has moved on when it lands,
+         * and the next launch needs no wait for idle. While a thread
+         * sleeps on interrupts the release comes out of the QMD and
+         * becomes that host release, on the timeline, with the non-stall
+         * interrupt that wakes it (push_release). Either way the release's
+         * method writes the pending QMD out first (hcq_push_incr). */
+        const bool keep = q->tail.released && !irq_wanted(q);
         int r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
         if (r)
             return r;
-        hcq_q_tail_flush(q);
-        push_release(q, q->retired, q->rel_value);
-        q->rel_pb_head = q->pb.head;
-        late = HCQ_RETIRE_LATE;
-    } else if (q->tail.cpu) {
-        /* A thread sleeps on interrupts: the release becomes a host
-         * release after the grids, with the non-stall interrupt that
-         * wakes it (push_release). */
-        int r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
-        if (r)
-            return r;
-        hcq_q_tail_unrelease(q);
-        push_release(q, q->timeline, q->rel_value);
+        if (keep)
+            late = HCQ_RETIRE_LATE;
+        else
+            hcq_q_tail_unrelease(q);
+        push_release(q, keep ? q->retired : q->timeline, q->rel_value);
         q->rel_pb_head = q->pb.head;
     }
     if (q->pb.head != q->open_start) {
@@ -1018,8 +1014,9 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
 /* A compute queue's channel in the device's compute group, or a group of
  * its own: with HCQCL_COMPUTE_GROUP=own, while the group holds as many
  * subcontexts as the GPU has, and once RM refused a joiner, until that
- * group empties (for good when RM refused a group's first channel). A refused joiner is undone before the lock is let go, so
- * no other joiner sees its half-built channel in the group. */
+ * group empties (for good when RM refused a group's first channel). A
+ * refused joiner is undone before the lock is let go, so no other joiner
+ * sees its half-built channel in the group. */
 static int channel_alloc_compute(struct hcq_queue *q)
 {
     struct hcq_device *dev = q->dev;
@@ -1055,12 +1052,10 @@ static int channel_alloc_compute(struct hcq_queue *q)
 static int channel_alloc(struct hcq_queue *q)
 {
     struct hcq_device *dev = q->dev;
-    const unsigned n = q->engine == HCQ_ENGINE_COPY && !atomic_load(&dev->ce_refused)
-                           ? dev->info.async_ce_count
-                           : 0;
-    const unsigned first = n ? atomic_fetch_add(&dev->next_ce, 1) % n : 0;
     if (q->engine == HCQ_ENGINE_COMPUTE)
         return channel_alloc_compute(q);
+    const unsigned n = !atomic_load(&dev->ce_refused) ? dev->info.async_ce_count : 0;
+    const unsigned first = n ? atomic_fetch_add(&dev->next_ce, 1) % n : 0;
     for (unsigned k = 0; k < n; k++) {
         uint32_t engine = dev->info.async_ce[(first + k) % n];
         int r = channel_alloc_on(q, engine, false);

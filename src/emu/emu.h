@@ -289,12 +289,12 @@ static inline uint64_t emu_reg64(const struct emu_chan *c, unsigned subch, uint3
     return ((uint64_t)emu_reg(c, subch, hi) << 32) | emu_reg(c, subch, lo);
 }
 
+/* Put every channel of the group tsg on its runlist (group schedule) /
+ * one channel (channel schedule). gpu.lock not held. */
+void emu_chan_schedule_group(struct emu_gpu *gpu, const void *tsg);
+void emu_chan_schedule(struct emu_chan *c);
 /* Register the channel with its GPU (worker starts serving it) / stop
  * serving it and wait until the worker let go. gpu.lock not held. */
-/* Put every channel of the group tsg on its runlist (group schedule). */
-void emu_chan_schedule_group(struct emu_gpu *gpu, const void *tsg);
-/* Put one channel on its runlist (channel schedule). */
-void emu_chan_schedule(struct emu_chan *c);
 void emu_chan_attach(struct emu_chan *c);
 void emu_chan_detach(struct emu_chan *c);
 
