@@ -191,15 +191,16 @@ unsigned hcq_device_kick(struct hcq_device *dev, uint64_t stalled_ns);
 /* The schedule of every wait for the GPU (signal waits, ring room): with
  * no progress for HCQ_KICK_FIRST_NS, then for each doubling of that,
  * hcq_device_kick. *next starts at HCQ_KICK_FIRST_NS and goes back to it
- * whenever the wait sees progress; call this every round. */
+ * whenever the wait sees progress; call this every round. Returns how many
+ * queues it rang for. */
 #define HCQ_KICK_FIRST_NS 1000000ull
-static inline void hcq_device_kick_stalled(struct hcq_device *dev, uint64_t stalled_ns,
-                                           uint64_t *next)
+static inline unsigned hcq_device_kick_stalled(struct hcq_device *dev, uint64_t stalled_ns,
+                                               uint64_t *next)
 {
-    if (stalled_ns >= *next) {
-        hcq_device_kick(dev, stalled_ns);
-        *next *= 2;
-    }
+    if (stalled_ns < *next)
+        return 0;
+    *next *= 2;
+    return hcq_device_kick(dev, stalled_ns);
 }
 
 /* The driver connection (device.c), for memory.c/queue.c. */

@@ -577,9 +577,8 @@ static void test_ordering(void)
                 after++;
             } else if (now - t0 > WAIT_NS) {
                 r = -ETIMEDOUT;
-            } else if (now - moved >= kick_next) {
-                kicks += hcq_device_kick(dev, now - moved);
-                kick_next *= 2;
+            } else {
+                kicks += hcq_device_kick_stalled(dev, now - moved, &kick_next);
             }
         }
         if (gpu_now_ns() - moved > stall_max && !r)
@@ -593,8 +592,7 @@ static void test_ordering(void)
                  rounds, (unsigned long long)back, (unsigned long long)late, stall_max / 1e3,
                  (unsigned long long)kicks, r);
     if (r)
-        /* Where the arenas stood (the reverted build's fault came about
-         * where the pushbuffer arena began its second lap, by estimate). */
+        /* Where the queue stood when the GPU made no more progress. */
         printf("ordering_timeline: stopped in round %u; GP_GET %u GP_PUT %u; timeline %llu; "
                "pushbuffer arena at byte %llu of lap %llu, scratch arena at byte %llu of lap "
                "%llu\n",
