@@ -125,7 +125,17 @@ static void map_push_cb(void *arg, cl_int status)
     if (status >= 0)
         hcqcl_mapping_push(arg);
 }
-static void map_free_cb(void *arg) { hcqcl_mapping_free(arg); }
+/* The unmap is done: its staging waits on the object for the next map. */
+static void map_free_cb(void *arg)
+{
+    struct hcqcl_mapping *map = arg;
+    cl_mem owner = map->owner;
+    if (owner) {
+        hcqcl_mem_map_park(owner, map);
+        hcqcl_clReleaseMemObject(owner);
+    }
+    hcqcl_mapping_free(map);
+}
 
 /* Put a mapping taken off m back (an unmap that could not be enqueued). */
 static void map_relink(cl_mem m, struct hcqcl_mapping *map)
@@ -279,6 +289,10 @@ cl_int hcqcl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memo
         err = hcqcl_cmd_before(&cmd, map_push_cb, map);
     if (err == CL_SUCCESS)
         err = hcqcl_cmd_on_release(&cmd, map_free_cb, map);
+    if (err == CL_SUCCESS && map->kind == HCQCL_MAP_GPU_COPY) {
+        map->owner = memobj;
+        hcqcl_clRetainMemObject(memobj);
+    }
     if (err != CL_SUCCESS) {
         cmd.ev->before_fn = NULL;
         hcqcl_cmd_abort(&cmd);

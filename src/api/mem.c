@@ -394,6 +394,7 @@ static void mem_destroy(cl_mem m)
         next = map->next;
         hcqcl_mapping_free(map);
     }
+    hcq_mem_free(m->map_spare);
     live_remove(m);
     mem_store_free(m);
     m->obj.type = HCQCL_TYPE_NONE;
@@ -682,7 +683,15 @@ cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t
         map->ptr = (uint8_t *)hcqcl_mem_cpu(m) + offset;
         map->kind = HCQCL_MAP_DIRECT;
     } else {
-        int rc = hcq_mem_alloc(dev, UTIL_MAX(size, (size_t)1), HCQ_MEM_HOST, &map->staging);
+        pthread_mutex_lock(&m->lock);
+        if (m->map_spare && m->map_spare->dev == dev && m->map_spare->size >= size) {
+            map->staging = m->map_spare;
+            m->map_spare = NULL;
+        }
+        pthread_mutex_unlock(&m->lock);
+        int rc = map->staging ? 0
+                              : hcq_mem_alloc(dev, UTIL_MAX(size, (size_t)1), HCQ_MEM_HOST,
+                                              &map->staging);
         if (rc < 0) {
             free(map);
             HCQCL_FAIL(err_from_errno(rc), "staging for %zu bytes: %d", size, rc);
@@ -725,6 +734,17 @@ void hcqcl_mapping_free(struct hcqcl_mapping *map)
         return;
     hcq_mem_free(map->staging);
     free(map);
+}
+
+void hcqcl_mem_map_park(cl_mem m, struct hcqcl_mapping *map)
+{
+    pthread_mutex_lock(&m->lock);
+    if (map->staging && (!m->map_spare || m->map_spare->size < map->staging->size)) {
+        struct hcq_mem *old = m->map_spare;
+        m->map_spare = map->staging;
+        map->staging = old;
+    }
+    pthread_mutex_unlock(&m->lock);
 }
 
 void hcqcl_mapping_pull(const struct hcqcl_mapping *map)

@@ -531,6 +531,8 @@ struct hcqcl_mapping {
     struct hcq_device *dev;  /* device of the mapping queue */
     void *mem_cpu;           /* CPU_COPY: CPU view of the region's memory */
     struct hcq_mem *staging; /* GPU_COPY: pinned host copy of the region */
+    cl_mem owner;            /* GPU_COPY after unmap: retained until the
+                              * staging is parked on it (map_spare) */
     struct hcqcl_mapping *next;
 };
 
@@ -554,7 +556,12 @@ struct _cl_mem {
     bool shadow;                /* USE_HOST_PTR with a pinned copy */
     void *pages;                /* several devices: host pages we own */
     size_t pages_size;
-    pthread_mutex_t lock;       /* maps, dtors */
+    pthread_mutex_t lock;       /* maps, dtors, map_spare */
+    /* The staging of the last GPU_COPY mapping unmapped, kept for the
+     * next map of this object: a fresh one is allocated, pinned and
+     * zeroed by the kernel, which leaves up to a cache's worth of dirty
+     * lines for the application's copy into it to write back. */
+    struct hcq_mem *map_spare;
     cl_uint map_count;
     struct hcqcl_mapping *maps;
     struct hcqcl_mem_dtor *dtors;
@@ -596,6 +603,10 @@ cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t
                          cl_map_flags flags, struct hcqcl_mapping **out);
 cl_int hcqcl_mem_map_remove(cl_mem m, void *ptr, struct hcqcl_mapping **out);
 void hcqcl_mapping_free(struct hcqcl_mapping *map);
+/* After an unmap: keep map's staging on m for its next map when m holds
+ * none or a smaller one (the other is left in map, for mapping_free).
+ * Thread-safe (m->lock). */
+void hcqcl_mem_map_park(cl_mem m, struct hcqcl_mapping *map);
 /* CPU_COPY mappings: bring the memory into ptr (at map, once earlier
  * commands completed) / write ptr back (at unmap, before later commands
  * start). No-ops for the other kinds. */

@@ -411,6 +411,31 @@ static void test_maps(void)
         EXPECT_OK(clEnqueueMigrateMemObjects(t.q, 1, &m, 0, 0, NULL, NULL));
         EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 0, NULL, NULL));
         EXPECT(xt_diff(model, out, n) < 0);
+        /* an unmapped copy serves the next map of the object, smaller
+         * and elsewhere, with the buffer's bytes in it, not its own */
+        p = clEnqueueMapBuffer(t.q, m, CL_TRUE, CL_MAP_WRITE, 0, n, 0, NULL, NULL, &err);
+        EXPECT(p && err == CL_SUCCESS);
+        if (!p)
+            goto next;
+        uint8_t *first = p;
+        xt_random(p, n, 400 + k);
+        memcpy(model, p, n);
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
+        EXPECT_OK(clFinish(t.q));
+        p = clEnqueueMapBuffer(t.q, m, CL_TRUE, CL_MAP_READ, 8192, n / 2, 0, NULL, NULL, &err);
+        EXPECT(p && err == CL_SUCCESS);
+        if (!p)
+            goto next;
+        if (!kinds[k])
+            EXPECT(p == first, "%p, then %p: the unmapped copy was not kept", (void *)first,
+                   (void *)p);
+        if (xt_diff(model + 8192, p, n / 2) >= 0) {
+            fprintf(stderr, "map read through a kept copy on %s buffer: wrong bytes\n", names[k]);
+            failures++;
+        }
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueReadBuffer(t.q, m, CL_TRUE, 0, n, out, 0, NULL, NULL));
+        EXPECT(xt_diff(model, out, n) < 0);
     next:
         EXPECT_OK(clFinish(t.q));
         clReleaseMemObject(m);
