@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Retire the ring's entries the GPU has passed, oldest first, stopping at
  * the first it has not; their objects go to out[] (at most cap, whole
@@ -166,10 +167,19 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_o
                 util_unlock(&q->lock);
                 return false;
             }
-            /* Retained now, before the caller writes the launch: these
-             * locked instructions would otherwise wait for those
-             * write-combined stores to drain (util.h, util_lock). */
-            for (uint32_t i = 0; i < nobjs; i++)
+            /* The newest command in the ring keeps the same objects (a
+             * loop launching one kernel): it hands its references on
+             * instead, as it ends first. Otherwise retained now, before
+             * the caller writes the launch: these locked instructions
+             * would otherwise wait for those write-combined stores to
+             * drain (util.h, util_lock). */
+            const struct hcqcl_lite *prev =
+                q->lite_head != q->lite_tail
+                    ? &q->lite[(q->lite_head - 1) & (q->lite_cap - 1)]
+                    : NULL;
+            lc->moved = prev && prev->nobjs == nobjs &&
+                        !memcmp(prev->objs, objs, nobjs * sizeof(objs[0]));
+            for (uint32_t i = 0; i < nobjs && !lc->moved; i++)
                 hcqcl_cmd_obj_retain(objs[i]);
             return true;
         }
@@ -200,9 +210,12 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
         held = ok ? hcq_q_commit(hq) : hcq_q_submit(hq);
     if (held < 0) {
         util_unlock(&q->lock);
-        hcqcl_cmd_objs_release(lc->objs, nobjs);
+        if (!lc->moved)
+            hcqcl_cmd_objs_release(lc->objs, nobjs);
         return CL_OUT_OF_RESOURCES;
     }
+    if (lc->moved) /* the entry before hands its references to this one */
+        q->lite[(q->lite_head - 1) & (q->lite_cap - 1)].nobjs = 0;
     struct hcqcl_lite *l = &q->lite[q->lite_head++ & (q->lite_cap - 1)];
     l->sig = hcq_queue_timeline(hq);
     l->val = v;

@@ -10,6 +10,13 @@
 
 bool hcqcl_kernel_valid(cl_kernel k) { return hcqcl_obj_valid(k, HCQCL_TYPE_KERNEL); }
 
+void hcqcl_kernel_args_changed(cl_kernel k)
+{
+    static _Atomic uint64_t next = 1;
+    atomic_store_explicit(&k->args_gen, atomic_fetch_add_explicit(&next, 1, memory_order_relaxed),
+                          memory_order_relaxed);
+}
+
 static int kernel_dev_index(cl_kernel k, cl_device_id d)
 {
     for (cl_uint i = 0; i < k->prog->num_devices; i++)
@@ -62,6 +69,7 @@ static cl_kernel kernel_new(cl_program p, const struct hcqcl_kernel_desc *desc, 
     }
     hcqcl_obj_init(&k->obj, HCQCL_TYPE_KERNEL);
     k->obj.dispatch = p->obj.dispatch;
+    hcqcl_kernel_args_changed(k);
     k->prog = p;
     k->desc = desc;
     for (cl_uint i = 0; i < p->num_devices; i++) {

@@ -110,6 +110,7 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
     if (err != CL_SUCCESS)
         return err;
     kernel->args[arg_index] = nv;
+    hcqcl_kernel_args_changed(kernel);
     return CL_SUCCESS;
 }
 

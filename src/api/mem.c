@@ -134,6 +134,8 @@ bool hcqcl_mem_is_live_since(const void *handle, _Atomic uint64_t *seen)
     return found;
 }
 
+uint64_t hcqcl_mem_epoch(void) { return atomic_load_explicit(&live.epoch, memory_order_acquire); }
+
 bool hcqcl_mem_is_live(const void *handle) { return hcqcl_mem_is_live_since(handle, NULL); }
 
 static cl_mem mem_root(cl_mem m) { return m->parent ? m->parent : m; }

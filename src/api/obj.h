@@ -577,6 +577,9 @@ bool hcqcl_mem_is_live(const void *handle);
  * that found handle live and no memory object was released since (each
  * enqueue checks every buffer argument); updates *seen. */
 bool hcqcl_mem_is_live_since(const void *handle, _Atomic uint64_t *seen);
+/* Changes whenever a memory object is released: what was found live
+ * under one value still is while it reads the same. Any thread. */
+uint64_t hcqcl_mem_epoch(void);
 /* GPU VA of the first byte of m (sub-buffers: parent VA + offset) on dev,
  * which must be a device of m's context (0 otherwise). Any thread. */
 uint64_t hcqcl_mem_va(cl_mem m, struct hcq_device *dev);
@@ -712,10 +715,16 @@ struct _cl_kernel {
     struct hcq_kernel_info *info;
     struct hcqcl_arg_value *args;
     uint8_t *values;            /* by-value arguments, param_size bytes */
+    /* Names the argument state: a number never used before, taken at
+     * creation and at every clSetKernelArg (hcqcl_kernel_args_changed),
+     * so a launch recorded from one state can be told from any other. */
+    _Atomic uint64_t args_gen;
 };
 
 bool hcqcl_program_valid(cl_program p);
 bool hcqcl_kernel_valid(cl_kernel k);
+/* k's arguments changed: a new args_gen. */
+void hcqcl_kernel_args_changed(cl_kernel k);
 
 /* Shared by program.c (objects, queries) and program_build.c (binaries,
  * builds). Called with no lock held unless stated.
@@ -1159,6 +1168,7 @@ struct hcqcl_lite_cmd {
     struct hcq_queue *hq; /* where the caller records */
     struct hcqcl_obj *const *objs; /* what the command uses (retained) */
     uint32_t nobjs;
+    bool moved; /* the references are the ring's newest entry's, not new */
 };
 /* True, with q->lock held and objs (nobjs <= HCQCL_LITE_OBJS, the array
  * living until hcqcl_lite_end) retained, when the command may go without

@@ -296,6 +296,110 @@ static void test_release_in_callback(void)
     EXPECT_OK(clReleaseProgram(p));
 }
 
+/* One kernel launched again and again with its arguments set once: the
+ * same launch each time (enqueue_kernel.c remembers it), its objects'
+ * references handed from command to command (command_lite.c). Every
+ * change the launch depends on is seen: an argument's value, a buffer
+ * argument, the sizes, a buffer released behind the kernel's back, the
+ * kernel itself released and another made. */
+static void test_same_launch(void)
+{
+    cl_kernel k = vadd();
+    cl_mem x = buffer(CL_MEM_READ_WRITE), zero = buffer(CL_MEM_READ_WRITE);
+    cl_mem y = buffer(CL_MEM_READ_WRITE);
+    float zeros[N] = {0};
+    EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, N * 4, x0, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueWriteBuffer(q, zero, CL_TRUE, 0, N * 4, zeros, 0, NULL, NULL));
+    atomic_store(&destroyed, 0);
+    EXPECT_OK(clSetMemObjectDestructorCallback(zero, on_destroy, NULL));
+    int add = 1, n = N;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(zero), &zero));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
+    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    const size_t g = 1024, half = 512, l = 128;
+    float want[N];
+    memcpy(want, x0, sizeof(want));
+    for (int s = 0; s < 300; s++) /* x += 1 */
+        EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        want[i] += 300.0f;
+    add = 2; /* a value changed: x += 2 */
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
+    for (int s = 0; s < 10; s++)
+        EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        want[i] += 20.0f;
+    /* other sizes: only the first half moves */
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &half, &l, 0, NULL, NULL));
+    for (int i = 0; i < (int)half; i++)
+        want[i] += 2.0f;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        want[i] += 2.0f;
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        if (got[i] != want[i]) {
+            EXPECT(false, "same launch: x[%d] = %g, want %g", i, got[i], want[i]);
+            break;
+        }
+    /* a buffer argument changed: y = x + 0 + 2, x left alone */
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(y), &y));
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueReadBuffer(q, y, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    for (int i = 0; i < N; i++)
+        if (got[i] != want[i] + 2.0f) {
+            EXPECT(false, "buffer argument changed: y[%d] = %g, want %g", i, got[i],
+                   want[i] + 2.0f);
+            break;
+        }
+    /* zero released while the kernel still names it: gone once its
+     * commands ran, and the launch is refused rather than repeated */
+    EXPECT_OK(clReleaseMemObject(zero));
+    EXPECT_OK(clFinish(q));
+    EXPECT(atomic_load(&destroyed) == 1, "zero destroyed %d times", atomic_load(&destroyed));
+    EXPECT(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, 0, NULL, NULL) ==
+               CL_INVALID_MEM_OBJECT,
+           "a launch naming a released buffer");
+    /* the kernel released with launches queued, another one made */
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(y), &y));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(y), &y));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(y), &y));
+    for (int s = 0; s < 10; s++) /* y += y + 2 */
+        EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &half, &l, 0, NULL, NULL));
+    EXPECT_OK(clReleaseKernel(k));
+    for (int i = 0; i < (int)half; i++) {
+        want[i] += 2.0f;
+        for (int s = 0; s < 10; s++)
+            want[i] = want[i] + want[i] + 2.0f;
+    }
+    for (int i = (int)half; i < N; i++)
+        want[i] += 2.0f;
+    k = vadd();
+    add = 0;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(y), &y));
+    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(y), &y));
+    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
+    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &half, &l, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    float xs[N];
+    memcpy(xs, got, sizeof(xs));
+    EXPECT_OK(clEnqueueReadBuffer(q, y, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
+    for (int i = 0; i < N; i++) {
+        float w = i < (int)half ? want[i] + xs[i] : want[i];
+        if (got[i] != w) {
+            EXPECT(false, "after the kernel's release: y[%d] = %g, want %g", i, got[i], w);
+            break;
+        }
+    }
+    EXPECT_OK(clReleaseKernel(k));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(y));
+}
+
 int main(void)
 {
     for (int i = 0; i < N; i++)
@@ -310,6 +414,7 @@ int main(void)
     test_map_after();
     test_release_in_callback();
     test_many_and_held();
+    test_same_launch();
 
     EXPECT_OK(clReleaseProgram(prog));
     EXPECT_OK(clReleaseCommandQueue(q));
