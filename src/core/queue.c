@@ -202,7 +202,14 @@ static void wc_init_once(void)
         __atomic_store_n(&util_lock_strict, true, __ATOMIC_SEQ_CST);
         atomic_store(&wc_mode, WC_STRICT);
         CORE_LOG("membarrier unavailable (%s): queue locks fence on release", strerror(errno));
+        return;
     }
+    /* The same barrier lets queue locks be biased to their thread (util.h);
+     * ThreadSanitizer cannot see it, and would call the owner's accesses
+     * races. */
+#ifndef __SANITIZE_THREAD__
+    __atomic_store_n(&util_lock_bias, true, __ATOMIC_SEQ_CST);
+#endif
 }
 
 void hcq_wc_init(void)

@@ -5,6 +5,7 @@
 #ifndef HCQCL_UTIL_UTIL_H
 #define HCQCL_UTIL_UTIL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,16 +72,34 @@ static inline bool util_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 #define UTIL_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define UTIL_MAX(a, b) ((a) > (b) ? (a) : (b))
 
-/* A lock whose release is one plain store.
+/* A lock whose release is one plain store, biased to the thread that
+ * uses it.
  *
  * Queues are written into device memory through write-combined mappings.
- * Any locked instruction (a pthread mutex's release is an exchange) waits
- * until the core's write-combining buffers have drained to the bus, about
- * 170-330 ns on the H200's host after a launch's writes (bench/wc_cost);
- * a plain store does not. Taking the lock is a compare-and-exchange; a
- * thread that cannot take it spins briefly, then sleeps on a futex.
+ * Any locked instruction (a pthread mutex's release is an exchange, its
+ * acquisition a compare-and-exchange) waits until the core's
+ * write-combining buffers have drained to the bus, about 170-330 ns on
+ * the H200's host after a launch's writes (bench/wc_cost); plain loads
+ * and stores do not.
  *
- * The releasing store may still sit in the store buffer when the releaser
+ * Biased: the lock belongs to one thread (`owner`, the first to take it
+ * once util_lock_bias is set), which takes it with a plain store to
+ * `busy` and a load of `revoke`, and releases it with a plain store: no
+ * locked instruction at all while one thread enqueues. Any other thread
+ * takes `word` (below), sets `revoke` and makes every running thread of
+ * the process execute a full barrier (membarrier, util_barrier_all):
+ * afterwards either the owner's `busy` is visible, and it waits for the
+ * owner to leave, or the owner's next look at `revoke` sees it and the
+ * owner queues for `word` like anyone. Its release clears `revoke`. The
+ * barrier costs microseconds, so a lock that other threads keep taking
+ * while its owner takes it rarely (8 times in a row fewer than 64 owner
+ * acquisitions between two of theirs) stops being biased for good.
+ * Without util_lock_bias (no membarrier; ThreadSanitizer, which cannot
+ * see such a barrier) no lock is ever biased.
+ *
+ * `word`: taken by a compare-and-exchange, released by a plain store; a
+ * thread that cannot take it spins briefly, then sleeps on a futex. The
+ * releasing store may still sit in the store buffer when the releaser
  * reads `waiters` (x86 lets a load pass an older store), so a waiter that
  * went to sleep in that instant is not woken: its sleeps are bounded (20
  * us, doubling while they run out, to 1 ms; from 20 us again after a wake)
@@ -88,37 +107,92 @@ static inline bool util_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
  * never a hang; a lock held for long (a wait for ring space) is polled up
  * to 1000 times a second by each waiter. Not recursive. */
 struct util_lock {
-    _Atomic uint32_t word;    /* 0 free, 1 held */
+    _Atomic uint32_t word;    /* 0 free, 1 held (by anyone but a biased owner) */
     _Atomic uint32_t waiters; /* threads asleep or about to sleep on word */
+    _Atomic uintptr_t owner;  /* 0: none yet; UTIL_LOCK_SHARED: never biased */
+    _Atomic uint32_t busy;    /* the owner holds the lock (its plain stores) */
+    _Atomic uint32_t revoke;  /* another thread holds or takes it */
+    uint32_t owner_takes;     /* the owner's acquisitions (by the owner) */
+    uint32_t strikes;         /* revocations in a row after few of those */
 };
-#define UTIL_LOCK_INIT {0, 0}
+#define UTIL_LOCK_INIT {0, 0, 0, 0, 0, 0, 0}
+#define UTIL_LOCK_SHARED ((uintptr_t)1)
 
 /* Set once, before queues exist, when a layer cannot make the writes
  * other threads left in write-combining buffers visible on demand: every
  * release then fences first (a full barrier, as a mutex's exchange). */
 extern bool util_lock_strict;
+/* Set once when util_barrier_all works (membarrier registered): locks
+ * taken from then on may be biased. */
+extern bool util_lock_bias;
+
+/* A full memory barrier on every thread of the process that is running
+ * (membarrier, private expedited; a page-protection change's TLB
+ * shootdown should it fail). */
+void util_barrier_all(void);
 
 void util_lock_slow(struct util_lock *l);
 void util_lock_wake(struct util_lock *l);
+bool util_lock_other(struct util_lock *l, bool try);
+void util_unlock_other(struct util_lock *l);
 
-static inline bool util_lock_try(struct util_lock *l)
+/* This thread's identity: pthread_self() is the thread pointer, one load
+ * (a _Thread_local in a shared library is a call to __tls_get_addr). */
+static inline uintptr_t util_thread_self(void) { return (uintptr_t)pthread_self(); }
+
+static inline bool util_lock_word_try(struct util_lock *l)
 {
     uint32_t free_ = 0;
     return __atomic_compare_exchange_n((uint32_t *)&l->word, &free_, 1, false, __ATOMIC_ACQUIRE,
                                        __ATOMIC_RELAXED);
 }
+
+/* The owner's way in: announce, then look for a revoker. The compiler
+ * keeps the store before the load (signal fence); the processor may not,
+ * which is what a revoker's util_barrier_all settles. */
+static inline bool util_lock_owner_try(struct util_lock *l)
+{
+    __atomic_store_n((uint32_t *)&l->busy, 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* The owner again too: a revoker that ended the bias (owner =
+     * UTIL_LOCK_SHARED) stored that before it cleared revoke. */
+    if (__builtin_expect(!__atomic_load_n((uint32_t *)&l->revoke, __ATOMIC_ACQUIRE), 1) &&
+        __builtin_expect(__atomic_load_n((uintptr_t *)&l->owner, __ATOMIC_RELAXED) ==
+                             util_thread_self(),
+                         1)) {
+        l->owner_takes++;
+        return true;
+    }
+    __atomic_store_n((uint32_t *)&l->busy, 0, __ATOMIC_RELEASE);
+    return false;
+}
+
+static inline bool util_lock_try(struct util_lock *l)
+{
+    if (__atomic_load_n((uintptr_t *)&l->owner, __ATOMIC_RELAXED) == util_thread_self() &&
+        util_lock_owner_try(l))
+        return true;
+    return util_lock_other(l, true);
+}
 static inline void util_lock(struct util_lock *l)
 {
-    if (!util_lock_try(l))
-        util_lock_slow(l);
+    if (__atomic_load_n((uintptr_t *)&l->owner, __ATOMIC_RELAXED) == util_thread_self() &&
+        util_lock_owner_try(l))
+        return;
+    util_lock_other(l, false);
 }
 static inline void util_unlock(struct util_lock *l)
 {
     if (__builtin_expect(__atomic_load_n(&util_lock_strict, __ATOMIC_RELAXED), 0))
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n((uint32_t *)&l->word, 0, __ATOMIC_RELEASE);
-    if (__atomic_load_n((uint32_t *)&l->waiters, __ATOMIC_RELAXED))
-        util_lock_wake(l);
+    /* Only the owner ever sets busy, and it is set while the owner holds
+     * the lock by it. */
+    if (__atomic_load_n((uint32_t *)&l->busy, __ATOMIC_RELAXED) &&
+        __atomic_load_n((uintptr_t *)&l->owner, __ATOMIC_RELAXED) == util_thread_self()) {
+        __atomic_store_n((uint32_t *)&l->busy, 0, __ATOMIC_RELEASE);
+        return;
+    }
+    util_unlock_other(l);
 }
 
 #endif
