@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* Retire the ring's entries the GPU has passed, oldest first, stopping at
  * the first it has not; their objects go to out[] (at most cap, whole
@@ -138,15 +137,13 @@ static bool grow_locked(cl_command_queue q)
     return true;
 }
 
-bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_obj *const *objs,
-                      uint32_t nobjs, struct hcqcl_lite_cmd *lc)
+static bool lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
+                              struct hcqcl_obj *const *objs, uint32_t nobjs,
+                              struct hcqcl_lite_cmd *lc, bool may_wait)
 {
     const cl_command_queue_properties no =
         CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
-    if (q->props & no)
-        return false;
-    for (;;) {
-        util_lock(&q->lock);
+    for (;; util_lock(&q->lock)) {
         /* Looked at again under the lock: clSetCommandQueueProperty. */
         struct hcqcl_chan *ch = q->props & no ? NULL : hcqcl_cmd_channel_locked(q, engine);
         cl_event last = q->last;
@@ -177,8 +174,9 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_o
                 q->lite_head != q->lite_tail
                     ? &q->lite[(q->lite_head - 1) & (q->lite_cap - 1)]
                     : NULL;
-            lc->moved = prev && prev->nobjs == nobjs &&
-                        !memcmp(prev->objs, objs, nobjs * sizeof(objs[0]));
+            lc->moved = prev && prev->nobjs == nobjs;
+            for (uint32_t i = 0; i < nobjs && lc->moved; i++)
+                lc->moved = prev->objs[i] == objs[i];
             for (uint32_t i = 0; i < nobjs && !lc->moved; i++)
                 hcqcl_cmd_obj_retain(objs[i]);
             return true;
@@ -189,9 +187,25 @@ bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_o
         uint64_t val = old->val;
         hcqcl_queue_flush_locked(q, NULL);
         util_unlock(&q->lock);
-        if (wait_and_retire(q, sig, val) != CL_SUCCESS)
+        if (!may_wait || wait_and_retire(q, sig, val) != CL_SUCCESS)
             return false;
     }
+}
+
+bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_obj *const *objs,
+                      uint32_t nobjs, struct hcqcl_lite_cmd *lc)
+{
+    if (q->props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE))
+        return false;
+    util_lock(&q->lock);
+    return lite_begin_locked(q, engine, objs, nobjs, lc, true);
+}
+
+bool hcqcl_lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
+                             struct hcqcl_obj *const *objs, uint32_t nobjs,
+                             struct hcqcl_lite_cmd *lc)
+{
+    return lite_begin_locked(q, engine, objs, nobjs, lc, false);
 }
 
 cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)

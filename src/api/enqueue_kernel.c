@@ -192,30 +192,14 @@ static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk,
 /* ---- The last launch again ------------------------------------------- */
 
 /* A loop enqueuing one kernel with the same arguments and sizes is the
- * commonest launch there is. Each thread remembers the last launch it
- * recorded without an event, with everything validated and derived from
- * its inputs: the parameter block (buffer addresses resolved), the
- * objects the command keeps, the launch description. The same inputs
- * give the same launch while nothing they name has changed: the kernel's
- * arguments (args_gen, a number never reused, so neither is a freed
- * kernel's address with it) and the buffers' lives (no memory object
- * released since: hcqcl_mem_epoch). */
-enum { MEMO_PARAMS = 512 };
-struct launch_memo {
-    cl_kernel kernel;           /* not referenced: compared only */
-    uint64_t args_gen, mem_epoch;
-    cl_device_id dev;
-    cl_uint work_dim;
-    bool local_given;
-    size_t offset[3], global[3], local[3]; /* as passed (offset: zeros) */
-    const struct hcq_kernel *hk;
-    uint32_t nobjs;
-    struct hcqcl_obj *objs[HCQCL_LITE_OBJS];
-    struct hcq_launch l;        /* l.params: block */
-    uint8_t block[MEMO_PARAMS] __attribute__((aligned(16)));
-};
-static _Thread_local struct launch_memo memo;
-
+ * commonest launch there is. Each queue remembers its last launch
+ * recorded without an event (q->memo), with everything validated and
+ * derived from its inputs: the parameter block (buffer addresses
+ * resolved), the objects the command keeps, the launch description. The
+ * same inputs give the same launch while nothing they name has changed:
+ * the kernel's arguments (args_gen, a number never reused, so neither is
+ * a freed kernel's address with it) and the buffers' lives (no memory
+ * object released since: hcqcl_mem_epoch). */
 static bool sizes_equal(const size_t *a, const size_t *b, cl_uint n)
 {
     for (cl_uint i = 0; i < n; i++)
@@ -224,17 +208,64 @@ static bool sizes_equal(const size_t *a, const size_t *b, cl_uint n)
     return true;
 }
 
-static bool memo_matches(const struct launch_memo *m, cl_kernel k, cl_device_id dev,
-                         cl_uint work_dim, const size_t *offset, const size_t *global,
-                         const size_t *local)
+static bool memo_matches(const struct hcqcl_launch_memo *m, cl_kernel k, cl_uint work_dim,
+                         const size_t *offset, const size_t *global, const size_t *local)
 {
     static const size_t zero[3] = {0, 0, 0};
-    return m->kernel == k && m->dev == dev && m->work_dim == work_dim &&
+    return m->kernel == k && m->work_dim == work_dim &&
            m->args_gen == atomic_load_explicit(&k->args_gen, memory_order_relaxed) &&
            m->mem_epoch == hcqcl_mem_epoch() && global &&
            sizes_equal(m->global, global, work_dim) &&
            sizes_equal(m->offset, offset ? offset : zero, work_dim) &&
            m->local_given == (local != NULL) && (!local || sizes_equal(m->local, local, work_dim));
+}
+
+/* Under q->lock: the launch just recorded, from inputs validated under
+ * args_gen and mem_epoch. */
+static void memo_store(struct hcqcl_launch_memo *m, cl_kernel k, uint64_t args_gen,
+                       uint64_t mem_epoch, cl_uint work_dim, const size_t *offset,
+                       const size_t *global, const size_t *local, const struct hcq_kernel *hk,
+                       struct hcqcl_obj *const *objs, uint32_t nobjs, const struct hcq_launch *l)
+{
+    m->kernel = k;
+    m->args_gen = args_gen;
+    m->mem_epoch = mem_epoch;
+    m->work_dim = work_dim;
+    m->local_given = local != NULL;
+    for (cl_uint i = 0; i < work_dim; i++) {
+        m->offset[i] = offset[i];
+        m->global[i] = global[i];
+        m->local[i] = local ? local[i] : 0;
+    }
+    m->hk = hk;
+    m->nobjs = nobjs;
+    memcpy(m->objs, objs, nobjs * sizeof(objs[0]));
+    memcpy(m->block, l->params, l->params_size);
+    m->l = *l;
+    m->l.params = m->block;
+}
+
+/* The memo's launch when it matches, recorded and ended: true with *err
+ * its result. False, the lock released, when the full path must run. */
+static bool memo_launch(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
+                        const size_t *offset, const size_t *global, const size_t *local,
+                        cl_int *err)
+{
+    struct hcqcl_launch_memo *m = &q->memo;
+    struct hcqcl_lite_cmd lc;
+    util_lock(&q->lock);
+    if (!memo_matches(m, kernel, work_dim, offset, global, local)) {
+        util_unlock(&q->lock);
+        return false;
+    }
+    /* Never lets the lock go while it succeeds: the memo stays as read. */
+    if (!hcqcl_lite_begin_locked(q, HCQ_ENGINE_COMPUTE, m->objs, m->nobjs, &lc))
+        return false;
+    *err = hcq_q_exec(lc.hq, m->hk, &m->l) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
+    cl_int end = hcqcl_lite_end(&lc, *err == CL_SUCCESS);
+    if (*err == CL_SUCCESS)
+        *err = end;
+    return true;
 }
 
 cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
@@ -253,18 +284,14 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
     HCQCL_CHECK(kernel->prog->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
                 "kernel of another context");
     cl_device_id dev = hcqcl_queue_device(q);
-    /* The same launch as this thread's last one: validated then. */
+    /* The same launch as the queue's last one without an event: validated
+     * then. */
+    cl_int memo_err;
     if (!event && !num_events &&
-        memo_matches(&memo, kernel, dev, work_dim, global_work_offset, global_work_size,
-                     local_work_size)) {
-        struct hcqcl_lite_cmd lc;
-        if (hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, memo.objs, memo.nobjs, &lc)) {
-            cl_int err = hcq_q_exec(lc.hq, memo.hk, &memo.l) < 0 ? CL_OUT_OF_RESOURCES
-                                                                   : CL_SUCCESS;
-            cl_int end = hcqcl_lite_end(&lc, err == CL_SUCCESS);
-            return err != CL_SUCCESS ? err : end;
-        }
-    }
+        !(q->props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)) &&
+        memo_launch(q, kernel, work_dim, global_work_offset, global_work_size, local_work_size,
+                    &memo_err))
+        return memo_err;
     /* Read before the arguments are: a change after this is seen next time. */
     const uint64_t args_gen = atomic_load_explicit(&kernel->args_gen, memory_order_relaxed);
     const uint64_t mem_epoch = hcqcl_mem_epoch();
@@ -407,28 +434,13 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         err = empty ? CL_SUCCESS
                     : record_launches(lc.hq, hk, work_dim, global_work_offset, global_work_size,
                                       local, di, block, psize, dyn, &one);
+        /* One launch, recorded: the next one like it needs none of the above. */
+        if (err == CL_SUCCESS && one.params == block && psize <= HCQCL_MEMO_PARAMS)
+            memo_store(&q->memo, kernel, args_gen, mem_epoch, work_dim, global_work_offset,
+                       global_work_size, local_work_size, hk, objs, (uint32_t)nobj, &one);
         cl_int end = hcqcl_lite_end(&lc, err == CL_SUCCESS);
         if (err == CL_SUCCESS)
             err = end;
-        if (err == CL_SUCCESS && one.params == block && psize <= MEMO_PARAMS) {
-            memo.kernel = kernel;
-            memo.args_gen = args_gen;
-            memo.mem_epoch = mem_epoch;
-            memo.dev = dev;
-            memo.work_dim = work_dim;
-            memo.local_given = local_work_size != NULL;
-            for (cl_uint i = 0; i < work_dim; i++) {
-                memo.offset[i] = global_work_offset[i];
-                memo.global[i] = global_work_size[i];
-                memo.local[i] = local_work_size ? local_work_size[i] : 0;
-            }
-            memo.hk = hk;
-            memo.nobjs = (uint32_t)nobj;
-            memcpy(memo.objs, objs, nobj * sizeof(objs[0]));
-            memcpy(memo.block, block, psize);
-            memo.l = one;
-            memo.l.params = memo.block;
-        }
         goto out;
     }
 

@@ -887,6 +887,23 @@ struct hcqcl_chan {
     uint64_t chain_start, chain_bytes;
 };
 
+/* The queue's last launch without an event, validated, with everything
+ * derived from its inputs (enqueue_kernel.c, "The last launch again").
+ * Under the queue's lock. */
+enum { HCQCL_MEMO_PARAMS = 512 };
+struct hcqcl_launch_memo {
+    cl_kernel kernel;           /* not referenced: compared only */
+    uint64_t args_gen, mem_epoch;
+    cl_uint work_dim;
+    bool local_given;
+    size_t offset[3], global[3], local[3]; /* as passed (offset: zeros) */
+    const struct hcq_kernel *hk;
+    uint32_t nobjs;
+    struct hcqcl_obj *objs[HCQCL_LITE_OBJS];
+    struct hcq_launch l;        /* l.params: block */
+    uint8_t block[HCQCL_MEMO_PARAMS] __attribute__((aligned(16)));
+};
+
 struct _cl_command_queue {
     struct hcqcl_obj obj;       /* refs = application references */
     _Atomic uint32_t internal;  /* unfinished events of this queue */
@@ -898,6 +915,7 @@ struct _cl_command_queue {
     size_t props_array_len;     /* entries incl. the 0; 0 = none given */
     struct util_lock lock;      /* channels and fields below (util.h) */
     struct hcqcl_chan chans[2][HCQCL_QUEUE_CHANS]; /* [enum hcq_engine] */
+    struct hcqcl_launch_memo memo;
     unsigned next_copy;
     cl_event last;              /* in-order: previous command (retained);
                                  * out-of-order: last barrier */
@@ -1176,6 +1194,11 @@ struct hcqcl_lite_cmd {
  * ordered on the GPU (no gate, nothing only the host ends). */
 bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_obj *const *objs,
                       uint32_t nobjs, struct hcqcl_lite_cmd *lc);
+/* The same with q->lock already held, which it never lets go of while it
+ * returns true; false (the lock released) also when the ring is full. */
+bool hcqcl_lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
+                             struct hcqcl_obj *const *objs, uint32_t nobjs,
+                             struct hcqcl_lite_cmd *lc);
 /* End it: the timeline release, the commit, the objects kept in the ring
  * until the GPU passes the command; unlocks. ok: the caller's verbs all
  * recorded (what was recorded still runs either way). */

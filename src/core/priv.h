@@ -314,7 +314,7 @@ struct hcq_queue {
     uint64_t open_start;   /* pb.head where the open GP chunk begins */
     bool scratch_unpushed; /* a scratch block not yet referenced by a push */
     /* Write-combined stores of several threads (queue.c): wc, the arenas
-     * are write-combined (a GPU's BAR1); wc_writer, the pthread_self() of
+     * are write-combined (a GPU's BAR1); wc_writer, the util_thread_self() of
      * the thread that wrote them since the last fence, or 0; wc_shared,
      * a second thread has written them. */
     bool wc, wc_shared;

@@ -180,9 +180,7 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
  * submits. Only write-combined memory needs any of it (a GPU's BAR1
  * arenas); the bookkeeping runs everywhere, the barrier only there. */
 
-/* This thread's identity: pthread_self() is the thread pointer, one load
- * (a _Thread_local in a shared library is a call to __tls_get_addr). */
-static inline uintptr_t wc_self(void) { return (uintptr_t)pthread_self(); }
+static inline uintptr_t wc_self(void) { return util_thread_self(); }
 /* How another thread's buffered writes are drained (set once at init,
  * changed only if membarrier later fails): */
 enum wc_mode {

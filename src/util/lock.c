@@ -75,10 +75,9 @@ void util_barrier_all(void)
     pthread_mutex_unlock(&lock);
 }
 
-/* Revocations in a row after fewer owner acquisitions than this end the
- * bias. */
-#define BIAS_MIN_TAKES 64u
-#define BIAS_STRIKES 8u
+/* More revocations than this within a window end the bias. */
+#define BIAS_MAX_REVOKES 64u
+#define BIAS_WINDOW_NS 10000000ull
 
 bool util_lock_other(struct util_lock *l, bool try)
 {
@@ -119,13 +118,13 @@ bool util_lock_other(struct util_lock *l, bool try)
             ns *= 2;
     }
     /* The owner is out and stays out until revoke is cleared. */
-    if (l->owner_takes < BIAS_MIN_TAKES) {
-        if (++l->strikes >= BIAS_STRIKES)
-            __atomic_store_n((uintptr_t *)&l->owner, UTIL_LOCK_SHARED, __ATOMIC_RELAXED);
-    } else {
-        l->strikes = 0;
+    const uint64_t now = util_now_ns();
+    if (now - l->window > BIAS_WINDOW_NS) {
+        l->window = now;
+        l->revokes = 0;
     }
-    l->owner_takes = 0;
+    if (++l->revokes > BIAS_MAX_REVOKES)
+        __atomic_store_n((uintptr_t *)&l->owner, UTIL_LOCK_SHARED, __ATOMIC_RELAXED);
     return true;
 }
 

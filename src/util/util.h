@@ -91,9 +91,9 @@ static inline bool util_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
  * afterwards either the owner's `busy` is visible, and it waits for the
  * owner to leave, or the owner's next look at `revoke` sees it and the
  * owner queues for `word` like anyone. Its release clears `revoke`. The
- * barrier costs microseconds, so a lock that other threads keep taking
- * while its owner takes it rarely (8 times in a row fewer than 64 owner
- * acquisitions between two of theirs) stops being biased for good.
+ * barrier costs microseconds, so a lock that other threads take often
+ * (more than 64 times within 10 ms: the event notifier's visits are far
+ * rarer) stops being biased for good.
  * Without util_lock_bias (no membarrier; ThreadSanitizer, which cannot
  * see such a barrier) no lock is ever biased.
  *
@@ -112,8 +112,8 @@ struct util_lock {
     _Atomic uintptr_t owner;  /* 0: none yet; UTIL_LOCK_SHARED: never biased */
     _Atomic uint32_t busy;    /* the owner holds the lock (its plain stores) */
     _Atomic uint32_t revoke;  /* another thread holds or takes it */
-    uint32_t owner_takes;     /* the owner's acquisitions (by the owner) */
-    uint32_t strikes;         /* revocations in a row after few of those */
+    uint32_t revokes;         /* revocations since window (by holders of word) */
+    uint64_t window;          /* host ns */
 };
 #define UTIL_LOCK_INIT {0, 0, 0, 0, 0, 0, 0}
 #define UTIL_LOCK_SHARED ((uintptr_t)1)
@@ -136,9 +136,20 @@ void util_lock_wake(struct util_lock *l);
 bool util_lock_other(struct util_lock *l, bool try);
 void util_unlock_other(struct util_lock *l);
 
-/* This thread's identity: pthread_self() is the thread pointer, one load
- * (a _Thread_local in a shared library is a call to __tls_get_addr). */
-static inline uintptr_t util_thread_self(void) { return (uintptr_t)pthread_self(); }
+/* This thread's identity, as a number no other live thread has: on
+ * x86-64 the thread control block's pointer to itself, one load (a call
+ * of pthread_self goes through the PLT, and a _Thread_local in a shared
+ * library is a call to __tls_get_addr). */
+static inline uintptr_t util_thread_self(void)
+{
+#if defined(__x86_64__)
+    uintptr_t tcb;
+    __asm__("mov %%fs:0, %0" : "=r"(tcb));
+    return tcb;
+#else
+    return (uintptr_t)pthread_self();
+#endif
+}
 
 static inline bool util_lock_word_try(struct util_lock *l)
 {
@@ -159,10 +170,8 @@ static inline bool util_lock_owner_try(struct util_lock *l)
     if (__builtin_expect(!__atomic_load_n((uint32_t *)&l->revoke, __ATOMIC_ACQUIRE), 1) &&
         __builtin_expect(__atomic_load_n((uintptr_t *)&l->owner, __ATOMIC_RELAXED) ==
                              util_thread_self(),
-                         1)) {
-        l->owner_takes++;
+                         1))
         return true;
-    }
     __atomic_store_n((uint32_t *)&l->busy, 0, __ATOMIC_RELEASE);
     return false;
 }
