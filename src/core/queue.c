@@ -945,8 +945,15 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
         NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {
             .hVASpace = dev->h_vaspace, .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC};
         if ((r = nvdrv_rm_alloc(d, q->h_chgrp, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs),
-                                &q->h_ctxshare)))
+                                &q->h_ctxshare))) {
+            /* In a shared group, NO_MEMORY is its subcontext IDs running
+             * out (RM's per-group heap of them), not the GPU's memory. */
+            if (join && dev->gr_group_users > 1 && r == NV_ERR_NO_MEMORY) {
+                CORE_LOG("the compute group has no subcontext left for another channel");
+                return -ENOSPC;
+            }
             return step(r, "context share");
+        }
     }
     struct hcq_mem_priv *ring = hcq_mem_priv(q->ring_mem);
     NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS *ch = calloc(1, sizeof(*ch));
@@ -1038,11 +1045,18 @@ static int channel_alloc_compute(struct hcq_queue *q)
             pthread_mutex_unlock(&dev->group_lock);
             return r;
         }
-        util_log(UTIL_LOG_ERR, "core: a compute channel could not join the device's group (%d): "
-                               "compute queues get groups of their own", r);
-        /* Until the group empties (channel_release_ex); for good when
-         * this was its first channel, which emptied it already. */
-        dev->gr_share_off = true;
+        /* A full group (-ENOSPC): this queue gets a group of its own, the
+         * next one tries again (on the H200 the subcontexts of channels
+         * already freed were not handed out again at once: docs/gpu-runs.md,
+         * 2026-12-04). Any other refusal: until the group empties
+         * (channel_release_ex); for good when this was its first channel,
+         * which emptied it already. */
+        if (r != -ENOSPC) {
+            util_log(UTIL_LOG_ERR,
+                     "core: a compute channel could not join the device's group (%d): "
+                     "compute queues get groups of their own", r);
+            dev->gr_share_off = true;
+        }
     }
     pthread_mutex_unlock(&dev->group_lock);
     return channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS, false);

@@ -364,6 +364,8 @@ static void test_compute_group(struct hcq_device *dev)
     /* The test's other compute queue (main's) holds one subcontext. A GPU
      * whose groups hold fewer than HCQ_GROUP_SUBCONTEXTS refuses a joiner
      * earlier, and every later queue gets a group of its own. */
+    printf("core_queue: %u of %u compute queues made at once joined the group\n", joined,
+           (unsigned)N);
     if (!shared)
         EXPECT_EQ(joined, 0u);
     else if (hcq_device_info(dev)->emulated)
@@ -382,9 +384,38 @@ static void test_compute_group(struct hcq_device *dev)
      * joins the group main's queue still holds. */
     struct hcq_queue *again;
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &again) == 0);
+    printf("core_queue: a compute queue made after them %s the group\n",
+           again->shared_group ? "joined" : "did not join");
     if (hcq_device_info(dev)->emulated)
         EXPECT(again->shared_group == shared);
     hcq_queue_destroy(again);
+}
+
+/* Compute queues made and destroyed one at a time, many more than a
+ * group holds subcontexts, while main's queue keeps the group: each one
+ * is created and runs, in the group while it has a subcontext to give,
+ * else in a group of its own. */
+static void test_compute_churn(struct hcq_device *dev)
+{
+    enum { N = 3 * HCQ_GROUP_SUBCONTEXTS };
+    const bool shared = strcmp(util_env()->compute_group, "own") != 0;
+    unsigned joined = 0;
+    for (int i = 0; i < N; i++) {
+        struct hcq_queue *q;
+        uint64_t v;
+        REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0, "queue %d", i);
+        joined += q->shared_group;
+        EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+        EXPECT_EQ(hcq_q_submit(q), 0);
+        EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 10000000000ull), 0);
+        hcq_queue_destroy(q);
+    }
+    printf("core_queue: %u of %u compute queues made one at a time joined the group\n", joined,
+           (unsigned)N);
+    if (!shared)
+        EXPECT_EQ(joined, 0u);
+    else if (hcq_device_info(dev)->emulated)
+        EXPECT_EQ(joined, (unsigned)N);
 }
 
 /* hcq_q_commit: the first two units go at once (the GPU has nothing
@@ -465,6 +496,7 @@ int main(void)
     test_cross_queue(dev, kq, cq);
     test_commit(dev, cq);
     test_compute_group(dev);
+    test_compute_churn(dev);
     test_wrap(dev);
     test_stalled_gpu(dev);
     if (!hcq_device_info(dev)->emulated)
