@@ -75,6 +75,8 @@ void util_barrier_all(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* Acquisitions in a row by one thread that bias the lock to it. */
+#define BIAS_STREAK 16u
 /* More revocations than this within a window end the bias. */
 #define BIAS_MAX_REVOKES 64u
 #define BIAS_WINDOW_NS 10000000ull
@@ -91,8 +93,11 @@ bool util_lock_other(struct util_lock *l, bool try)
     if (own == self || own == UTIL_LOCK_SHARED)
         return true;
     if (own == 0) {
-        /* The first taker gets the bias, from its next acquisition. */
-        if (__atomic_load_n(&util_lock_bias, __ATOMIC_RELAXED) &&
+        /* A thread that takes it BIAS_STREAK times in a row gets the bias,
+         * from its next acquisition. */
+        l->streak = l->last == self ? l->streak + 1 : 1;
+        l->last = self;
+        if (l->streak >= BIAS_STREAK && __atomic_load_n(&util_lock_bias, __ATOMIC_RELAXED) &&
             !__atomic_load_n(&util_lock_strict, __ATOMIC_RELAXED))
             __atomic_store_n((uintptr_t *)&l->owner, self, __ATOMIC_RELAXED);
         return true;

@@ -82,8 +82,9 @@ static inline bool util_is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
  * the H200's host after a launch's writes (bench/wc_cost); plain loads
  * and stores do not.
  *
- * Biased: the lock belongs to one thread (`owner`, the first to take it
- * once util_lock_bias is set), which takes it with a plain store to
+ * Biased: the lock belongs to one thread (`owner`: once util_lock_bias is
+ * set, the first to take it 16 times in a row, so not the thread that
+ * only created the queue another one uses), which takes it with a plain store to
  * `busy` and a load of `revoke`, and releases it with a plain store: no
  * locked instruction at all while one thread enqueues. Any other thread
  * takes `word` (below), sets `revoke` and makes every running thread of
@@ -114,8 +115,10 @@ struct util_lock {
     _Atomic uint32_t revoke;  /* another thread holds or takes it */
     uint32_t revokes;         /* revocations since window (by holders of word) */
     uint64_t window;          /* host ns */
+    uintptr_t last;           /* unbiased: the last thread to take word, */
+    uint32_t streak;          /* and how many times in a row */
 };
-#define UTIL_LOCK_INIT {0, 0, 0, 0, 0, 0, 0}
+#define UTIL_LOCK_INIT {0, 0, 0, 0, 0, 0, 0, 0, 0}
 #define UTIL_LOCK_SHARED ((uintptr_t)1)
 
 /* Set once, before queues exist, when a layer cannot make the writes

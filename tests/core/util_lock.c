@@ -83,9 +83,20 @@ static void check_owner_and_visitors(void)
     /* Visitors at most every 0.2 and 2 ms: under the rate that ends the
      * bias however the threads are scheduled (a sleep never ends early). */
     struct taker own = {1000, 0, 0}, v1 = {1000, 200, 0}, v2 = {100, 2000, 0};
-    util_lock(&lock); /* the first taker: the bias is this thread's */
+    /* Another thread takes it once (as the one creating a queue would),
+     * then this one 16 times in a row: the bias is this thread's. */
+    struct taker once = {1, 0, 0};
+    pthread_t c;
+    pthread_create(&c, NULL, take, &once);
+    pthread_join(c, NULL);
+    for (int i = 0; i < 15; i++) {
+        util_lock(&lock);
+        util_unlock(&lock);
+    }
+    EXPECT(atomic_load(&lock.owner) == 0, "biased after 15 takes");
+    util_lock(&lock);
     util_unlock(&lock);
-    EXPECT(atomic_load(&lock.owner) == util_thread_self(), "biased to the first taker");
+    EXPECT(atomic_load(&lock.owner) == util_thread_self(), "biased to the taker of 16 in a row");
     pthread_t a, b;
     pthread_create(&a, NULL, visit, &v1);
     pthread_create(&b, NULL, visit, &v2);
@@ -95,8 +106,8 @@ static void check_owner_and_visitors(void)
     pthread_join(a, NULL);
     pthread_join(b, NULL);
     EXPECT(atomic_load(&overlaps) == 0, "%d overlapping holds", atomic_load(&overlaps));
-    EXPECT(counter == (uint64_t)(own.got + v1.got + v2.got), "counter %llu, takes %ld",
-          (unsigned long long)counter, own.got + v1.got + v2.got);
+    EXPECT(counter == (uint64_t)(once.got + own.got + v1.got + v2.got), "counter %llu, takes %ld",
+          (unsigned long long)counter, once.got + own.got + v1.got + v2.got);
     EXPECT(v1.got > 0 && v2.got > 0, "visitors got the lock %ld and %ld times", v1.got, v2.got);
     EXPECT(atomic_load(&lock.owner) == util_thread_self(),
           "the bias survives rare visitors (owner %#lx)", (unsigned long)atomic_load(&lock.owner));
