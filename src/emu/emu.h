@@ -375,6 +375,7 @@ struct emu_obj {
     uint32_t engine;         /* channel group, channel, copy object: NV2080_ENGINE_TYPE_* */
     int event;               /* NV01_EVENT_OS_EVENT: its slot (emu_event.c), -1 none */
     bool gr_ctx;             /* graphics channel group: a compute object exists */
+    unsigned subctx_issued;  /* channel group: context shares made in its life */
 };
 /* The emulated H200's engines: graphics and copy engines COPY0..COPY9,
  * of which COPY0 runs on the graphics runlist (GRCE) and COPY1 shares its

@@ -231,12 +231,20 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         return NV_OK;
     }
     case FERMI_CONTEXT_SHARE_A: {
-        /* A group holds as many subcontexts as the GPU has VEIDs. */
+        /* A group holds as many subcontexts as the GPU has VEIDs, and, as
+         * the H200 behaved (docs/gpu-runs.md, 2026-12-04 second), hands out
+         * no more than that in its life: one freed is not given again while
+         * the group lives. */
         NEED_PARENT(KEPLER_CHANNEL_GROUP_A);
         unsigned n = 0;
         for (const struct emu_obj *c = parent->children; c; c = c->sibling)
             n += c->cls == FERMI_CONTEXT_SHARE_A;
-        return n >= EMU_SUBCONTEXTS ? NV_ERR_INSUFFICIENT_RESOURCES : NV_OK;
+        if (n >= EMU_SUBCONTEXTS)
+            return NV_ERR_INSUFFICIENT_RESOURCES;
+        if (parent->subctx_issued >= EMU_SUBCONTEXTS)
+            return NV_ERR_NO_MEMORY;
+        parent->subctx_issued++;
+        return NV_OK;
     }
     case NV01_MEMORY_LOCAL_USER:
     case NV01_MEMORY_SYSTEM: {
