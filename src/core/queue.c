@@ -14,7 +14,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
@@ -180,7 +179,6 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
  * submits. Only write-combined memory needs any of it (a GPU's BAR1
  * arenas); the bookkeeping runs everywhere, the barrier only there. */
 
-static inline uintptr_t wc_self(void) { return util_thread_self(); }
 /* How another thread's buffered writes are drained (set once at init,
  * changed only if membarrier later fails): */
 enum wc_mode {
@@ -216,27 +214,6 @@ void hcq_wc_init(void)
     pthread_once(&once, wc_init_once);
 }
 
-/* The fallback when membarrier fails: changing a page's protection
- * makes the kernel shoot down its translation on every core that ran the
- * process, by interrupt, which drains their buffers the same way. */
-static void wc_drain_by_mprotect(void)
-{
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    static void *page;
-    pthread_mutex_lock(&lock);
-    if (!page) {
-        page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (page == MAP_FAILED)
-            page = NULL;
-    }
-    if (page) {
-        *(volatile char *)page = 1; /* mapped in this core's TLB */
-        mprotect(page, 4096, PROT_READ);
-        mprotect(page, 4096, PROT_READ | PROT_WRITE);
-    }
-    pthread_mutex_unlock(&lock);
-}
-
 static void wc_drain_others(const struct hcq_queue *q)
 {
     if (!q->wc)
@@ -255,13 +232,13 @@ static void wc_drain_others(const struct hcq_queue *q)
     default:
         break;
     }
-    wc_drain_by_mprotect();
+    util_barrier_by_mprotect(); /* the fallback: a TLB shootdown's interrupts */
 }
 
 /* After any submission a reservation made and before this thread writes. */
 static inline void note_writer(struct hcq_queue *q)
 {
-    const uintptr_t me = wc_self();
+    const uintptr_t me = util_thread_self();
     if (q->wc_writer == me)
         return;
     if (q->wc_writer) {
@@ -735,7 +712,7 @@ static int submit(struct hcq_queue *q)
     /* What another thread wrote for this submission may still be in its
      * core's write-combining buffers; this thread's own are ordered before
      * GPPut and the doorbell by the fences below. */
-    if (q->wc_writer && q->wc_writer != wc_self())
+    if (q->wc_writer && q->wc_writer != util_thread_self())
         wc_drain_others(q);
     q->wc_writer = 0;
     /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
@@ -794,7 +771,7 @@ int hcq_q_commit(struct hcq_queue *q)
         q->nheld++;
         if (q->wc_shared) {
             /* Shared by threads: hand nothing over in write buffers. */
-            if (q->wc_writer && q->wc_writer != wc_self())
+            if (q->wc_writer && q->wc_writer != util_thread_self())
                 wc_drain_others(q);
             __atomic_thread_fence(__ATOMIC_SEQ_CST);
             q->wc_writer = 0;

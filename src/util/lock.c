@@ -52,13 +52,8 @@ void util_lock_wake(struct util_lock *l)
     syscall(SYS_futex, (uint32_t *)&l->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void util_barrier_all(void)
+void util_barrier_by_mprotect(void)
 {
-    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-        return;
-    /* Changing a page's protection makes the kernel shoot down its
-     * translation on every core that ran the process, by interrupt: a
-     * full barrier there too. */
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     static void *page;
     pthread_mutex_lock(&lock);
@@ -73,6 +68,12 @@ void util_barrier_all(void)
         mprotect(page, 4096, PROT_READ | PROT_WRITE);
     }
     pthread_mutex_unlock(&lock);
+}
+
+void util_barrier_all(void)
+{
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0)
+        util_barrier_by_mprotect();
 }
 
 /* Acquisitions in a row by one thread that bias the lock to it. */

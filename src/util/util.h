@@ -134,6 +134,11 @@ extern bool util_lock_bias;
  * (membarrier, private expedited; a page-protection change's TLB
  * shootdown should it fail). */
 void util_barrier_all(void);
+/* The fallback alone: changing a page's protection makes the kernel shoot
+ * down its translation on every core that ran the process, by interrupt,
+ * which is a full barrier there (and drains their write-combining
+ * buffers). */
+void util_barrier_by_mprotect(void);
 
 void util_lock_slow(struct util_lock *l);
 void util_lock_wake(struct util_lock *l);
