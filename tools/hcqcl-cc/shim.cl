@@ -270,12 +270,13 @@ ATOM64(__global, "global", ulong, "u64")
 ATOM64(__local, "shared", long, "s64")
 ATOM64(__local, "shared", ulong, "u64")
 
-/* async_work_group_copy / async_work_group_strided_copy on 3-component
- * vectors: libclc for NVPTX has every other gentype but not these. The
- * spec makes them the 4-component copies (a 3-component vector occupies
- * the memory of a 4-component one), done by the work-group's items in
- * turn like libclc's; the event is the one passed, and wait_group_events
- * (libclc: a barrier) completes them. */
+/* async_work_group_copy / async_work_group_strided_copy and prefetch on
+ * 3-component vectors: libclc for NVPTX has every other gentype but not
+ * these. The spec makes the copies the 4-component ones (a 3-component
+ * vector occupies the memory of a 4-component one), done by the
+ * work-group's items in turn like libclc's; the event is the one passed,
+ * and wait_group_events (libclc: a barrier) completes them. prefetch is a
+ * hint that does nothing, as libclc's own are for NVPTX. */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define ASYNC3(T3, T4)                                                              \
     event_t OVL async_work_group_strided_copy(__local T3 *dst, const __global T3 *src, \
@@ -303,7 +304,8 @@ ATOM64(__local, "shared", ulong, "u64")
                                       event_t e)                                    \
     {                                                                               \
         return async_work_group_strided_copy(dst, src, n, 1, e);                    \
-    }
+    }                                                                               \
+    void OVL prefetch(const __global T3 *p, size_t n) { (void)p; (void)n; }
 ASYNC3(char3, char4)
 ASYNC3(uchar3, uchar4)
 ASYNC3(short3, short4)

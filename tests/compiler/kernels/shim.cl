@@ -25,10 +25,13 @@ kernel void sizes(global ulong *out)
 }
 
 /* 3-component async copies (shim: the 4-component copies), both ways,
- * plain and strided, for a 1-byte and an 8-byte element type. */
+ * plain and strided, for a 1-byte and an 8-byte element type; and their
+ * prefetch (shim: a hint that does nothing). */
 kernel void async3(global const char3 *c, global char3 *co, local char3 *cl,
                    global const double3 *d, global double3 *dout, local double3 *dl)
 {
+    prefetch(c, 64);
+    prefetch(d, 48);
     event_t e = async_work_group_copy(cl, c, 64, 0);
     e = async_work_group_strided_copy(dl, d, 16, 3, e);
     wait_group_events(1, &e);
