@@ -80,6 +80,15 @@ size_t hcq_va_fragments(struct hcq_va *va);
 
 struct hcq_signal_page;
 
+/* A channel group on the graphics runlist that compute queues share
+ * (queue.c): freed with its last channel. */
+struct hcq_group {
+    uint32_t handle;
+    unsigned users;  /* channels in it */
+    unsigned issued; /* context shares RM gave it in its life */
+    bool scheduled;  /* its group schedule was issued */
+};
+
 struct hcq_device {
     struct hcq_device_info info;
     /* Where a launch's per-QMD fields lie (launch.c); chains need it. */
@@ -108,17 +117,17 @@ struct hcq_device {
     _Atomic uint64_t mem_in_use;
     atomic_uint next_ce; /* copy queues take info.async_ce[] in turn */
     atomic_bool ce_refused; /* an async copy engine refused a channel: use graphics */
-    /* The channel group every compute queue's channel joins, each with a
-     * context share (subcontext) of its own (queue.c, channel_alloc_compute), so
-     * that compute queues run side by side without the context switches
-     * between groups; gr_group_users counts its channels. gr_share_off:
-     * RM refused a joiner: groups of their own until the group empties
-     * (for good if it refused a group's first channel). Under group_lock. */
+    /* The channel group compute queues' channels join now, each with a
+     * context share (subcontext) of its own (queue.c, channel_alloc_compute),
+     * so that compute queues run side by side without the context switches
+     * between groups. NULL: the next one starts a group. A group that
+     * handed out its subcontexts, or that RM refused a joiner, is retired:
+     * it keeps the channels it has, and the next joiner starts the next
+     * group. gr_share_off: RM refused a group's first channel; groups of
+     * their own from then on. Under group_lock. */
     pthread_mutex_t group_lock;
 #define HCQ_GROUP_SUBCONTEXTS 64 /* Hopper's VEIDs: context shares in one group */
-    uint32_t h_gr_group;
-    unsigned gr_group_users;
-    bool gr_group_scheduled; /* its group schedule was issued */
+    struct hcq_group *gr_group;
     bool gr_share_off;
     atomic_bool lost;
     /* Why (fault.c): written once by the first reporter, which claims
@@ -290,9 +299,11 @@ struct hcq_queue {
     enum hcq_engine engine;
     uint32_t engine_class; /* CBC0 / C8B5 */
 
-    /* RM objects: a context share of its own in the device's compute
-     * group (shared_group), or a channel group (TSG) of its own. */
+    /* RM objects: a context share of its own in a compute group the
+     * device's compute queues share (group, shared_group), or a channel
+     * group (TSG) of its own. */
     uint32_t h_chgrp, h_ctxshare, h_channel, h_engine;
+    struct hcq_group *group;
     bool shared_group;
     uint32_t runlist_engine; /* NV2080_ENGINE_TYPE_GRAPHICS or _COPYn */
     uint32_t token; /* doorbell work-submit token */

@@ -824,7 +824,7 @@ enum hcq_engine hcq_queue_engine(const struct hcq_queue *q) { return q->engine; 
 
 /* Undo a queue's channel after unregistering it from UVM: queue
  * teardown, or a failed channel_alloc_on() before another try. A group of
- * its own goes with everything in it; in the device's compute group the
+ * its own goes with everything in it; in a shared compute group the
  * channel (with its engine objects) and the context share go, and the
  * group with its last channel. */
 static void channel_release_ex(struct hcq_queue *q, bool group_locked)
@@ -833,25 +833,26 @@ static void channel_release_ex(struct hcq_queue *q, bool group_locked)
     struct nvdrv *d = hcq_drv(dev);
     if (q->uvm_channel)
         nvdrv_uvm_unregister_channel(d, dev->info.uuid, q->h_channel);
-    if (q->shared_group) {
+    if (q->group) {
+        struct hcq_group *g = q->group;
         if (q->h_channel)
             nvdrv_rm_free(d, q->h_chgrp, q->h_channel);
         if (q->h_ctxshare)
             nvdrv_rm_free(d, q->h_chgrp, q->h_ctxshare);
         if (!group_locked)
             pthread_mutex_lock(&dev->group_lock);
-        if (--dev->gr_group_users == 0) {
-            /* A group that emptied: the next is tried afresh. */
-            nvdrv_rm_free(d, dev->h_device, dev->h_gr_group);
-            dev->h_gr_group = 0;
-            dev->gr_group_scheduled = false;
-            dev->gr_share_off = false;
+        if (--g->users == 0) {
+            nvdrv_rm_free(d, dev->h_device, g->handle);
+            if (dev->gr_group == g)
+                dev->gr_group = NULL;
+            free(g);
         }
         if (!group_locked)
             pthread_mutex_unlock(&dev->group_lock);
     } else if (q->h_chgrp) {
         nvdrv_rm_free(d, dev->h_device, q->h_chgrp);
     }
+    q->group = NULL;
     q->uvm_channel = q->shared_group = false;
     q->h_chgrp = q->h_ctxshare = q->h_channel = q->h_engine = 0;
 }
@@ -879,6 +880,17 @@ static int step(int r, const char *what)
     return nvdrv_errno(r);
 }
 
+/* A shared compute group's refusal of a joiner: -ENOSPC, for
+ * channel_alloc_compute to retire the group (on the H200, RM's answers
+ * once a group had handed out its subcontexts: NV_ERR_NO_MEMORY for the
+ * context share, NV_ERR_INVALID_STATE for the channel). */
+static int group_refused(const struct hcq_queue *q, int r, const char *what)
+{
+    CORE_LOG("compute group %#x refused a joiner's %s: %s", q->group->handle, what,
+             r < 0 ? strerror(-r) : nvdrv_status_name((uint32_t)r));
+    return -ENOSPC;
+}
+
 /* One channel on the runlist of `engine`: NV2080_ENGINE_TYPE_GRAPHICS
  * (compute queues; copy queues when the GPU lists no asynchronous copy
  * engine) or an asynchronous NV2080_ENGINE_TYPE_COPYn. A graphics channel
@@ -894,7 +906,8 @@ static int step(int r, const char *what)
  * (docs/gpu-runs.md, 2026-12-04). In one group the channels share that
  * context, each subcontext running beside the others, as CUDA streams
  * do. Everything else gets a group of its own. The caller holds
- * dev->group_lock when join is set. */
+ * dev->group_lock when join is set; joining with no current group starts
+ * one. */
 static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
 {
     struct hcq_device *dev = q->dev;
@@ -902,8 +915,23 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
     const bool gr = engine == NV2080_ENGINE_TYPE_GRAPHICS;
     q->runlist_engine = engine;
     int r;
-    if (join && dev->h_gr_group) {
-        q->h_chgrp = dev->h_gr_group;
+    if (join && !dev->gr_group) {
+        struct hcq_group *g = calloc(1, sizeof(*g));
+        if (!g)
+            return -ENOMEM;
+        NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gp = {.engineType = engine};
+        if ((r = nvdrv_rm_alloc(d, dev->h_device, KEPLER_CHANNEL_GROUP_A, &gp, sizeof(gp),
+                                &g->handle))) {
+            free(g);
+            return step(r, "channel group");
+        }
+        dev->gr_group = g;
+    }
+    if (join) {
+        q->group = dev->gr_group;
+        q->group->users++;
+        q->h_chgrp = q->group->handle;
+        q->shared_group = true;
     } else {
         NV_CHANNEL_GROUP_ALLOCATION_PARAMETERS gp = {.engineType = engine,
                                                      .hVASpace = gr ? 0 : dev->h_vaspace};
@@ -911,26 +939,15 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
                            &q->h_chgrp);
         if (r)
             return step(r, "channel group");
-        if (join)
-            dev->h_gr_group = q->h_chgrp;
-    }
-    if (join) {
-        q->shared_group = true;
-        dev->gr_group_users++;
     }
     if (gr) {
         NV_CTXSHARE_ALLOCATION_PARAMETERS cs = {
             .hVASpace = dev->h_vaspace, .flags = NV_CTXSHARE_ALLOCATION_FLAGS_SUBCONTEXT_ASYNC};
         if ((r = nvdrv_rm_alloc(d, q->h_chgrp, FERMI_CONTEXT_SHARE_A, &cs, sizeof(cs),
-                                &q->h_ctxshare))) {
-            /* In a shared group, NO_MEMORY is its subcontext IDs running
-             * out (RM's per-group heap of them), not the GPU's memory. */
-            if (join && dev->gr_group_users > 1 && r == NV_ERR_NO_MEMORY) {
-                CORE_LOG("the compute group has no subcontext left for another channel");
-                return -ENOSPC;
-            }
-            return step(r, "context share");
-        }
+                                &q->h_ctxshare)))
+            return join ? group_refused(q, r, "context share") : step(r, "context share");
+        if (join)
+            q->group->issued++;
     }
     struct hcq_mem_priv *ring = hcq_mem_priv(q->ring_mem);
     NV_CHANNELGPFIFO_ALLOCATION_PARAMETERS *ch = calloc(1, sizeof(*ch));
@@ -947,7 +964,7 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
     r = nvdrv_rm_alloc(d, q->h_chgrp, dev->info.gpfifo_class, ch, sizeof(*ch), &q->h_channel);
     free(ch);
     if (r)
-        return step(r, "GPFIFO channel");
+        return join ? group_refused(q, r, "GPFIFO channel") : step(r, "GPFIFO channel");
     /* A copy channel in a graphics group runs on the graphics copy engine.
      * On the H200 such a channel alone in its group failed
      * UVM_REGISTER_CHANNEL with NV_ERR_INVALID_OBJECT, while the verified
@@ -985,7 +1002,7 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
      * channels present when it is issued, so one that joins a group
      * already scheduled is scheduled by itself, as UVM does for the
      * channels it adds to its groups. */
-    if (join && dev->gr_group_scheduled) {
+    if (join && q->group->scheduled) {
         NVA06F_CTRL_GPFIFO_SCHEDULE_PARAMS sch = {.bEnable = 1};
         if ((r = nvdrv_rm_control(d, q->h_channel, NVA06F_CTRL_CMD_GPFIFO_SCHEDULE, &sch,
                                   sizeof(sch))))
@@ -996,43 +1013,53 @@ static int channel_alloc_on(struct hcq_queue *q, uint32_t engine, bool join)
     if ((r = nvdrv_rm_control(d, q->h_chgrp, NVA06C_CTRL_CMD_GPFIFO_SCHEDULE, &sch, sizeof(sch))))
         return step(r, "GPFIFO_SCHEDULE");
     if (join)
-        dev->gr_group_scheduled = true;
+        q->group->scheduled = true;
     return 0;
 }
 
-/* A compute queue's channel in the device's compute group, or a group of
- * its own: with HCQCL_COMPUTE_GROUP=own, while the group holds as many
- * subcontexts as the GPU has, and once RM refused a joiner, until that
- * group empties (for good when RM refused a group's first channel). A
- * refused joiner is undone before the lock is let go, so no other joiner
- * sees its half-built channel in the group. */
+/* A compute queue's channel in the device's current compute group, or a
+ * group of its own with HCQCL_COMPUTE_GROUP=own or once RM refused a
+ * group's first channel. A group is retired (it keeps the channels it
+ * has; the next joiner starts the next group) when it has handed out as
+ * many subcontexts as the GPU has, or when RM refuses it a joiner: on the
+ * H200 a group gave out 64 context shares in its life and then refused
+ * every other, NV_ERR_NO_MEMORY for the context share or
+ * NV_ERR_INVALID_STATE for the channel (docs/gpu-runs.md, 2026-12-04 and
+ * 2026-12-04 third). A refused joiner is undone before the lock is let
+ * go, so no other joiner sees its half-built channel in the group. */
 static int channel_alloc_compute(struct hcq_queue *q)
 {
     struct hcq_device *dev = q->dev;
     pthread_mutex_lock(&dev->group_lock);
-    if (!dev->gr_share_off && dev->gr_group_users < HCQ_GROUP_SUBCONTEXTS &&
-        strcmp(util_env()->compute_group, "own") != 0) {
+    while (!dev->gr_share_off && strcmp(util_env()->compute_group, "own") != 0) {
+        struct hcq_group *g = dev->gr_group;
+        if (g && (g->users >= HCQ_GROUP_SUBCONTEXTS || g->issued >= HCQ_GROUP_SUBCONTEXTS)) {
+            CORE_LOG("compute group %#x retired: %u subcontexts given out, %u in use", g->handle,
+                     g->issued, g->users);
+            dev->gr_group = g = NULL;
+        }
         int r = channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS, true);
         if (r == 0) {
             pthread_mutex_unlock(&dev->group_lock);
             return 0;
         }
+        g = q->group; /* the group that refused; NULL if it was never made */
+        bool first = g && g->users == 1;
         channel_release_ex(q, true);
-        if (r == -ENOMEM || hcq_device_lost(dev)) {
+        if (r == -ENOMEM || hcq_device_lost(dev) || !g) {
             pthread_mutex_unlock(&dev->group_lock);
             return r;
         }
-        /* A full group (-ENOSPC): this queue gets a group of its own, the
-         * next one tries again (on the H200 the subcontexts of channels
-         * already freed were not handed out again at once: docs/gpu-runs.md,
-         * 2026-12-04). Any other refusal: until the group empties
-         * (channel_release_ex); for good when this was its first channel,
-         * which emptied it already. */
-        if (r != -ENOSPC) {
+        if (first) {
             util_log(UTIL_LOG_ERR,
-                     "core: a compute channel could not join the device's group (%d): "
-                     "compute queues get groups of their own", r);
+                     "core: a new compute group refused its first channel (%d): compute queues "
+                     "get groups of their own", r);
             dev->gr_share_off = true;
+        } else {
+            CORE_LOG("compute group %#x refused a channel (%d) after %u subcontexts: retired",
+                     g->handle, r, g->issued);
+            if (dev->gr_group == g)
+                dev->gr_group = NULL;
         }
     }
     pthread_mutex_unlock(&dev->group_lock);

@@ -234,14 +234,16 @@ static uint32_t obj_construct(struct emu_obj *o, struct emu_obj *parent, const v
         /* A group holds as many subcontexts as the GPU has VEIDs, and, as
          * the H200 behaved (docs/gpu-runs.md, 2026-12-04 second), hands out
          * no more than that in its life: one freed is not given again while
-         * the group lives. */
+         * the group lives. HCQCL_EMU_GROUP_SHARES makes the life shorter,
+         * so that RM refuses a joiner before the core's own count does. */
         NEED_PARENT(KEPLER_CHANNEL_GROUP_A);
         unsigned n = 0;
         for (const struct emu_obj *c = parent->children; c; c = c->sibling)
             n += c->cls == FERMI_CONTEXT_SHARE_A;
         if (n >= EMU_SUBCONTEXTS)
             return NV_ERR_INSUFFICIENT_RESOURCES;
-        if (parent->subctx_issued >= EMU_SUBCONTEXTS)
+        unsigned long life = strtoul(util_env()->emu_group_shares, NULL, 0);
+        if (parent->subctx_issued >= UTIL_MIN(life, (unsigned long)EMU_SUBCONTEXTS))
             return NV_ERR_NO_MEMORY;
         parent->subctx_issued++;
         return NV_OK;

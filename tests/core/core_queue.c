@@ -345,33 +345,38 @@ static void test_runlists(struct hcq_device *dev, struct hcq_queue *kq, struct h
     hcq_queue_destroy(cq2);
 }
 
-/* Compute queues share one channel group, each with a subcontext of its
- * own, as long as the group has subcontexts left (HCQ_GROUP_SUBCONTEXTS);
- * the ones beyond get groups of their own. All of them run, at once. */
+/* Compute queues share a channel group, each with a subcontext of its
+ * own. A group that has handed out its subcontexts (HCQ_GROUP_SUBCONTEXTS,
+ * or fewer where RM refuses a joiner earlier) is retired, and the queues
+ * beyond start and join the next one. All of them run, at once. */
 static void test_compute_group(struct hcq_device *dev)
 {
     enum { N = HCQ_GROUP_SUBCONTEXTS + 6 };
     const bool shared = strcmp(util_env()->compute_group, "own") != 0;
     struct hcq_queue *q[N];
     uint64_t v[N];
-    unsigned joined = 0;
+    unsigned joined = 0, groups = 0;
     for (int i = 0; i < N; i++) {
         REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q[i]) == 0);
         joined += q[i]->shared_group;
-        if (i > 0 && q[i]->shared_group)
-            EXPECT_EQ(q[i]->h_chgrp, q[0]->h_chgrp);
+        groups += q[i]->shared_group && (i == 0 || q[i]->group != q[i - 1]->group);
     }
-    /* The test's other compute queue (main's) holds one subcontext. A GPU
-     * whose groups hold fewer than HCQ_GROUP_SUBCONTEXTS refuses a joiner
-     * earlier, and every later queue gets a group of its own. */
-    printf("core_queue: %u of %u compute queues made at once joined the group\n", joined,
-           (unsigned)N);
-    if (!shared)
+    /* The test's other compute queue (main's) holds one subcontext of the
+     * first group: HCQ_GROUP_SUBCONTEXTS - 1 queues join it, and the rest
+     * the next group. */
+    printf("core_queue: %u of %u compute queues made at once joined a group; %u groups\n",
+           joined, (unsigned)N, groups);
+    if (!shared) {
         EXPECT_EQ(joined, 0u);
-    else if (hcq_device_info(dev)->emulated)
-        EXPECT_EQ(joined, HCQ_GROUP_SUBCONTEXTS - 1u);
-    else
-        EXPECT(joined >= 1, "%u queues joined the compute group", joined);
+    } else {
+        EXPECT_EQ(joined, (unsigned)N);
+        EXPECT(groups >= 2, "%u groups", groups);
+        if (strtoul(util_env()->emu_group_shares, NULL, 0) >= HCQ_GROUP_SUBCONTEXTS) {
+            EXPECT_EQ(groups, 2u);
+            EXPECT(q[HCQ_GROUP_SUBCONTEXTS - 2]->group == q[0]->group);
+            EXPECT(q[HCQ_GROUP_SUBCONTEXTS - 1]->group != q[0]->group);
+        }
+    }
     for (int i = 0; i < N; i++) {
         EXPECT_EQ(hcq_q_signal_next(q[i], &v[i]), 0);
         EXPECT_EQ(hcq_q_submit(q[i]), 0);
@@ -380,15 +385,14 @@ static void test_compute_group(struct hcq_device *dev)
         EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q[i]), v[i], 10000000000ull), 0);
     for (int i = 0; i < N; i++)
         hcq_queue_destroy(q[i]);
-    /* The group outlives its queues while main's is left, but hands out
-     * no subcontext again (the H200's RM did not, and the emulated device
-     * does as it did): a new queue is made all the same, in a group of
-     * its own. */
+    /* The first group outlives its queues while main's is left, but hands
+     * out no subcontext again (the H200's RM did not, and the emulated
+     * device does as it did): a new queue starts a group. */
     struct hcq_queue *again;
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &again) == 0);
-    printf("core_queue: a compute queue made after them %s the group\n",
+    printf("core_queue: a compute queue made after them %s a group\n",
            again->shared_group ? "joined" : "did not join");
-    EXPECT(!again->shared_group);
+    EXPECT_EQ(again->shared_group, shared);
     EXPECT_EQ(hcq_q_signal_next(again, &v[0]), 0);
     EXPECT_EQ(hcq_q_submit(again), 0);
     EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(again), v[0], 10000000000ull), 0);
@@ -396,26 +400,33 @@ static void test_compute_group(struct hcq_device *dev)
 }
 
 /* Compute queues made and destroyed one at a time, many more than a
- * group holds subcontexts, while main's queue keeps the group (whose
- * subcontexts are all given out by now): each one tries the group, is
- * refused, and is created in a group of its own, and runs. */
+ * group hands out subcontexts in its life, beside one that stays: each
+ * joins a group, those after the stayer's group retired join later
+ * groups (none gets a group of its own), and each runs. */
 static void test_compute_churn(struct hcq_device *dev)
 {
     enum { N = 3 * HCQ_GROUP_SUBCONTEXTS };
-    unsigned joined = 0;
+    const bool shared = strcmp(util_env()->compute_group, "own") != 0;
+    struct hcq_queue *stay;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &stay) == 0);
+    unsigned joined = 0, later = 0;
     for (int i = 0; i < N; i++) {
         struct hcq_queue *q;
         uint64_t v;
         REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0, "queue %d", i);
         joined += q->shared_group;
+        later += q->shared_group && q->group != stay->group; /* stay's group lives */
         EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
         EXPECT_EQ(hcq_q_submit(q), 0);
         EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 10000000000ull), 0);
         hcq_queue_destroy(q);
     }
-    printf("core_queue: %u of %u compute queues made one at a time joined the group\n", joined,
-           (unsigned)N);
-    EXPECT_EQ(joined, 0u);
+    printf("core_queue: %u of %u compute queues made one at a time joined a group, %u of them "
+           "a later one than the queue that stayed\n", joined, (unsigned)N, later);
+    EXPECT_EQ(joined, shared ? (unsigned)N : 0u);
+    if (shared)
+        EXPECT(later >= N - HCQ_GROUP_SUBCONTEXTS, "%u joined later groups", later);
+    hcq_queue_destroy(stay);
 }
 
 /* hcq_q_commit: the first two units go at once (the GPU has nothing
