@@ -611,6 +611,28 @@ static void flush_held(void)
         hcqcl_queue_unref(gone[i]);
 }
 
+void hcqcl_events_settle(void)
+{
+    tracker_progress();
+    /* Queues with a ring of commands without events are all watched. */
+    for (size_t from = 0;; from += 16) {
+        cl_command_queue wq[16];
+        size_t nw = 0;
+        pthread_mutex_lock(&T.lock);
+        for (size_t i = from; i < T.nheldq && nw < UTIL_ARRAY_SIZE(wq); i++) {
+            atomic_fetch_add_explicit(&T.heldq[i]->internal, 1, memory_order_relaxed);
+            wq[nw++] = T.heldq[i];
+        }
+        pthread_mutex_unlock(&T.lock);
+        for (size_t i = 0; i < nw; i++) {
+            hcqcl_lite_retire(wq[i], false);
+            hcqcl_queue_unref(wq[i]);
+        }
+        if (nw < UTIL_ARRAY_SIZE(wq))
+            return;
+    }
+}
+
 void hcqcl_event_watch_queue(cl_command_queue q)
 {
     pthread_mutex_lock(&T.lock);

@@ -1227,6 +1227,11 @@ void hcqcl_cmd_obj_retain(struct hcqcl_obj *o);
 void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n);
 /* Settle every finished command the tracker holds (event.c). */
 void hcqcl_events_progress(void);
+/* That, and the finished commands without events of every queue: objects
+ * the application released and only finished commands held are freed
+ * before this returns (event.c). For checks of what the application sees
+ * attached, as a program's kernels before a build. */
+void hcqcl_events_settle(void);
 /* q holds work back, or objects of commands without events, with maybe no
  * tracked command to find it by: the notifier submits work held too long
  * and settles the ring (event.c), until q has neither. */

@@ -146,6 +146,10 @@ static cl_int pick_devices(cl_program p, cl_uint num_devices, const cl_device_id
 static cl_int begin_build(cl_program p, const bool *targets)
 {
     cl_int err = CL_SUCCESS;
+    /* A kernel the application released stays attached only while
+     * unfinished commands use it: let finished ones go first. */
+    if (atomic_load(&p->kernels) > 0)
+        hcqcl_events_settle();
     pthread_mutex_lock(&p->lock);
     if (p->building) {
         /* CL_INVALID_OPERATION if the build of a program executable by a previous call has not completed */

@@ -251,6 +251,34 @@ static void test_errors(cl_program p, cl_kernel k)
     EXPECT(o0 == 1u + (1u << 24), "task wrote 0x%x", o0);
 }
 
+/* A kernel the application released is no longer attached to its program
+ * once the commands that used it have finished (their end seen through a
+ * blocking read): the program builds again. The CTS's options_denorm_cache
+ * does this; hcqcl's ring of commands without events held the kernel
+ * until the tracker's next pass, and the rebuild failed with
+ * CL_INVALID_OPERATION. */
+static void test_rebuild_after_release(void)
+{
+    cl_int err;
+    cl_program p = build(NULL);
+    for (int round = 0; round < 2; round++) {
+        cl_kernel k = clCreateKernel(p, "ids2d", &err);
+        REQUIRE(k, "kernel ids2d: %d", err);
+        unsigned width = W, o;
+        EXPECT_OK(clSetKernelArg(k, 0, sizeof(out), &out));
+        EXPECT_OK(clSetKernelArg(k, 1, sizeof(loc), &loc));
+        EXPECT_OK(clSetKernelArg(k, 2, sizeof(width), &width));
+        size_t g = 8;
+        EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, NULL, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof(o), &o, 0, NULL, NULL));
+        EXPECT_EQ(o, 1u + (1u << 24));
+        EXPECT_OK(clReleaseKernel(k));
+        /* CL_INVALID_OPERATION only while kernel objects are attached */
+        EXPECT_OK(clBuildProgram(p, 1, &dev, round ? "-cl-denorms-are-zero" : NULL, NULL, NULL));
+    }
+    EXPECT_OK(clReleaseProgram(p));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -279,6 +307,7 @@ int main(void)
     test_non_uniform();
     test_split_grid(prog);
     test_errors(prog, k);
+    test_rebuild_after_release();
 
     EXPECT_OK(clFinish(q));
     EXPECT_OK(clReleaseKernel(k));
