@@ -141,11 +141,10 @@ static bool lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
                               struct hcqcl_obj *const *objs, uint32_t nobjs,
                               struct hcqcl_lite_cmd *lc, bool may_wait)
 {
-    const cl_command_queue_properties no =
-        CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE;
     for (;; util_lock(&q->lock)) {
         /* Looked at again under the lock: clSetCommandQueueProperty. */
-        struct hcqcl_chan *ch = q->props & no ? NULL : hcqcl_cmd_channel_locked(q, engine);
+        struct hcqcl_chan *ch =
+            q->props & HCQCL_LITE_EXCLUDED ? NULL : hcqcl_cmd_channel_locked(q, engine);
         cl_event last = q->last;
         if (!ch || hcqcl_chan_blocked(ch) || (last && !orderable(q, last))) {
             util_unlock(&q->lock);
@@ -195,7 +194,7 @@ static bool lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
 bool hcqcl_lite_begin(cl_command_queue q, enum hcq_engine engine, struct hcqcl_obj *const *objs,
                       uint32_t nobjs, struct hcqcl_lite_cmd *lc)
 {
-    if (q->props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE))
+    if (q->props & HCQCL_LITE_EXCLUDED)
         return false;
     util_lock(&q->lock);
     return lite_begin_locked(q, engine, objs, nobjs, lc, true);

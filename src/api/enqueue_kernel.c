@@ -287,8 +287,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
     /* The same launch as the queue's last one without an event: validated
      * then. */
     cl_int memo_err;
-    if (!event && !num_events &&
-        !(q->props & (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)) &&
+    if (!event && !num_events && !(q->props & HCQCL_LITE_EXCLUDED) &&
         memo_launch(q, kernel, work_dim, global_work_offset, global_work_size, local_work_size,
                     &memo_err))
         return memo_err;

@@ -530,6 +530,18 @@ void hcqcl_event_retire(cl_event e)
     run_acts(a, n);
 }
 
+/* Up to cap watched queues (hcqcl_event_watch_queue) from the from-th,
+ * each referenced (internal) for the caller to unref: how many. */
+static size_t watched_ref_locked(size_t from, cl_command_queue *wq, size_t cap)
+{
+    size_t nw = 0;
+    for (size_t i = from; i < T.nheldq && nw < cap; i++) {
+        atomic_fetch_add_explicit(&T.heldq[i]->internal, 1, memory_order_relaxed);
+        wq[nw++] = T.heldq[i];
+    }
+    return nw;
+}
+
 /* Work a queue holds back (hcq_q_commit) goes to the GPU at the next
  * enqueue, flush or wait on that queue. A program that does none of them
  * — it polls memory a kernel writes, say — still sees its commands run:
@@ -558,11 +570,7 @@ static void flush_held(void)
      * the list: each is flushed when it held work too long and has its
      * ring of commands without events settled. */
     cl_command_queue wq[16];
-    size_t nw = 0;
-    for (size_t i = 0; i < T.nheldq && nw < UTIL_ARRAY_SIZE(wq); i++) {
-        atomic_fetch_add_explicit(&T.heldq[i]->internal, 1, memory_order_relaxed);
-        wq[nw++] = T.heldq[i];
-    }
+    size_t nw = watched_ref_locked(0, wq, UTIL_ARRAY_SIZE(wq));
     pthread_mutex_unlock(&T.lock);
     for (size_t i = 0; i < n; i++) {
         hcqcl_queue_flush(v[i]->q, true);
@@ -617,12 +625,8 @@ void hcqcl_events_settle(void)
     /* Queues with a ring of commands without events are all watched. */
     for (size_t from = 0;; from += 16) {
         cl_command_queue wq[16];
-        size_t nw = 0;
         pthread_mutex_lock(&T.lock);
-        for (size_t i = from; i < T.nheldq && nw < UTIL_ARRAY_SIZE(wq); i++) {
-            atomic_fetch_add_explicit(&T.heldq[i]->internal, 1, memory_order_relaxed);
-            wq[nw++] = T.heldq[i];
-        }
+        size_t nw = watched_ref_locked(from, wq, UTIL_ARRAY_SIZE(wq));
         pthread_mutex_unlock(&T.lock);
         for (size_t i = 0; i < nw; i++) {
             hcqcl_lite_retire(wq[i], false);

@@ -1188,6 +1188,9 @@ struct hcqcl_lite_cmd {
     uint32_t nobjs;
     bool moved; /* the references are the ring's newest entry's, not new */
 };
+/* Queue properties under which every command gets an event of its own:
+ * none goes through the ring of commands without events. */
+#define HCQCL_LITE_EXCLUDED (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE | CL_QUEUE_PROFILING_ENABLE)
 /* True, with q->lock held and objs (nobjs <= HCQCL_LITE_OBJS, the array
  * living until hcqcl_lite_end) retained, when the command may go without
  * an event: q is in order without profiling, and what came before can be

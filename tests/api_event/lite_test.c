@@ -312,12 +312,8 @@ static void test_same_launch(void)
     EXPECT_OK(clEnqueueWriteBuffer(q, zero, CL_TRUE, 0, N * 4, zeros, 0, NULL, NULL));
     atomic_store(&destroyed, 0);
     EXPECT_OK(clSetMemObjectDestructorCallback(zero, on_destroy, NULL));
-    int add = 1, n = N;
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 1, sizeof(zero), &zero));
-    EXPECT_OK(clSetKernelArg(k, 2, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
-    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    int add = 1;
+    vadd_args(k, x, zero, x, add, N);
     const size_t g = 1024, half = 512, l = 128;
     float want[N];
     memcpy(want, x0, sizeof(want));
@@ -377,12 +373,7 @@ static void test_same_launch(void)
     for (int i = (int)half; i < N; i++)
         want[i] += 2.0f;
     k = vadd();
-    add = 0;
-    EXPECT_OK(clSetKernelArg(k, 0, sizeof(y), &y));
-    EXPECT_OK(clSetKernelArg(k, 1, sizeof(x), &x));
-    EXPECT_OK(clSetKernelArg(k, 2, sizeof(y), &y));
-    EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
-    EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+    vadd_args(k, y, x, y, 0, N);
     EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &half, &l, 0, NULL, NULL));
     EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, got, 0, NULL, NULL));
     float xs[N];

@@ -11,15 +11,21 @@
 #include <stdint.h>
 #include <time.h>
 
-/* c = a + b + add over n floats on q after the wait list; e may be NULL. */
-static inline void vadd_step(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, cl_mem c,
-                             int add, int n, cl_uint nw, const cl_event *wl, cl_event *e)
+/* vadd's arguments: c = a + b + add over n floats. */
+static inline void vadd_args(cl_kernel k, cl_mem a, cl_mem b, cl_mem c, int add, int n)
 {
     EXPECT_OK(clSetKernelArg(k, 0, sizeof(a), &a));
     EXPECT_OK(clSetKernelArg(k, 1, sizeof(b), &b));
     EXPECT_OK(clSetKernelArg(k, 2, sizeof(c), &c));
     EXPECT_OK(clSetKernelArg(k, 3, sizeof(add), &add));
     EXPECT_OK(clSetKernelArg(k, 4, sizeof(n), &n));
+}
+
+/* c = a + b + add over n floats on q after the wait list; e may be NULL. */
+static inline void vadd_step(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, cl_mem c,
+                             int add, int n, cl_uint nw, const cl_event *wl, cl_event *e)
+{
+    vadd_args(k, a, b, c, add, n);
     const size_t g = 1024, l = 128;
     EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &g, &l, nw, wl, e));
 }
