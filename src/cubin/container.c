@@ -42,8 +42,9 @@ enum {
     K_ATTRIBUTES = 28,
     K_FIRST_ARG = 32,
     K_NUM_ARGS = 36,
+    K_FLAGS = 40,
 };
-_Static_assert(K_NUM_ARGS + 12 == CUBIN_CONTAINER_KERNEL_SIZE, "kernel record layout");
+_Static_assert(K_FLAGS + 8 == CUBIN_CONTAINER_KERNEL_SIZE, "kernel record layout");
 
 /* Argument record field offsets. */
 enum { A_ADDR = 0, A_ACCESS = 1, A_TYPE_QUAL = 2, A_TYPE_NAME = 4, A_NAME = 8 };
@@ -187,6 +188,7 @@ int cubin_container_parse(const void *data, size_t size, struct cubin_container 
             kk->work_group_size_hint[d] = rd32(k + K_HINT + 4 * d);
         }
         kk->num_args = rd32(k + K_NUM_ARGS);
+        kk->flags = rd32(k + K_FLAGS); /* bits this reader does not know: ignored */
         kk->args = kk->num_args ? &as[rd32(k + K_FIRST_ARG)] : NULL;
     }
     *out = c;
@@ -290,6 +292,7 @@ int cubin_container_write(const struct cubin_container *c, void **out, size_t *s
             wr32(kr + K_HINT + 4 * d, k->work_group_size_hint[d]);
         }
         wr32(kr + K_ATTRIBUTES, strtab_add(&st, k->attributes));
+        wr32(kr + K_FLAGS, k->flags);
         wr32(kr + K_FIRST_ARG, next_arg);
         wr32(kr + K_NUM_ARGS, k->num_args);
         for (uint32_t j = 0; j < k->num_args; j++, next_arg++) {

@@ -17,7 +17,9 @@
  *            cubin size, options string, compiler string; then the
  *            32-byte source hash
  *   kernels  count * 48 bytes: u32 name, reqd[3], hint[3], attributes,
- *            first argument, argument count, 2 reserved (0)
+ *            first argument, argument count, flags
+ *            (CUBIN_CONTAINER_KERNEL_*; a reader ignores bits it does not
+ *            know, so a new flag needs no new version), 1 reserved (0)
  *   args     count * 16 bytes: u8 addr, u8 access, u16 type qualifiers,
  *            u32 type name, u32 arg name, u32 reserved (0)
  *   strtab   NUL-terminated strings; offset 0 is always "" ; a string
@@ -37,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CUBIN_CONTAINER_MAGIC "HCQCLPRG" /* 8 bytes, no NUL stored */
 #define CUBIN_CONTAINER_VERSION 1u
@@ -89,7 +92,12 @@ struct cubin_container_kernel {
     const char *attributes; /* CL_KERNEL_ATTRIBUTES text, "" if none */
     uint32_t num_args;
     const struct cubin_container_arg *args;
+    uint32_t flags; /* CUBIN_CONTAINER_KERNEL_* */
 };
+
+/* The kernel may call printf: each launch needs a printf buffer
+ * (cubin/printf.h). */
+#define CUBIN_CONTAINER_KERNEL_PRINTF (1u << 0)
 
 struct cubin_container {
     uint32_t version;  /* CUBIN_CONTAINER_VERSION */
@@ -146,5 +154,49 @@ void cubin_container_cache_key(const char *src, size_t len, const char *options,
  * space and no leading/trailing space. Returns malloc'ed
  * text or NULL on allocation failure. */
 char *cubin_container_normalize_options(const char *options);
+
+/* ---- printf ------------------------------------------------------------
+ * How a kernel's printf calls reach the host: the contract between the
+ * code hcqcl-cc generates for them (tools/hcqcl-cc/irprintf.c) and the
+ * launcher (src/api). A launch of a CUBIN_CONTAINER_KERNEL_PRINTF kernel
+ * gets a buffer in GPU memory; its address is in the environment
+ * registers HCQ_ENVREG_PRINTF (core/hcq.h), 0 when there is none (the
+ * calls then return -1). Buffer, little-endian u32 words:
+ *   [0] bytes reserved so far (atomically added; may pass the capacity)
+ *   [1] capacity: bytes of the record area
+ *   [2..] the record area
+ * A printf call reserves its whole record at once and returns -1 when it
+ * does not fit. The one call whose record straddles the end writes a 0
+ * size word at its start when that word fits, so a reader stops there.
+ * Record (4-byte aligned, every part padded to 4 bytes):
+ *   u32 record size (bytes, this word included)
+ *   u32 n, then n bytes: the format string with its NUL
+ *   per argument: u32 n, then n bytes: the value as the call passed it
+ *     (C's default promotions apply: float is double, char and short
+ *     are int; a vector is its elements packed), or for a %s argument
+ *     the string with its NUL (n = 0 for a NULL pointer). */
+#define CUBIN_PRINTF_HEADER 8u
+
+/* One conversion specification of an OpenCL C printf format. */
+struct cubin_printf_spec {
+    char flags[6];     /* of "-+ #0", NUL-terminated */
+    int width;         /* -1 none, -2 '*' (an int argument) */
+    int precision;     /* -1 none, -2 '*' */
+    unsigned vec;      /* vector specifier n (2, 3, 4, 8, 16); 0 scalar */
+    char len[3];       /* length modifier: "", "hh", "h", "hl", "l" */
+    char conv;         /* d i o u x X c s f F e E g G a A p, or '%' */
+    size_t span;       /* characters from the '%' through the conversion */
+};
+
+/* Parse the specification at s (which points at a '%'). 0, or -EINVAL
+ * for one OpenCL C does not define (the vector specifier needs a length
+ * modifier for integers, "hl" needs a vector, no vector of %c %s %p). */
+int cubin_printf_spec(const char *s, struct cubin_printf_spec *out);
+
+/* Format the records of a printf buffer's record area (at most size
+ * bytes) and write the text to out, record by record. Returns the number
+ * of records written, or -EINVAL at the first malformed record (those
+ * before it are written). */
+int cubin_printf_write(const void *area, size_t size, FILE *out);
 
 #endif

@@ -40,7 +40,8 @@ static void build(struct cubin_container *c, struct cubin_container_kernel k[2],
                                             .work_group_size_hint = { 8, 8, 1 },
                                             .attributes = "",
                                             .num_args = 1,
-                                            .args = a + 3 };
+                                            .args = a + 3,
+                                            .flags = CUBIN_CONTAINER_KERNEL_PRINTF };
     *c = (struct cubin_container){ .version = CUBIN_CONTAINER_VERSION,
                                    .arch = 0x900,
                                    .options = "-cl-std=CL1.2 -DN=4",
@@ -78,6 +79,7 @@ static void test_round_trip(void **blob, size_t *size)
     EXPECT(r && r->args[1].addr == CUBIN_CONTAINER_ADDR_LOCAL && strcmp(r->args[1].name, "scratch") == 0);
     EXPECT(r && r->args[2].name == NULL && strcmp(r->args[2].type_name, "uint") == 0);
     const struct cubin_container_kernel *n = cubin_container_kernel(p, "noargs_then_one");
+    EXPECT(r && r->flags == 0 && n && n->flags == CUBIN_CONTAINER_KERNEL_PRINTF);
     EXPECT(n && n->num_args == 1 && n->work_group_size_hint[1] == 8 && n->reqd_work_group_size[0] == 0);
     EXPECT(n && n->args[0].addr == CUBIN_CONTAINER_ADDR_CONSTANT && n->args[0].type_qual == 3);
     EXPECT(cubin_container_kernel(p, "missing") == NULL);
