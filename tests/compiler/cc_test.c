@@ -365,6 +365,33 @@ static void test_calls(void)
     }
 }
 
+/* printf: the kernels that reach it are flagged and read the buffer's
+ * address from %envreg29/30 = c[0x0][0xb4..0xbc]; the others are not. */
+static void test_printf(void)
+{
+    static const char *const opts[] = { "", "-cl-opt-disable" };
+    for (int o = 0; o < 2; o++) {
+        struct cubin_container *c = build("printf.cl", opts[o], NULL);
+        if (!c)
+            continue;
+        const struct cubin_container_kernel *d = cubin_container_kernel(c, "direct");
+        const struct cubin_container_kernel *in = cubin_container_kernel(c, "indirect");
+        const struct cubin_container_kernel *s = cubin_container_kernel(c, "silent");
+        EXPECT(d && (d->flags & CUBIN_CONTAINER_KERNEL_PRINTF));
+        EXPECT(in && (in->flags & CUBIN_CONTAINER_KERNEL_PRINTF));
+        EXPECT(s && !(s->flags & CUBIN_CONTAINER_KERNEL_PRINTF));
+        uint32_t mask = 0;
+        if (o == 0) { /* at -O0 the reads are in a function the kernels call */
+            cbuf0_reads(c, "direct", 0xb4, 0xbc, &mask);
+            EXPECT(mask == 0x3);
+            cbuf0_reads(c, "indirect", 0xb4, 0xbc, &mask);
+            EXPECT(mask == 0x3);
+        }
+        EXPECT(cbuf0_reads(c, "silent", 0xb4, 0xbc, &mask) == 0);
+        cubin_container_free(c);
+    }
+}
+
 static void test_errors(void)
 {
     char src[4096], out[4096], bad[4096];
@@ -403,6 +430,13 @@ static void test_errors(void)
     free(log);
     const char *a8[] = { "--options=-D \"NEEDED=(1 + 2)", "-o", out, bad, NULL };
     EXPECT(run_cc(&log, a8) == 2 && strstr(log, "unterminated quote"));
+    free(log);
+    /* printf's format must be a string literal. */
+    f = fopen(bad, "w");
+    fputs("kernel void k(__constant char *f) { printf(f); }\n", f);
+    fclose(f);
+    const char *a9[] = { "-o", out, bad, NULL };
+    EXPECT(run_cc(&log, a9) == 1 && strstr(log, "string literal"));
     free(log);
 }
 
@@ -520,6 +554,7 @@ int main(int argc, char **argv)
     test_shim();
     test_args();
     test_calls();
+    test_printf();
     test_errors();
     test_cts_interface();
     test_files(argc - 4, argv + 4);

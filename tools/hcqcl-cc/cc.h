@@ -8,6 +8,7 @@
  *              linked) -> PTX -> cubin; container output
  *   irmeta.c   kernel metadata read back from the textual IR
  *   ircall.c   kernels called by other functions get a copy as a function
+ *   irprintf.c printf calls write records into the launch's printf buffer
  *   ptx.c      .reqntid for kernels with reqd_work_group_size
  *
  * Exit status (the ICD maps it to an OpenCL error):
@@ -104,6 +105,17 @@ void cc_ir_kernels_free(struct cubin_container_kernel *k, uint32_t count);
  * launches use. Returns the new module text (a copy when no kernel is
  * called; malloc'ed) or NULL (logged). */
 char *cc_ir_clone_called_kernels(const char *ll);
+
+/* ---- irprintf.c ---- */
+/* Replace every printf call with a call of a function made for it that
+ * writes a record into the launch's printf buffer (cubin/container.h,
+ * "printf"). Returns the new module text (malloc'ed) or NULL (logged:
+ * a format that is not a string literal, an argument type printf cannot
+ * take). */
+char *cc_ir_printf(const char *ll);
+/* Set CUBIN_CONTAINER_KERNEL_PRINTF on the kernels of ks that reach such
+ * a call in ll (the text cc_ir_printf returned), through any functions. */
+void cc_ir_printf_kernels(const char *ll, struct cubin_container_kernel *ks, uint32_t nk);
 
 /* ---- ptx.c ---- */
 /* Insert ".reqntid x, y, z" into the .entry of every kernel that has a

@@ -194,7 +194,6 @@ static void add_hints(void)
     static const struct {
         const char *needle, *hint;
     } hints[] = {
-        { "function 'printf'", "note: printf is not supported in hcqcl kernels\n" },
         { "Unresolved extern function", "note: the kernel calls a builtin this tool chain lacks "
                                         "(libclc 16 for NVPTX plus hcqcl's shim)\n" },
     };
@@ -307,9 +306,19 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     }
     free(r->ll);
     r->ll = ll2;
+    /* printf calls: records in the launch's printf buffer. */
+    ll2 = cc_ir_printf(r->ll);
+    if (!ll2 || cc_write_file(ll, ll2, strlen(ll2)) != 0) {
+        free(ll2);
+        rc = CC_BUILD_FAILED;
+        goto out;
+    }
+    free(r->ll);
+    r->ll = ll2;
     rc = cc_ir_kernels(r->ll, o.kernel_arg_info, &ks, &nk);
     if (rc != CC_OK)
         goto out;
+    cc_ir_printf_kernels(r->ll, ks, nk);
 
     /* 3. IR -> PTX. */
     cc_argv_add(&v, t.clang);
