@@ -20,7 +20,8 @@
 #define EXPORT __attribute__((visibility("default")))
 
 #define SAMPLE_CUBINS(X) \
-    X(vector_add) X(saxpy) X(reduction) X(matmul) X(event_pipeline) X(binary_roundtrip)
+    X(vector_add) X(saxpy) X(reduction) X(matmul) X(event_pipeline) X(binary_roundtrip) \
+        X(hello_printf)
 #define DECLARE(s)                                                                        \
     extern const unsigned char sample_##s##_cubin[];                                      \
     extern const unsigned long sample_##s##_cubin_size;
@@ -219,6 +220,76 @@ static void host_iota_offset(const struct emu_block *b)
     }
 }
 
+/* ---- printf: records as the code hcqcl-cc generates writes them
+ * (src/cubin/container.h, "printf") ---- */
+
+struct pf_rec {
+    uint8_t b[256];
+    uint32_t n;
+};
+
+static void pf_put(struct pf_rec *r, const void *p, uint32_t n)
+{
+    memcpy(r->b + r->n, &n, 4);
+    memcpy(r->b + r->n + 4, p, n);
+    r->n += 4 + ((n + 3) & ~3u);
+}
+
+/* Reserve the record in the launch's buffer (%envreg29/30) and copy it
+ * there: printf's return value. */
+static int pf_emit(const struct emu_block *b, struct pf_rec *r)
+{
+    memcpy(r->b, &r->n, 4);
+    uint64_t base = (uint64_t)envreg(b, 29) | (uint64_t)envreg(b, 30) << 32;
+    uint32_t *hdr = base ? b->ptr(b, base, 8) : NULL;
+    if (!hdr)
+        return -1;
+    uint32_t cap = hdr[1], off = __atomic_fetch_add(&hdr[0], r->n, __ATOMIC_RELAXED);
+    uint8_t *dst = off <= cap && r->n <= cap - off ? b->ptr(b, base + 8 + off, r->n) : NULL;
+    if (!dst) {
+        uint32_t *mark = off <= cap && cap - off >= 4 ? b->ptr(b, base + 8 + off, 4) : NULL;
+        if (mark)
+            *mark = 0;
+        return -1;
+    }
+    memcpy(dst, r->b, r->n);
+    return 0;
+}
+
+/* hello(global const float *x, global int *r, uint n): the format is
+ * hello_printf.cl's, byte for byte. */
+static void host_hello(const struct emu_block *b)
+{
+    static const char fmt[] =
+        "work-item %u of group %u: x = %.3f, %#x, %v4hld, %s, %c, %ld\n";
+    uint32_t n = emu_param_u32(b, 16);
+    for (uint32_t t = 0; t < b->block[0]; t++) {
+        uint64_t g = gid(b, 0, t);
+        if (g >= n)
+            continue;
+        uint32_t i = (uint32_t)g, group = envreg(b, 20) + b->block_id[0], hex = i * 17u;
+        float *x = floats(b, emu_param_u64(b, 0), i, 1);
+        int32_t *ret = x ? b->ptr(b, emu_param_u64(b, 8) + (uint64_t)i * 4, 4) : NULL;
+        if (!ret)
+            return;
+        double xd = *x;
+        int32_t v4[4] = {(int32_t)i, -(int32_t)i, (int32_t)(2 * i), 3};
+        int32_t c = 'A' + (int32_t)(i % 26);
+        int64_t l = (int64_t)i << 33;
+        struct pf_rec r = {.n = 4};
+        pf_put(&r, fmt, sizeof(fmt));
+        pf_put(&r, &i, 4);
+        pf_put(&r, &group, 4);
+        pf_put(&r, &xd, 8);
+        pf_put(&r, &hex, 4);
+        pf_put(&r, v4, 16);
+        pf_put(&r, "hello", 6);
+        pf_put(&r, &c, 4);
+        pf_put(&r, &l, 8);
+        *ret = pf_emit(b, &r);
+    }
+}
+
 EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     int rc = 0;
@@ -233,7 +304,7 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "vector_add", host_vector_add },       { "saxpy", host_saxpy },
         { "reduce_sum", host_reduce_sum },       { "matmul_tiled", host_matmul_tiled },
         { "pipeline_scale", host_pipeline_scale }, { "pipeline_offset", host_pipeline_offset },
-        { "iota_offset", host_iota_offset },
+        { "iota_offset", host_iota_offset },     { "hello", host_hello },
     };
     for (size_t i = 0; !rc && i < sizeof(fns) / sizeof(fns[0]); i++)
         rc = reg->add(reg, fns[i].name, fns[i].fn);

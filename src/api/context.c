@@ -238,6 +238,7 @@ cl_int CL_API_CALL hcqcl_clReleaseContext(cl_context context)
         free(cb);
     }
     context->obj.type = HCQCL_TYPE_NONE;
+    hcqcl_printf_release(context);
     for (cl_uint i = 0; i < context->num_devices; i++)
         hcq_device_close(context->devices[i]->hw);
     UTIL_LOG(UTIL_LOG_API, "context %p destroyed", (void *)context);

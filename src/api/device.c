@@ -130,7 +130,6 @@ static const cl_name_version opencl_c_features[] = {
 /* Kernel parameters live in constant bank 0 after the 0x210-byte header;
  * 4 KiB is the classic CUDA limit every launcher path supports. */
 #define HCQCL_MAX_PARAMETER_SIZE 4096u
-#define HCQCL_PRINTF_BUFFER_SIZE (1u << 20)
 
 /* The driver UUID identifies hcqcl's build and the kernel driver it runs
  * on: two FNV-1a hashes of both version strings. */

@@ -114,7 +114,7 @@ static void put64(uint32_t *envreg, unsigned i, uint64_t v)
 static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk, cl_uint dim,
                               const size_t *offset, const size_t *global, const size_t *local,
                               const struct hcq_device_info *di, const void *params,
-                              uint32_t params_size, uint32_t dyn_shared,
+                              uint32_t params_size, uint32_t dyn_shared, uint64_t printf_va,
                               struct hcq_launch *single)
 {
     struct seg segs[3][MAX_SEGS];
@@ -130,6 +130,7 @@ static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk,
                        HCQ_ENVREG_GROUP0 + 3 == HCQ_ENVREG_NUM_GROUPS &&
                        HCQ_ENVREG_NUM_GROUPS + 3 == HCQ_ENVREG_ENQ_LOCAL &&
                        HCQ_ENVREG_ENQ_LOCAL + 6 == HCQ_ENVREG_COUNT && HCQ_ENVREG_BASE == 0 &&
+                       HCQ_ENVREG_ENQ_LOCAL + 3 == HCQ_ENVREG_PRINTF &&
                        HCQ_ENVREG_BASE + 6 == HCQ_ENVREG_WORK_DIM,
                    "the registers written below are every register");
     struct hcq_launch l;
@@ -141,6 +142,7 @@ static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk,
     er[HCQ_ENVREG_WORK_DIM + 1] = 0;
     for (unsigned i = 3; i < 6; i++)
         er[HCQ_ENVREG_ENQ_LOCAL + i] = 0;
+    put64(er, HCQ_ENVREG_PRINTF, printf_va);
     /* Dimensions from work_dim on are one item at offset 0. */
     for (cl_uint i = 0; i < 3; i++) {
         if (i >= dim) {
@@ -427,12 +429,13 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         for (size_t i = 1; i < nobj && i < HCQCL_LITE_OBJS; i++)
             objs[i] = &m[i - 1]->obj;
     }
-    if (nobj && nobj <= HCQCL_LITE_OBJS &&
+    /* A kernel that calls printf needs its completion seen (the output). */
+    if (nobj && nobj <= HCQCL_LITE_OBJS && !kernel->desc->printf &&
         hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, objs, (uint32_t)nobj, &lc)) {
         struct hcq_launch one = {.params = NULL};
         err = empty ? CL_SUCCESS
                     : record_launches(lc.hq, hk, work_dim, global_work_offset, global_work_size,
-                                      local, di, block, psize, dyn, &one);
+                                      local, di, block, psize, dyn, 0, &one);
         /* One launch, recorded: the next one like it needs none of the above. */
         if (err == CL_SUCCESS && one.params == block && psize <= HCQCL_MEMO_PARAMS)
             memo_store(&q->memo, kernel, args_gen, mem_epoch, work_dim, global_work_offset,
@@ -466,9 +469,17 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         for (size_t i = 0; i < nmem; i++)
             hcqcl_cmd_retain_mem(&cmd, mems[i]);
     }
+    uint64_t printf_va = 0;
+    if (!empty && kernel->desc->printf) {
+        err = hcqcl_printf_attach(&cmd, &printf_va);
+        if (err != CL_SUCCESS) {
+            hcqcl_cmd_abort(&cmd);
+            goto out;
+        }
+    }
     if (!empty) {
         err = record_launches(hcqcl_cmd_hq(&cmd), hk, work_dim, global_work_offset,
-                              global_work_size, local, di, block, psize, dyn, NULL);
+                              global_work_size, local, di, block, psize, dyn, printf_va, NULL);
         if (err != CL_SUCCESS) {
             hcqcl_cmd_abort(&cmd);
             goto out;

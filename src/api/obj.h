@@ -407,6 +407,7 @@ struct _cl_context {
     void *notify_data;
     pthread_mutex_t lock;
     struct hcqcl_context_cb *destructors; /* newest first: run in this order */
+    struct hcqcl_printf_buf *printf_pool; /* idle printf buffers (printf.c), under lock */
 };
 bool hcqcl_context_valid(cl_context c);
 /* True when d is one of c's devices. */
@@ -659,6 +660,7 @@ struct hcqcl_kernel_desc {
     size_t wgs_hint[3];
     char *attributes;           /* CL_KERNEL_ATTRIBUTES, "" when unknown */
     bool consistent;            /* same arguments on every built device */
+    bool printf;                /* calls printf: launches get a printf buffer */
 };
 
 /* Per device of a program. */
@@ -1156,6 +1158,15 @@ void hcqcl_cmd_retain_kernel(struct hcqcl_cmd *cmd, cl_kernel k);
 cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg);
 cl_int hcqcl_cmd_after(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg);
 cl_int hcqcl_cmd_on_release(struct hcqcl_cmd *cmd, void (*fn)(void *), void *arg);
+
+/* printf.c. The size CL_DEVICE_PRINTF_BUFFER_SIZE reports. */
+#define HCQCL_PRINTF_BUFFER_SIZE (1u << 20)
+/* A printf buffer for the launches of cmd (a kernel that calls printf):
+ * *va is its GPU address, for HCQ_ENVREG_PRINTF; the records are written
+ * to stdout when the command has completed (an after-hook). */
+cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, uint64_t *va);
+/* Free a context's idle printf buffers (its last release). */
+void hcqcl_printf_release(cl_context c);
 /* Finish the command. Returns CL_SUCCESS, CL_OUT_OF_RESOURCES (a verb
  * failed / device lost) or, when blocking, the wait's error. */
 cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out);

@@ -282,6 +282,7 @@ static bool kdesc_fill(struct hcqcl_kernel_desc *kd, const struct cubin_kernel *
         mk = NULL; /* metadata that does not describe this code is ignored */
     kd->name = strdup(ck->name);
     kd->attributes = strdup(mk ? mk->attributes : "");
+    kd->printf = mk && (mk->flags & CUBIN_CONTAINER_KERNEL_PRINTF);
     kd->num_args = ck->num_params;
     kd->param_size = ck->param_size;
     kd->args = calloc(ck->num_params ? ck->num_params : 1, sizeof(*kd->args));

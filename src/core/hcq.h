@@ -291,8 +291,10 @@ struct hcq_launch {
  *                       = GROUP0 + ctaid
  *   NUM_GROUPS + d u32  groups of the whole NDRange         get_num_groups
  *   ENQ_LOCAL + d  u32  the local size as enqueued          get_enqueued_local_size
+ *   PRINTF         u64  GPU address of the launch's printf buffer, 0 when
+ *                       it has none (cubin/container.h, "printf")
  * Dimensions >= work_dim: offset 0, global size 1, group 0, 1 group,
- * local size 1. Registers 7 and 29..31 are zero. */
+ * local size 1. Registers 7 and 31 are zero. */
 enum hcq_envreg {
     HCQ_ENVREG_BASE = 0,
     HCQ_ENVREG_WORK_DIM = 6,
@@ -301,6 +303,7 @@ enum hcq_envreg {
     HCQ_ENVREG_GROUP0 = 20,
     HCQ_ENVREG_NUM_GROUPS = 23,
     HCQ_ENVREG_ENQ_LOCAL = 26,
+    HCQ_ENVREG_PRINTF = 29,
     HCQ_ENVREG_COUNT = 32,
 };
 /* Each launch starts after the work recorded before it on the queue

@@ -1,0 +1,136 @@
+/*
+ * printf.c — the printf buffers of kernel launches.
+ *
+ * A launch of a kernel that calls printf (CUBIN_CONTAINER_KERNEL_PRINTF)
+ * gets a buffer of CL_DEVICE_PRINTF_BUFFER_SIZE bytes in GPU memory with
+ * a CPU view; its address goes to the kernel in the environment
+ * registers HCQ_ENVREG_PRINTF, and the kernel's printf calls append
+ * records to it (cubin/container.h, "printf"). When the launch has
+ * completed, before its event says so, the records are formatted and
+ * written to stdout in the order their calls reserved them: "the output
+ * ... is flushed when the kernel completes" (OpenCL C 3.0, 6.15.14.1).
+ * Output that did not fit is dropped, and said once.
+ *
+ * Buffers are kept per context for the next launch (a few; more are
+ * freed), and freed with the context.
+ */
+#include "api/obj.h"
+#include "cubin/container.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct hcqcl_printf_buf {
+    struct hcqcl_printf_buf *next;
+    cl_context ctx;
+    struct hcq_mem *mem;
+};
+
+enum { POOL_MAX = 4 };
+
+static struct hcqcl_printf_buf *take(cl_context c, struct hcq_device *hw)
+{
+    pthread_mutex_lock(&c->lock);
+    for (struct hcqcl_printf_buf **p = &c->printf_pool; *p; p = &(*p)->next)
+        if ((*p)->mem->dev == hw) {
+            struct hcqcl_printf_buf *b = *p;
+            *p = b->next;
+            pthread_mutex_unlock(&c->lock);
+            return b;
+        }
+    pthread_mutex_unlock(&c->lock);
+    struct hcqcl_printf_buf *b = calloc(1, sizeof(*b));
+    if (!b)
+        return NULL;
+    b->ctx = c;
+    if (hcq_mem_alloc(hw, HCQCL_PRINTF_BUFFER_SIZE, HCQ_MEM_DEVICE_MAPPED, &b->mem) != 0) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+static void give_back(struct hcqcl_printf_buf *b)
+{
+    cl_context c = b->ctx;
+    size_t n = 0;
+    pthread_mutex_lock(&c->lock);
+    for (struct hcqcl_printf_buf *p = c->printf_pool; p; p = p->next)
+        n++;
+    if (n < POOL_MAX) {
+        b->next = c->printf_pool;
+        c->printf_pool = b;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (b) {
+        hcq_mem_free(b->mem);
+        free(b);
+    }
+}
+
+/* The launch's records, as text on stdout. */
+static void flush(const struct hcqcl_printf_buf *b)
+{
+    const volatile uint32_t *h = b->mem->cpu;
+    const uint32_t cap = HCQCL_PRINTF_BUFFER_SIZE - CUBIN_PRINTF_HEADER;
+    uint32_t used = h[0];
+    if (!used)
+        return;
+    size_t n = UTIL_MIN(used, cap);
+    /* One sequential read of the CPU view (uncached), then parsing. */
+    uint8_t *copy = malloc(n);
+    if (!copy) {
+        util_log(UTIL_LOG_ERR, "printf: no memory for %zu bytes of output", n);
+        return;
+    }
+    memcpy(copy, (const uint8_t *)b->mem->cpu + CUBIN_PRINTF_HEADER, n);
+    int r = cubin_printf_write(copy, n, stdout);
+    fflush(stdout);
+    free(copy);
+    static _Atomic bool told_full, told_bad;
+    if (used > cap && !atomic_exchange(&told_full, true))
+        util_log(UTIL_LOG_ERR, "printf: a launch wrote more than the %u-byte printf "
+                               "buffer holds; the rest of its output was dropped", cap);
+    if (r < 0 && !atomic_exchange(&told_bad, true))
+        util_log(UTIL_LOG_ERR, "printf: a launch's output ends in a malformed record");
+}
+
+static void after(void *arg, cl_int status)
+{
+    struct hcqcl_printf_buf *b = arg;
+    if (status >= 0)
+        flush(b);
+    give_back(b);
+}
+
+cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, uint64_t *va)
+{
+    cl_command_queue q = cmd->q;
+    struct hcqcl_printf_buf *b = take(q->ctx, q->hdev);
+    /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
+     * required by the OpenCL implementation on the device */
+    HCQCL_CHECK(b, CL_OUT_OF_RESOURCES, "no printf buffer");
+    volatile uint32_t *h = b->mem->cpu;
+    h[0] = 0;
+    h[1] = HCQCL_PRINTF_BUFFER_SIZE - CUBIN_PRINTF_HEADER;
+    /* The header reaches GPU memory before the launch can start. */
+    atomic_thread_fence(memory_order_seq_cst);
+    cl_int err = hcqcl_cmd_after(cmd, after, b);
+    if (err != CL_SUCCESS) {
+        give_back(b);
+        return err;
+    }
+    *va = b->mem->va;
+    return CL_SUCCESS;
+}
+
+void hcqcl_printf_release(cl_context c)
+{
+    for (struct hcqcl_printf_buf *b = c->printf_pool, *next; b; b = next) {
+        next = b->next;
+        hcq_mem_free(b->mem);
+        free(b);
+    }
+    c->printf_pool = NULL;
+}
