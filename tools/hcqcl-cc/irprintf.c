@@ -332,17 +332,24 @@ static void emit_strlen(struct cc_buf *b, int as)
 {
     cc_buf_addf(b, "\ndefine internal i32 @__hcqcl_printf_strlen.as%d(", as);
     ptr_type(b, as);
-    ADD(b, " %s) {\nentry:\n  %null = icmp eq ");
-    ptr_type(b, as);
-    ADD(b, " %s, null\n  br i1 %null, label %none, label %loop\nloop:\n"
-                  "  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]\n"
-                  "  %p = getelementptr inbounds i8, ");
+    ADD(b, " %s) {\nentry:\n");
+    /* A NULL pointer is a string of length 0 ("(null)"), except in the
+     * constant space, where the first string is at address 0. */
+    if (as != 4) {
+        ADD(b, "  %null = icmp eq ");
+        ptr_type(b, as);
+        ADD(b, " %s, null\n  br i1 %null, label %none, label %loop\nnone:\n  ret i32 0\n");
+    } else {
+        ADD(b, "  br label %loop\n");
+    }
+    ADD(b, "loop:\n  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]\n"
+           "  %p = getelementptr inbounds i8, ");
     ptr_type(b, as);
     ADD(b, " %s, i64 %i\n  %c = load i8, ");
     ptr_type(b, as);
     ADD(b, " %p, align 1\n  %i1 = add i64 %i, 1\n  %end = icmp eq i8 %c, 0\n"
-                  "  br i1 %end, label %done, label %loop\ndone:\n"
-                  "  %n = trunc i64 %i1 to i32\n  ret i32 %n\nnone:\n  ret i32 0\n}\n");
+           "  br i1 %end, label %done, label %loop\ndone:\n"
+           "  %n = trunc i64 %i1 to i32\n  ret i32 %n\n}\n");
 }
 
 static void declare_memcpy(struct cc_buf *b, const char *ll, int as)

@@ -25,6 +25,8 @@
  * cannot select; here they map to the PTX approximate instructions.
  *
  * mad_hi: missing from libclc for NVPTX.
+ *
+ * nan: libclc's nan(0) is an infinity.
  */
 
 #define ENVREG(n)                                                               \
@@ -316,3 +318,15 @@ ASYNC3(long3, long4)
 ASYNC3(ulong3, ulong4)
 ASYNC3(float3, float4)
 ASYNC3(double3, double4)
+
+/* nan(code): "a quiet NaN" (OpenCL C 3.0, 6.15.2). libclc 16 sets only
+ * the exponent bits, so nan(0) is an infinity; the quiet bit is set here. */
+#define NAN_OF(t, u, q)                                                             \
+    t OVL nan(u c) { return as_##t(c | (u)q); }                                   \
+    t##2 OVL nan(u##2 c) { return as_##t##2(c | (u)q); }                          \
+    t##3 OVL nan(u##3 c) { return as_##t##3(c | (u)q); }                          \
+    t##4 OVL nan(u##4 c) { return as_##t##4(c | (u)q); }                          \
+    t##8 OVL nan(u##8 c) { return as_##t##8(c | (u)q); }                          \
+    t##16 OVL nan(u##16 c) { return as_##t##16(c | (u)q); }
+NAN_OF(float, uint, 0x7fc00000u)
+NAN_OF(double, ulong, 0x7ff8000000000000ul)
