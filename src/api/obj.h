@@ -1416,6 +1416,10 @@ unsigned hcqcl_staging_get_chunks(struct hcq_device *dev, unsigned max,
 void hcqcl_staging_put(struct hcqcl_staging *chain);
 /* hcqcl_cmd_on_release-shaped: arg is a chain. */
 void hcqcl_staging_put_cb(void *chain);
+/* Once per device, when its pool is still empty: allocate a ring of
+ * chunks and a slab in a background thread (clCreateContext), so that the
+ * application's first transfers find them pinned. */
+void hcqcl_staging_prewarm(struct hcq_device *dev);
 
 /*
  * Staging copies (staging_copy.c): the CPU's memcpy between pageable host
