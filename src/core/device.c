@@ -608,6 +608,12 @@ int hcq_device_open(struct hcq_device *dev)
 
 void hcq_device_close(struct hcq_device *dev)
 {
+    /* The last close frees the idle queues first (they need the device). */
+    pthread_mutex_lock(&dev->lock);
+    bool last = dev->refs == 1 && dev->idle;
+    pthread_mutex_unlock(&dev->lock);
+    if (last)
+        hcq_queue_idle_drain(dev);
     pthread_mutex_lock(&dev->lock);
     if (dev->refs) {
         __atomic_store_n(&dev->refs, dev->refs - 1, __ATOMIC_RELEASE);

@@ -155,6 +155,10 @@ struct hcq_device {
 
     /* Queues of the device (error notifiers to watch), under lock. */
     struct hcq_queue *queues;
+    /* Idle queues kept for the next hcq_queue_create (queue.c), under
+     * lock; they stay on `queues`. */
+    struct hcq_queue *idle;
+    unsigned nidle;
 
     /* Non-stall interrupts (irq.c), set up by hcq_device_open: irq_on when
      * irq_fd gets an OS event for each engine the queues run on. */
@@ -309,7 +313,9 @@ struct hcq_queue {
     uint32_t token; /* doorbell work-submit token */
     struct hcq_mem *notifier; /* error notifier; cpu may be NULL */
     struct hcq_queue *next;   /* dev->queues */
+    struct hcq_queue *idle_next; /* dev->idle */
     bool uvm_channel;
+    bool reusable;            /* made by hcq_queue_create: may be kept idle */
 
     /* GPFIFO ring + USERD in one CPU-mapped vidmem allocation. */
     struct hcq_mem *ring_mem;
@@ -405,9 +411,13 @@ struct hcq_queue {
 /* Create with explicit sizes (tests use tiny rings to force wrap-around).
  * ring_entries a power of two ≥ 64; pb_bytes and scratch_bytes multiples of
  * 4 KiB. hcq_queue_create() uses the defaults below. */
+/* Idle queues a device keeps (queue.c, hcq_queue_destroy). */
+#define HCQ_IDLE_MAX 256
 #define HCQ_RING_ENTRIES 1024
 #define HCQ_PB_BYTES (2u << 20)
 #define HCQ_SCRATCH_BYTES (4u << 20)
+/* Free the idle queues of dev (hcq_device_close, before the last close). */
+void hcq_queue_idle_drain(struct hcq_device *dev);
 int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
                            uint32_t pb_bytes, uint32_t scratch_bytes, struct hcq_queue **out);
 

@@ -1165,10 +1165,81 @@ fail:
     return r;
 }
 
+/* ---- Idle queues ------------------------------------------------------
+ * A queue of the default sizes that its owner destroys is kept, channel
+ * and all, for the next hcq_queue_create of its engine (at most
+ * HCQ_IDLE_MAX per device; freed at the device's last close). On the H200
+ * making a queue and destroying it took 18.9 ms (NVIDIA's OpenCL: 14 us
+ * for a command queue), and RM refused every new compute channel, shared
+ * group or not, once about a thousand had been made while two hundred
+ * lived at once (CTS test_multiples; docs/gpu-runs.md, 2026-12-04
+ * fourth): kept queues make channels as many as ever live at once.
+ * A kept queue is idle: everything submitted has completed, nothing is
+ * held or open. Its timeline goes on from where it was, which only
+ * matters to its owners as a value that rises. */
+
+static struct hcq_queue *idle_take(struct hcq_device *dev, enum hcq_engine engine)
+{
+    pthread_mutex_lock(&dev->lock);
+    struct hcq_queue **pp = &dev->idle;
+    while (*pp && (*pp)->engine != engine)
+        pp = &(*pp)->idle_next;
+    struct hcq_queue *q = *pp;
+    if (q) {
+        *pp = q->idle_next;
+        q->idle_next = NULL;
+        dev->nidle--;
+    }
+    pthread_mutex_unlock(&dev->lock);
+    return q;
+}
+
+/* Keep q (idle, healthy) for a later owner: false when it can't be. */
+static bool idle_put(struct hcq_queue *q)
+{
+    struct hcq_device *dev = q->dev;
+    bool kept = false;
+    pthread_mutex_lock(&dev->lock);
+    if (dev->nidle < HCQ_IDLE_MAX && dev->refs > 0) {
+        q->idle_next = dev->idle;
+        dev->idle = q;
+        dev->nidle++;
+        kept = true;
+    }
+    pthread_mutex_unlock(&dev->lock);
+    return kept;
+}
+
+void hcq_queue_idle_drain(struct hcq_device *dev)
+{
+    pthread_mutex_lock(&dev->lock);
+    struct hcq_queue *list = dev->idle;
+    dev->idle = NULL;
+    dev->nidle = 0;
+    for (struct hcq_queue *q = list; q; q = q->idle_next)
+        for (struct hcq_queue **pp = &dev->queues; *pp; pp = &(*pp)->next)
+            if (*pp == q) {
+                *pp = q->next;
+                break;
+            }
+    pthread_mutex_unlock(&dev->lock);
+    while (list) {
+        struct hcq_queue *q = list;
+        list = q->idle_next;
+        queue_free(q);
+    }
+}
+
 int hcq_queue_create(struct hcq_device *dev, enum hcq_engine engine, struct hcq_queue **out)
 {
-    return hcq_queue_create_sized(dev, engine, HCQ_RING_ENTRIES, HCQ_PB_BYTES, HCQ_SCRATCH_BYTES,
-                                  out);
+    if (__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE) && !hcq_device_lost(dev) &&
+        (*out = idle_take(dev, engine)))
+        return 0;
+    int r = hcq_queue_create_sized(dev, engine, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
+                                   HCQ_SCRATCH_BYTES, out);
+    if (r == 0)
+        (*out)->reusable = true;
+    return r;
 }
 
 void hcq_queue_destroy(struct hcq_queue *q)
@@ -1178,7 +1249,12 @@ void hcq_queue_destroy(struct hcq_queue *q)
     struct hcq_device *dev = q->dev;
     /* Everything submitted must be done before its memory goes away; the
      * open (unsubmitted) part is dropped. */
-    if (q->nheld && !hcq_device_lost(dev))
+    /* A queue kept idle runs what was recorded (the API's aborted
+     * commands leave only harmless verbs); one freed drops it. */
+    bool keep = q->reusable && !hcq_device_lost(dev);
+    if (keep && hcq_q_submit(q) < 0)
+        keep = false;
+    else if (!keep && q->nheld && !hcq_device_lost(dev))
         (void)submit(q); /* committed work is the caller's: it runs */
     if (q->seq && !hcq_device_lost(dev)) {
         /* The timeline's last value too: a grid's own release has no
@@ -1188,9 +1264,13 @@ void hcq_queue_destroy(struct hcq_queue *q)
         int r = wait_retired(q, last);
         if (r == 0)
             r = hcq_signal_wait(q->timeline, last & ~HCQ_RETIRE_LATE, SPACE_TIMEOUT_NS);
-        if (r)
+        if (r) {
             CORE_ERR("core: queue 0x%x destroyed with work pending (%d)", q->h_channel, r);
+            keep = false;
+        }
     }
+    if (keep && !hcq_device_lost(dev) && idle_put(q))
+        return;
     pthread_mutex_lock(&dev->lock);
     for (struct hcq_queue **pp = &dev->queues; *pp; pp = &(*pp)->next)
         if (*pp == q) {

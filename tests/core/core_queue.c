@@ -349,6 +349,14 @@ static void test_runlists(struct hcq_device *dev, struct hcq_queue *kq, struct h
  * own. A group that has handed out its subcontexts (HCQ_GROUP_SUBCONTEXTS,
  * or fewer where RM refuses a joiner earlier) is retired, and the queues
  * beyond start and join the next one. All of them run, at once. */
+/* A compute queue with a channel of its own making, never one kept idle
+ * (hcq_queue_create would hand those out again). */
+static int fresh_compute(struct hcq_device *dev, struct hcq_queue **q)
+{
+    return hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
+                                  HCQ_SCRATCH_BYTES, q);
+}
+
 static void test_compute_group(struct hcq_device *dev)
 {
     enum { N = HCQ_GROUP_SUBCONTEXTS + 6 };
@@ -357,7 +365,7 @@ static void test_compute_group(struct hcq_device *dev)
     uint64_t v[N];
     unsigned joined = 0, groups = 0;
     for (int i = 0; i < N; i++) {
-        REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q[i]) == 0);
+        REQUIRE(fresh_compute(dev, &q[i]) == 0);
         joined += q[i]->shared_group;
         groups += q[i]->shared_group && (i == 0 || q[i]->group != q[i - 1]->group);
     }
@@ -389,7 +397,7 @@ static void test_compute_group(struct hcq_device *dev)
      * out no subcontext again (the H200's RM did not, and the emulated
      * device does as it did): a new queue starts a group. */
     struct hcq_queue *again;
-    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &again) == 0);
+    REQUIRE(fresh_compute(dev, &again) == 0);
     printf("core_queue: a compute queue made after them %s a group\n",
            again->shared_group ? "joined" : "did not join");
     EXPECT_EQ(again->shared_group, shared);
@@ -408,12 +416,12 @@ static void test_compute_churn(struct hcq_device *dev)
     enum { N = 3 * HCQ_GROUP_SUBCONTEXTS };
     const bool shared = strcmp(util_env()->compute_group, "own") != 0;
     struct hcq_queue *stay;
-    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &stay) == 0);
+    REQUIRE(fresh_compute(dev, &stay) == 0);
     unsigned joined = 0, later = 0;
     for (int i = 0; i < N; i++) {
         struct hcq_queue *q;
         uint64_t v;
-        REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &q) == 0, "queue %d", i);
+        REQUIRE(fresh_compute(dev, &q) == 0, "queue %d", i);
         joined += q->shared_group;
         later += q->shared_group && q->group != stay->group; /* stay's group lives */
         EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
@@ -427,6 +435,53 @@ static void test_compute_churn(struct hcq_device *dev)
     if (shared)
         EXPECT(later >= N - HCQ_GROUP_SUBCONTEXTS, "%u joined later groups", later);
     hcq_queue_destroy(stay);
+}
+
+/* Queues hcq_queue_create makes are kept idle when destroyed and handed
+ * out again: the same queue, its channel and a timeline that goes on
+ * rising; two alive at once are two queues; a kept queue runs what was
+ * recorded before its destroy; the device's idle queues are freed with
+ * hcq_queue_idle_drain, all their memory with them. */
+static void test_reuse(struct hcq_device *dev)
+{
+    hcq_queue_idle_drain(dev);
+    uint64_t base = hcq_mem_in_use(dev);
+    struct hcq_queue *a, *b, *c;
+    uint64_t v, v0;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &a) == 0);
+    EXPECT_EQ(hcq_q_signal_next(a, &v0), 0);
+    EXPECT_EQ(hcq_q_submit(a), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(a), v0, 10000000000ull), 0);
+    const uint32_t channel = a->h_channel;
+    /* Recorded, not submitted: runs before the queue is kept. */
+    EXPECT_EQ(hcq_q_signal_next(a, &v), 0);
+    hcq_queue_destroy(a);
+    for (int i = 0; i < 50; i++) {
+        REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &b) == 0);
+        EXPECT(b == a && b->h_channel == channel, "round %d: another queue", i);
+        if (i == 0)
+            EXPECT(hcq_signal_value(hcq_queue_timeline(b)) >= v);
+        uint64_t w;
+        EXPECT_EQ(hcq_q_signal_next(b, &w), 0);
+        EXPECT(w > v, "timeline %llu after %llu", (unsigned long long)w, (unsigned long long)v);
+        EXPECT_EQ(hcq_q_submit(b), 0);
+        EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(b), w, 10000000000ull), 0);
+        v = w;
+        hcq_queue_destroy(b);
+    }
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &b) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COMPUTE, &c) == 0);
+    EXPECT(b != c && b->h_channel != c->h_channel);
+    struct hcq_queue *cp;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &cp) == 0);
+    EXPECT(cp != b && cp != c && cp->engine == HCQ_ENGINE_COPY);
+    hcq_queue_destroy(cp);
+    hcq_queue_destroy(c);
+    hcq_queue_destroy(b);
+    EXPECT(dev->nidle >= 3);
+    hcq_queue_idle_drain(dev);
+    EXPECT_EQ(dev->nidle, 0u);
+    EXPECT_EQ(hcq_mem_in_use(dev), base);
 }
 
 /* hcq_q_commit: the first two units go at once (the GPU has nothing
@@ -508,12 +563,14 @@ int main(void)
     test_commit(dev, cq);
     test_compute_group(dev);
     test_compute_churn(dev);
+    test_reuse(dev);
     test_wrap(dev);
     test_stalled_gpu(dev);
     if (!hcq_device_info(dev)->emulated)
         test_big_copy(dev, cq);
     hcq_queue_destroy(kq);
     hcq_queue_destroy(cq);
+    hcq_queue_idle_drain(dev);
     EXPECT(!hcq_device_lost(dev));
     EXPECT_EQ(hcq_mem_in_use(dev), base);
     hcq_device_close(dev);

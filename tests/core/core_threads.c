@@ -77,6 +77,7 @@ int main(void)
         pthread_join(th[i], &bad);
         EXPECT_EQ((intptr_t)bad, 0);
     }
+    hcq_queue_idle_drain(dev); /* the queues the threads kept idle */
     EXPECT_EQ(hcq_mem_in_use(dev), use0);
     EXPECT_EQ(hcq_va_free_bytes(dev->va_low), low0);
     EXPECT_EQ(hcq_va_free_bytes(dev->va_high), high0);
