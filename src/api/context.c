@@ -135,7 +135,7 @@ context_create(const cl_context_properties *properties, const struct ctx_props *
         }
     }
     for (cl_uint i = 0; i < c->num_devices; i++)
-        hcqcl_staging_prewarm(c->devices[i]->hw);
+        hcqcl_prewarm(c->devices[i]->hw);
     *err = CL_SUCCESS;
     UTIL_LOG(UTIL_LOG_API, "context %p: %u devices", (void *)c, c->num_devices);
     return c;

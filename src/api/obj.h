@@ -1416,10 +1416,16 @@ unsigned hcqcl_staging_get_chunks(struct hcq_device *dev, unsigned max,
 void hcqcl_staging_put(struct hcqcl_staging *chain);
 /* hcqcl_cmd_on_release-shaped: arg is a chain. */
 void hcqcl_staging_put_cb(void *chain);
-/* Once per device, when its pool is still empty: allocate a ring of
- * chunks and a slab in a background thread (clCreateContext), so that the
- * application's first transfers find them pinned. */
-void hcqcl_staging_prewarm(struct hcq_device *dev);
+/* When dev's pool is still empty: a ring of chunks and a slab, allocated
+ * and put back (prewarm.c). */
+void hcqcl_staging_fill(struct hcq_device *dev);
+/* Once per device (clCreateContext): in a background thread, a compute
+ * queue and two copy queues made and destroyed (the core keeps them idle
+ * for the next ones) and the staging pool filled, so that the
+ * application's first queue and first transfers find them made. */
+void hcqcl_prewarm(struct hcq_device *dev);
+/* Until dev's prewarm thread is done (tests that count memory). */
+void hcqcl_prewarm_wait(struct hcq_device *dev);
 
 /*
  * Staging copies (staging_copy.c): the CPU's memcpy between pageable host

@@ -9,7 +9,6 @@
  * link busy; small transfers take 64 KiB slots of a few slab chunks, so a
  * burst of them in flight at once still needs no new pinned memory.
  */
-#include <signal.h>
 #include <stdlib.h>
 
 #include "api/obj.h"
@@ -32,7 +31,6 @@ struct staging_pool {
     unsigned created;           /* pooled chunks in existence */
     struct staging_slab *slabs[HCQCL_STAGING_SLABS];
     bool slab_pending;          /* a slab is being allocated */
-    bool prewarmed;             /* hcqcl_staging_prewarm ran or runs */
 };
 
 enum { STAGING_MAX_DEVICES = 64 };
@@ -261,13 +259,16 @@ void hcqcl_staging_put_cb(void *chain)
 
 /* ---- Ready before the first transfer ---------------------------------- */
 
-/* One ring of chunks and one slab, allocated and put back: pinning them
- * took the first pageable transfer 8-9 ms on the H200 (four 4 MiB chunks
- * faulted in, described to RM and mapped, one after another), against
- * 0.2 ms for the next one. */
-static void *prewarm_main(void *arg)
+void hcqcl_staging_fill(struct hcq_device *dev)
 {
-    struct staging_pool *p = arg;
+    struct staging_pool *p = staging_pool(dev);
+    if (!p)
+        return;
+    pthread_mutex_lock(&p->lock);
+    bool empty = p->created == 0;
+    pthread_mutex_unlock(&p->lock);
+    if (!empty)
+        return;
     struct hcqcl_staging *chain = NULL;
     for (unsigned i = 0; i < HCQCL_STAGING_RING; i++) {
         struct hcqcl_staging *s = staging_take(p);
@@ -278,33 +279,4 @@ static void *prewarm_main(void *arg)
     }
     hcqcl_staging_put(chain);
     hcqcl_staging_put(slot_take(p));
-    return NULL;
-}
-
-void hcqcl_staging_prewarm(struct hcq_device *dev)
-{
-    struct staging_pool *p = staging_pool(dev);
-    if (!p)
-        return;
-    pthread_mutex_lock(&p->lock);
-    bool first = !p->prewarmed && p->created == 0;
-    p->prewarmed = true;
-    pthread_mutex_unlock(&p->lock);
-    if (!first)
-        return;
-    /* A detached thread with every signal blocked (the application's
-     * handlers run on its own threads). Without one, the first transfer
-     * allocates as before. */
-    pthread_attr_t attr;
-    sigset_t all, old;
-    pthread_t t;
-    if (pthread_attr_init(&attr) != 0)
-        return;
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (pthread_create(&t, &attr, prewarm_main, p) != 0)
-        UTIL_LOG(UTIL_LOG_API, "api: staging: no prewarm thread");
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&attr);
 }

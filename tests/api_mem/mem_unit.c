@@ -120,6 +120,7 @@ static void check_cycles(cl_context ctx, struct hcq_device *hw)
 {
     uint8_t *host = aligned_alloc(4096, 1 << 20);
     memset(host, 3, 1 << 20);
+    hcqcl_prewarm_wait(hw); /* its queues and staging are made by now */
     uint64_t base = hcq_mem_in_use(hw);
     for (int i = 0; i < 10000; i++) {
         static const cl_mem_flags kinds[] = {0, CL_MEM_ALLOC_HOST_PTR, CL_MEM_COPY_HOST_PTR,
