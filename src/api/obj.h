@@ -1419,10 +1419,9 @@ void hcqcl_staging_put_cb(void *chain);
 /* When dev's pool is still empty: a ring of chunks and a slab, allocated
  * and put back (prewarm.c). */
 void hcqcl_staging_fill(struct hcq_device *dev);
-/* Once per device (clCreateContext): in a background thread, a compute
- * queue and two copy queues made and destroyed (the core keeps them idle
- * for the next ones) and the staging pool filled, so that the
- * application's first queue and first transfers find them made. */
+/* Once per device (clCreateContext): the staging pool filled in a
+ * background thread, so that the application's first transfers find
+ * their pinned memory made. */
 void hcqcl_prewarm(struct hcq_device *dev);
 /* Until dev's prewarm thread is done (tests that count memory). */
 void hcqcl_prewarm_wait(struct hcq_device *dev);

@@ -1,16 +1,19 @@
 /*
- * prewarm.c — what a context's first commands need, made in the
+ * prewarm.c — what a context's first transfers need, made in the
  * background while the application goes on (obj.h, hcqcl_prewarm).
  *
- * On the H200 a new channel took 8-9 ms and the staging pool's first ring
- * 8-9 ms more: an application's first clCreateCommandQueue and its first
- * pageable transfer paid them (NVIDIA's OpenCL: 0.02 ms and 0.7 ms, its
- * context creation having made them). Here a thread makes them once per
- * device, right after the first context opened it: a compute queue and
- * two copy queues (a command queue's copy channels), destroyed at once so
- * that the core keeps them idle for the next hcq_queue_create, and the
- * staging pool's first ring and slab. Whatever the application asks for
- * before the thread is done is made on the spot, as without it.
+ * On the H200 the staging pool's first ring took an application's first
+ * pageable transfer 8-9 ms (four 4 MiB chunks pinned one after another;
+ * 0.2 ms for the next transfer, 0.7 ms for NVIDIA's OpenCL). A thread
+ * fills the pool once per device, right after the first context opened
+ * it: the first 4 MiB write then took 4.2-5.0 ms. Making the context's
+ * channels in it too (a compute queue and two copy queues, kept idle by
+ * the core for the next hcq_queue_create) was tried and made things
+ * worse: an application creates its command queue right after its
+ * context, and the two channel creations then ran side by side, the
+ * first write taking 12 ms (docs/gpu-runs.md, 2026-12-04 fourth).
+ * Whatever the application asks for before the thread is done is made on
+ * the spot, as without it.
  */
 #include "api/obj.h"
 
@@ -38,14 +41,6 @@ static void finished(struct hcq_device *dev)
 static void *prewarm_main(void *arg)
 {
     struct hcq_device *dev = arg;
-    static const enum hcq_engine engines[] = {HCQ_ENGINE_COMPUTE, HCQ_ENGINE_COPY,
-                                              HCQ_ENGINE_COPY};
-    struct hcq_queue *q[3] = {NULL};
-    for (unsigned i = 0; i < 3; i++)
-        if (hcq_queue_create(dev, engines[i], &q[i]) < 0)
-            q[i] = NULL;
-    for (unsigned i = 0; i < 3; i++)
-        hcq_queue_destroy(q[i]);
     hcqcl_staging_fill(dev);
     finished(dev);
     hcq_device_close(dev); /* hcqcl_prewarm's reference */
