@@ -1419,9 +1419,9 @@ void hcqcl_staging_put_cb(void *chain);
 /* When dev's pool is still empty: a ring of chunks and a slab, allocated
  * and put back (prewarm.c). */
 void hcqcl_staging_fill(struct hcq_device *dev);
-/* Once per device (clCreateContext): the staging pool filled in a
- * background thread, so that the application's first transfers find
- * their pinned memory made. */
+/* Once per device (clCreateContext): the staging pool filled and the
+ * built-in kernels loaded in a background thread, so that the
+ * application's first transfers find them ready. */
 void hcqcl_prewarm(struct hcq_device *dev);
 /* Until dev's prewarm thread is done (tests that count memory). */
 void hcqcl_prewarm_wait(struct hcq_device *dev);
