@@ -42,7 +42,10 @@ static struct {
     pthread_once_t once;
     struct cubin **cubins;
     size_t ncubins;
-    struct kreg_kernel *kernels;
+    /* Each entry allocated once and never moved: a launch keeps its
+     * entry after the lock is let go, while another thread may register
+     * more (the built-in kernels, registered at their first use). */
+    struct kreg_kernel **kernels;
     size_t nkernels;
     struct kreg_fn *fns;
     size_t nfns;
@@ -64,19 +67,22 @@ static int add_cubin_locked(const void *data, size_t size)
         return -EINVAL;
     }
     struct cubin **cbs = realloc(reg.cubins, (reg.ncubins + 1) * sizeof(*cbs));
-    struct kreg_kernel *ks = realloc(reg.kernels, (reg.nkernels + cb->num_kernels) * sizeof(*ks));
+    struct kreg_kernel **ks = realloc(reg.kernels, (reg.nkernels + cb->num_kernels) * sizeof(*ks));
     if (cbs)
         reg.cubins = cbs;
     if (ks)
         reg.kernels = ks;
-    if (!cbs || !ks) {
+    struct kreg_kernel *entries = calloc(cb->num_kernels ? cb->num_kernels : 1, sizeof(*entries));
+    if (!cbs || !ks || !entries) {
+        free(entries);
         cubin_free(cb);
         return -ENOMEM;
     }
     reg.cubins[reg.ncubins++] = cb;
     for (uint32_t i = 0; i < cb->num_kernels; i++) {
         const struct cubin_kernel *k = &cb->kernels[i];
-        struct kreg_kernel *e = &reg.kernels[reg.nkernels++];
+        struct kreg_kernel *e = &entries[i];
+        reg.kernels[reg.nkernels++] = e;
         *e = (struct kreg_kernel){.cb = cb, .k = k, .text = cb->image + k->text_offset,
                                   .text_size = k->text_size};
         e->skip = calloc(cb->num_relocs ? cb->num_relocs : 1, sizeof(*e->skip));
@@ -180,11 +186,11 @@ static const struct kreg_kernel *find_kernel(struct emu_chan *c, uint64_t va, em
     const struct kreg_kernel *e = NULL;
     *fn = NULL;
     if (c->kcache_va == va && c->kcache_idx < reg.nkernels &&
-        kernel_at(c, &reg.kernels[c->kcache_idx], va))
-        e = &reg.kernels[c->kcache_idx];
+        kernel_at(c, reg.kernels[c->kcache_idx], va))
+        e = reg.kernels[c->kcache_idx];
     for (size_t i = 0; !e && i < reg.nkernels; i++)
-        if (kernel_at(c, &reg.kernels[i], va)) {
-            e = &reg.kernels[i];
+        if (kernel_at(c, reg.kernels[i], va)) {
+            e = reg.kernels[i];
             c->kcache_va = va;
             c->kcache_idx = i;
         }
