@@ -244,7 +244,10 @@ static int pf_emit(const struct emu_block *b, struct pf_rec *r)
     uint32_t *hdr = base ? b->ptr(b, base, 8) : NULL;
     if (!hdr)
         return -1;
-    uint32_t cap = hdr[1], off = __atomic_fetch_add(&hdr[0], r->n, __ATOMIC_RELAXED);
+    uint32_t cap = hdr[1];
+    if (__atomic_load_n(&hdr[0], __ATOMIC_RELAXED) >= cap)
+        return -1; /* full already: no add */
+    uint32_t off = __atomic_fetch_add(&hdr[0], r->n, __ATOMIC_RELAXED);
     uint8_t *dst = off <= cap && r->n <= cap - off ? b->ptr(b, base + 8 + off, r->n) : NULL;
     if (!dst) {
         uint32_t *mark = off <= cap && cap - off >= 4 ? b->ptr(b, base + 8 + off, 4) : NULL;

@@ -96,13 +96,16 @@ static void flush(const struct hcqcl_printf_buf *b)
         util_log(UTIL_LOG_ERR, "printf: a launch's output ends in a malformed record");
 }
 
+/* The after-hook prints; the release hook gives the buffer back, which
+ * runs even where the after-hook is dropped (a command aborted before
+ * its completion could be seen). */
 static void after(void *arg, cl_int status)
 {
-    struct hcqcl_printf_buf *b = arg;
     if (status >= 0)
-        flush(b);
-    give_back(b);
+        flush(arg);
 }
+
+static void release(void *arg) { give_back(arg); }
 
 cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, uint64_t *va)
 {
@@ -116,13 +119,16 @@ cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, uint64_t *va)
     h[1] = HCQCL_PRINTF_BUFFER_SIZE - CUBIN_PRINTF_HEADER;
     /* The header reaches GPU memory before the launch can start. */
     atomic_thread_fence(memory_order_seq_cst);
-    cl_int err = hcqcl_cmd_after(cmd, after, b);
+    cl_int err = hcqcl_cmd_on_release(cmd, release, b);
     if (err != CL_SUCCESS) {
         give_back(b);
         return err;
     }
-    *va = b->mem->va;
-    return CL_SUCCESS;
+    /* From here the release hook owns b, on success and on abort. */
+    err = hcqcl_cmd_after(cmd, after, b);
+    if (err == CL_SUCCESS)
+        *va = b->mem->va;
+    return err;
 }
 
 void hcqcl_printf_release(cl_context c)

@@ -608,13 +608,15 @@ int hcq_device_open(struct hcq_device *dev)
 
 void hcq_device_close(struct hcq_device *dev)
 {
-    /* The last close frees the idle queues first (they need the device). */
+    /* The last close frees the idle queues first (they need the device,
+     * so outside the lock): decided and done again until a close finds
+     * none left, so two closes at once cannot tear down past them. */
     pthread_mutex_lock(&dev->lock);
-    bool last = dev->refs == 1 && dev->idle;
-    pthread_mutex_unlock(&dev->lock);
-    if (last)
+    while (dev->refs == 1 && dev->idle) {
+        pthread_mutex_unlock(&dev->lock);
         hcq_queue_idle_drain(dev);
-    pthread_mutex_lock(&dev->lock);
+        pthread_mutex_lock(&dev->lock);
+    }
     if (dev->refs) {
         __atomic_store_n(&dev->refs, dev->refs - 1, __ATOMIC_RELEASE);
         if (dev->refs == 0) {

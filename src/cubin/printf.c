@@ -23,6 +23,10 @@
 #include <string.h>
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
+/* Widths and precisions, given or from '*': wider than any line is meant
+ * to be is clamped, so a kernel's value cannot make the host allocate
+ * without bound. */
+#define COUNT_MAX 4096
 
 static bool is_int_conv(char c) { return c && strchr("diouxX", c); }
 static bool is_float_conv(char c) { return c && strchr("fFeEgGaA", c); }
@@ -38,8 +42,8 @@ static int read_count(const char **p)
     long v = 0;
     while (**p >= '0' && **p <= '9') {
         v = v * 10 + (**p - '0');
-        if (v > 4096)
-            v = 4096; /* wider than any line is meant to be: clamp */
+        if (v > COUNT_MAX)
+            v = COUNT_MAX;
         (*p)++;
     }
     return (int)v;
@@ -272,19 +276,19 @@ static bool format_record(struct text *t, const uint8_t *p, const uint8_t *end)
         if (width == -2) {
             if (!next_part(&p, end, &a))
                 return false;
-            width = (int)(int32_t)load_le(a.p, MIN(a.n, 4));
-            if (width < 0) { /* a negative width is the '-' flag */
+            int64_t w = (int32_t)load_le(a.p, MIN(a.n, 4));
+            if (w < 0) { /* a negative width is the '-' flag */
                 if (!strchr(sp.flags, '-') && strlen(sp.flags) < sizeof(sp.flags) - 1)
                     strcat(sp.flags, "-");
-                width = -width;
+                w = -w;
             }
+            width = (int)MIN(w, COUNT_MAX);
         }
         if (prec == -2) {
             if (!next_part(&p, end, &a))
                 return false;
-            prec = (int)(int32_t)load_le(a.p, MIN(a.n, 4));
-            if (prec < 0)
-                prec = -1; /* a negative precision is none */
+            int64_t v = (int32_t)load_le(a.p, MIN(a.n, 4));
+            prec = v < 0 ? -1 : (int)MIN(v, COUNT_MAX); /* a negative precision is none */
         }
         if (!next_part(&p, end, &a))
             return false;

@@ -390,6 +390,25 @@ static void test_printf(void)
         EXPECT(cbuf0_reads(c, "silent", 0xb4, 0xbc, &mask) == 0);
         cubin_container_free(c);
     }
+    /* The format's bytes as the kernel has them: LLVM writes a backslash
+     * as \\ and "" as zeroinitializer; each call copies exactly its
+     * format, NUL included (a"b\%d + newline: 8 bytes; "": 1). */
+    char src[4096], out[4096];
+    snprintf(src, sizeof(src), "%s/formats.cl", wdir);
+    snprintf(out, sizeof(out), "%s/formats.ll", wdir);
+    FILE *f = fopen(src, "w");
+    fputs("kernel void k(void) { printf(\"a\\\"b\\\\%d\\n\", 1); printf(\"\"); }\n", f);
+    fclose(f);
+    const char *args[] = { "--emit=llvm", "--options=-cl-opt-disable", "-o", out, src, NULL };
+    EXPECT(run_cc(NULL, args) == 0);
+    size_t size;
+    char *ll = slurp(out, &size);
+    static const char copy[] = "ptr addrspace(4) align 1 %a0, i64 ";
+    const char *first = ll ? strstr(ll, copy) : NULL;
+    const char *second = first ? strstr(first + 1, copy) : NULL;
+    EXPECT(first && !strncmp(first + sizeof(copy) - 1, "8,", 2));
+    EXPECT(second && !strncmp(second + sizeof(copy) - 1, "1,", 2));
+    free(ll);
 }
 
 static void test_errors(void)

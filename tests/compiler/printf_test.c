@@ -148,6 +148,28 @@ static void test_strings_widths(void)
              "right", "truncated", 5, 42, 9, 2, 2.71828);
     expect_text(&r, 1, want);
 
+    /* '*' values from a kernel are clamped like written ones (4096). */
+    r = (struct rec){0};
+    begin(&r, "[%*d|%.*f]");
+    put_i32(&r, 1 << 30);
+    put_i32(&r, 5);
+    put_i32(&r, -2147483647 - 1); /* INT_MIN: no precision */
+    put_f64(&r, 0.5);
+    end(&r);
+    int count;
+    char *t = text_of(&r, r.n, &count);
+    EXPECT(count == 1 && t && strlen(t) == 1 + 4096 + 1 + strlen("0.500000") + 1, "%zu",
+           t ? strlen(t) : 0);
+    free(t);
+    r = (struct rec){0};
+    begin(&r, "[%*d]");
+    put_i32(&r, -2147483647 - 1); /* INT_MIN: '-' and clamped */
+    put_i32(&r, 7);
+    end(&r);
+    t = text_of(&r, r.n, &count);
+    EXPECT(count == 1 && t && t[1] == '7' && strlen(t) == 4096 + 2, "%zu", t ? strlen(t) : 0);
+    free(t);
+
     /* A negative '*' width is the '-' flag. */
     r = (struct rec){0};
     begin(&r, "[%*d]");

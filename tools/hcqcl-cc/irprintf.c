@@ -136,22 +136,42 @@ static size_t split_args(const char *s, size_t n, struct pf_arg *out, size_t cap
     return count;
 }
 
-/* The bytes of the global named `name` (a c"..." initializer), its NUL
- * included. NULL when there is no such constant string. */
+/* The bytes of the constant string global `name` up to its first NUL,
+ * the NUL included: a `[N x i8] c"..."` initializer (LLVM writes a
+ * backslash as \\ and other bytes it does not print as \XX) or `[N x i8]
+ * zeroinitializer` (""). Never more than the N bytes the global has. NULL
+ * when there is no such global or it holds no NUL. */
 static char *global_string(const char *ll, const char *name, size_t name_len)
 {
     for (const char *l = ll; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
         if (*l != '@' || strncmp(l + 1, name, name_len) || strncmp(l + 1 + name_len, " = ", 3))
             continue;
         const char *eol = strchr(l, '\n');
-        const char *q = strstr(l, " c\"");
-        if (!q || (eol && q > eol))
+        size_t line = eol ? (size_t)(eol - l) : strlen(l);
+        const char *arr = memmem(l, line, " [", 2);
+        const char *x = arr ? memmem(arr, line - (size_t)(arr - l), " x i8] ", 7) : NULL;
+        if (!x)
             return NULL;
-        q += 3;
-        char *out = malloc(strlen(q) + 1);
+        unsigned long size = strtoul(arr + 2, NULL, 10);
+        const char *init = x + 7;
+        if (size == 0 || size > (1u << 20))
+            return NULL;
+        char *out = calloc(1, size + 1);
+        if (!out)
+            return NULL;
+        if (!strncmp(init, "zeroinitializer", 15))
+            return out; /* "" */
+        if (strncmp(init, "c\"", 2)) {
+            free(out);
+            return NULL;
+        }
         size_t n = 0;
-        for (; out && *q && *q != '"'; q++) {
-            if (*q == '\\' && isxdigit((unsigned char)q[1]) && isxdigit((unsigned char)q[2])) {
+        for (const char *q = init + 2; *q && *q != '"' && q < l + line && n < size; q++) {
+            if (q[0] == '\\' && q[1] == '\\') {
+                out[n++] = '\\';
+                q++;
+            } else if (q[0] == '\\' && isxdigit((unsigned char)q[1]) &&
+                       isxdigit((unsigned char)q[2])) {
                 char hex[3] = {q[1], q[2], 0};
                 out[n++] = (char)strtoul(hex, NULL, 16);
                 q += 2;
@@ -159,7 +179,7 @@ static char *global_string(const char *ll, const char *name, size_t name_len)
                 out[n++] = *q;
             }
         }
-        if (!out || !memchr(out, 0, n)) {
+        if (!memchr(out, 0, n)) {
             free(out);
             return NULL;
         }
@@ -181,10 +201,22 @@ static bool format_global(const struct pf_arg *a, const char **name, size_t *len
         e++;
     if (e == s)
         return false;
-    /* Any indices after the name must be zeros. */
-    for (const char *p = e; p < end; p++)
-        if (isdigit((unsigned char)*p) && *p != '0' && !(p > e && p[-1] == 'i'))
+    /* Any indices after the name must be zeros: ", iN 0" up to the ")". */
+    for (const char *p = e; p < end && *p != ')';) {
+        if (*p == ' ' || *p == ',') {
+            p++;
+            continue;
+        }
+        if (*p != 'i')
             return false;
+        p++;
+        while (p < end && isdigit((unsigned char)*p))
+            p++;
+        if (p + 2 > end || p[0] != ' ' || p[1] != '0' ||
+            (p + 2 < end && isdigit((unsigned char)p[2])))
+            return false;
+        p += 2;
+    }
     *name = s;
     *len = (size_t)(e - s);
     return true;
@@ -304,6 +336,11 @@ static void emit_reserve(struct cc_buf *b)
         "  %hdr = inttoptr i64 %base to ptr addrspace(1)\n"
         "  %capp = getelementptr inbounds i8, ptr addrspace(1) %hdr, i64 4\n"
         "  %cap = load i32, ptr addrspace(1) %capp, align 4\n"
+        /* Full already: no add, so the count stays far from wrapping. */
+        "  %seen = load atomic i32, ptr addrspace(1) %hdr monotonic, align 4\n"
+        "  %full = icmp uge i32 %seen, %cap\n"
+        "  br i1 %full, label %fail, label %add\n"
+        "add:\n"
         "  %off = atomicrmw add ptr addrspace(1) %hdr, i32 %n monotonic, align 4\n"
         "  %area = getelementptr inbounds i8, ptr addrspace(1) %hdr, i64 8\n"
         "  %off64 = zext i32 %off to i64\n"
@@ -347,8 +384,11 @@ static void emit_strlen(struct cc_buf *b, int as)
     ptr_type(b, as);
     ADD(b, " %s, i64 %i\n  %c = load i8, ");
     ptr_type(b, as);
+    /* A string longer than the buffer stops there: its record cannot fit
+     * (and 63 such lengths stay far from wrapping the record's size). */
     ADD(b, " %p, align 1\n  %i1 = add i64 %i, 1\n  %end = icmp eq i8 %c, 0\n"
-           "  br i1 %end, label %done, label %loop\ndone:\n"
+           "  %long = icmp ugt i64 %i1, 1048576\n  %stop = or i1 %end, %long\n"
+           "  br i1 %stop, label %done, label %loop\ndone:\n"
            "  %n = trunc i64 %i1 to i32\n  ret i32 %n\n}\n");
 }
 
@@ -521,12 +561,13 @@ void cc_ir_printf_kernels(const char *ll, struct cubin_container_kernel *ks, uin
             for (size_t j = 0; j < n && !fns[i].reaches; j++) {
                 if (!fns[j].reaches || i == j)
                     continue;
-                char pat[256];
-                if (fns[j].name_len + 3 > sizeof(pat))
+                char *pat = malloc(fns[j].name_len + 3);
+                if (!pat)
                     continue;
-                snprintf(pat, sizeof(pat), "@%.*s(", (int)fns[j].name_len, fns[j].name);
+                snprintf(pat, fns[j].name_len + 3, "@%.*s(", (int)fns[j].name_len, fns[j].name);
                 if (memmem(fns[i].body, (size_t)(fns[i].end - fns[i].body), pat, strlen(pat)))
                     fns[i].reaches = changed = true;
+                free(pat);
             }
         }
     }
