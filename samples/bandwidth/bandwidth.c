@@ -66,11 +66,9 @@ int main(int argc, char **argv)
         return 1;
     }
     cl_int err;
-    cl_device_id dev = sample_gpu(NULL);
+    cl_device_id dev;
     char name[256];
-    sample_device_name(dev, name, sizeof(name));
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CHECK_ERR(err);
+    cl_context ctx = sample_gpu_context(&dev, name, sizeof(name));
     q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     CHECK_ERR(err);
     cl_mem d0 = clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);

@@ -81,6 +81,18 @@ static inline void sample_device_name(cl_device_id d, char *name, size_t size)
     CHECK(clGetDeviceInfo(d, CL_DEVICE_NAME, size, name, NULL));
 }
 
+/* The first GPU (sample_gpu), its name, and a context for it; exits on
+ * failure. */
+static inline cl_context sample_gpu_context(cl_device_id *dev, char *name, size_t name_size)
+{
+    cl_int err;
+    *dev = sample_gpu(NULL);
+    sample_device_name(*dev, name, name_size);
+    cl_context ctx = clCreateContext(NULL, 1, dev, NULL, NULL, &err);
+    CHECK_ERR(err);
+    return ctx;
+}
+
 /* Read the file `name` from the directory of the running executable. */
 static inline char *sample_load_kernel_file(const char *name, size_t *len)
 {

@@ -40,11 +40,9 @@ int main(int argc, char **argv)
         x[i] = (float)i / 7.0f;
 
     cl_int err;
-    cl_device_id dev = sample_gpu(NULL);
+    cl_device_id dev;
     char name[256];
-    sample_device_name(dev, name, sizeof(name));
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CHECK_ERR(err);
+    cl_context ctx = sample_gpu_context(&dev, name, sizeof(name));
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     CHECK_ERR(err);
     cl_program prog = sample_build(ctx, dev, "hello_printf.cl", SAMPLE_BUILD_OPTIONS);

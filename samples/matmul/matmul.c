@@ -23,11 +23,9 @@ int main(int argc, char **argv)
     }
 
     cl_int err;
-    cl_device_id dev = sample_gpu(NULL);
+    cl_device_id dev;
     char name[256];
-    sample_device_name(dev, name, sizeof(name));
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CHECK_ERR(err);
+    cl_context ctx = sample_gpu_context(&dev, name, sizeof(name));
     cl_queue_properties props[] = { CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0 };
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
     CHECK_ERR(err);

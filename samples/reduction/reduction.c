@@ -19,17 +19,16 @@ int main(int argc, char **argv)
     }
 
     cl_int err;
-    cl_device_id dev = sample_gpu(NULL);
+    cl_device_id dev;
     char name[256];
-    sample_device_name(dev, name, sizeof(name));
+    cl_context ctx = sample_gpu_context(&dev, name, sizeof(name));
     size_t max_wg;
     CHECK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_wg), &max_wg, NULL));
     if (local > max_wg || (local & (local - 1))) {
         fprintf(stderr, "local size must be a power of two <= %zu\n", max_wg);
+        clReleaseContext(ctx);
         return 1;
     }
-    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-    CHECK_ERR(err);
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     CHECK_ERR(err);
     cl_program prog = sample_build(ctx, dev, "reduction.cl", SAMPLE_BUILD_OPTIONS);
