@@ -469,17 +469,15 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         for (size_t i = 0; i < nmem; i++)
             hcqcl_cmd_retain_mem(&cmd, mems[i]);
     }
-    uint64_t printf_va = 0;
-    if (!empty && kernel->desc->printf) {
-        err = hcqcl_printf_attach(&cmd, &printf_va);
-        if (err != CL_SUCCESS) {
-            hcqcl_cmd_abort(&cmd);
-            goto out;
-        }
-    }
     if (!empty) {
-        err = record_launches(hcqcl_cmd_hq(&cmd), hk, work_dim, global_work_offset,
-                              global_work_size, local, di, block, psize, dyn, printf_va, NULL);
+        /* A kernel that calls printf: a buffer for it, printed at completion. */
+        uint64_t printf_va = 0;
+        if (kernel->desc->printf)
+            err = hcqcl_printf_attach(&cmd, &printf_va);
+        if (err == CL_SUCCESS)
+            err = record_launches(hcqcl_cmd_hq(&cmd), hk, work_dim, global_work_offset,
+                                  global_work_size, local, di, block, psize, dyn, printf_va,
+                                  NULL);
         if (err != CL_SUCCESS) {
             hcqcl_cmd_abort(&cmd);
             goto out;

@@ -270,13 +270,7 @@ void hcqcl_staging_fill(struct hcq_device *dev)
     if (!empty)
         return;
     struct hcqcl_staging *chain = NULL;
-    for (unsigned i = 0; i < HCQCL_STAGING_RING; i++) {
-        struct hcqcl_staging *s = staging_take(p);
-        if (!s)
-            break;
-        s->next = chain;
-        chain = s;
-    }
+    hcqcl_staging_get_chunks(dev, HCQCL_STAGING_RING, &chain);
     hcqcl_staging_put(chain);
     hcqcl_staging_put(slot_take(p));
 }

@@ -1178,6 +1178,16 @@ fail:
  * held or open. Its timeline goes on from where it was, which only
  * matters to its owners as a value that rises. */
 
+/* Take q off its device's queue list; dev->lock held. */
+static void unlink_locked(struct hcq_queue *q)
+{
+    for (struct hcq_queue **pp = &q->dev->queues; *pp; pp = &(*pp)->next)
+        if (*pp == q) {
+            *pp = q->next;
+            return;
+        }
+}
+
 static struct hcq_queue *idle_take(struct hcq_device *dev, enum hcq_engine engine)
 {
     pthread_mutex_lock(&dev->lock);
@@ -1217,11 +1227,7 @@ void hcq_queue_idle_drain(struct hcq_device *dev)
     dev->idle = NULL;
     dev->nidle = 0;
     for (struct hcq_queue *q = list; q; q = q->idle_next)
-        for (struct hcq_queue **pp = &dev->queues; *pp; pp = &(*pp)->next)
-            if (*pp == q) {
-                *pp = q->next;
-                break;
-            }
+        unlink_locked(q);
     pthread_mutex_unlock(&dev->lock);
     while (list) {
         struct hcq_queue *q = list;
@@ -1272,11 +1278,7 @@ void hcq_queue_destroy(struct hcq_queue *q)
     if (keep && !hcq_device_lost(dev) && idle_put(q))
         return;
     pthread_mutex_lock(&dev->lock);
-    for (struct hcq_queue **pp = &dev->queues; *pp; pp = &(*pp)->next)
-        if (*pp == q) {
-            *pp = q->next;
-            break;
-        }
+    unlink_locked(q);
     pthread_mutex_unlock(&dev->lock);
     queue_free(q);
 }
