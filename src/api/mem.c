@@ -396,7 +396,8 @@ static void mem_destroy(cl_mem m)
         next = map->next;
         hcqcl_mapping_free(map);
     }
-    hcq_mem_free(m->map_spare);
+    for (unsigned i = 0; i < HCQCL_MAP_SPARES; i++)
+        hcq_mem_free(m->map_spare[i]);
     live_remove(m);
     mem_store_free(m);
     m->obj.type = HCQCL_TYPE_NONE;
@@ -685,10 +686,17 @@ cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t
         map->ptr = (uint8_t *)hcqcl_mem_cpu(m) + offset;
         map->kind = HCQCL_MAP_DIRECT;
     } else {
+        /* The smallest parked staging that holds the region. */
         pthread_mutex_lock(&m->lock);
-        if (m->map_spare && m->map_spare->dev == dev && m->map_spare->size >= size) {
-            map->staging = m->map_spare;
-            m->map_spare = NULL;
+        struct hcq_mem **best = NULL;
+        for (unsigned i = 0; i < HCQCL_MAP_SPARES; i++) {
+            struct hcq_mem *s = m->map_spare[i];
+            if (s && s->dev == dev && s->size >= size && (!best || s->size < (*best)->size))
+                best = &m->map_spare[i];
+        }
+        if (best) {
+            map->staging = *best;
+            *best = NULL;
         }
         pthread_mutex_unlock(&m->lock);
         int rc = map->staging ? 0
@@ -740,10 +748,21 @@ void hcqcl_mapping_free(struct hcqcl_mapping *map)
 
 void hcqcl_mem_map_park(cl_mem m, struct hcqcl_mapping *map)
 {
+    /* Into an empty place, else in place of the smallest spare if that is
+     * smaller; what is not kept stays on map and is freed with it. */
     pthread_mutex_lock(&m->lock);
-    if (map->staging && (!m->map_spare || m->map_spare->size < map->staging->size)) {
-        struct hcq_mem *old = m->map_spare;
-        m->map_spare = map->staging;
+    struct hcq_mem **slot = &m->map_spare[0];
+    for (unsigned i = 0; i < HCQCL_MAP_SPARES; i++) {
+        if (!m->map_spare[i]) {
+            slot = &m->map_spare[i];
+            break;
+        }
+        if (m->map_spare[i]->size < (*slot)->size)
+            slot = &m->map_spare[i];
+    }
+    if (map->staging && (!*slot || (*slot)->size < map->staging->size)) {
+        struct hcq_mem *old = *slot;
+        *slot = map->staging;
         map->staging = old;
     }
     pthread_mutex_unlock(&m->lock);

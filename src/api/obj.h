@@ -524,6 +524,7 @@ enum hcqcl_map_kind {
                          * (hcqcl_mem_va + offset) -> staging->va at map,
                          * back at unmap */
 };
+#define HCQCL_MAP_SPARES 2
 struct hcqcl_mapping {
     void *ptr;               /* what the application got */
     size_t offset, size;     /* region of the mem object */
@@ -558,11 +559,13 @@ struct _cl_mem {
     void *pages;                /* several devices: host pages we own */
     size_t pages_size;
     pthread_mutex_t lock;       /* maps, dtors, map_spare */
-    /* The staging of the last GPU_COPY mapping unmapped, kept for the
-     * next map of this object: a fresh one is allocated, pinned and
+    /* The stagings of the last GPU_COPY mappings unmapped, kept for the
+     * next maps of this object: a fresh one is allocated, pinned and
      * zeroed by the kernel, which leaves up to a cache's worth of dirty
-     * lines for the application's copy into it to write back. */
-    struct hcq_mem *map_spare;
+     * lines for the application's copy into it to write back. Two, because
+     * map, copy, unmap in a loop maps again while the last unmap's copy
+     * still reads its staging: with one, every other map pinned anew. */
+    struct hcq_mem *map_spare[HCQCL_MAP_SPARES];
     cl_uint map_count;
     struct hcqcl_mapping *maps;
     struct hcqcl_mem_dtor *dtors;

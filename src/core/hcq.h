@@ -149,6 +149,10 @@ void hcq_mem_free(struct hcq_mem *mem);
 
 /* Bytes of device memory currently allocated through this device. */
 uint64_t hcq_mem_in_use(const struct hcq_device *dev);
+/* Allocations hcq_mem_alloc has made on this device so far, of every
+ * kind: each one is an RM allocation and a GPU mapping, pinned pages for
+ * host kinds, so code that reuses memory is checked against it. */
+uint64_t hcq_mem_allocs(const struct hcq_device *dev);
 
 /* ------------------------------------------------------------------ */
 /* Signals                                                              */

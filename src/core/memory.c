@@ -244,6 +244,7 @@ int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind ki
     m->pub.va = base;
     CORE_LOG("mem alloc %s 0x%llx bytes at va 0x%llx cpu %p", kind_name(kind),
              (unsigned long long)size, (unsigned long long)base, m->pub.cpu);
+    atomic_fetch_add_explicit(&dev->mem_allocs, 1, memory_order_relaxed);
     *out = &m->pub;
     return 0;
 
@@ -326,4 +327,9 @@ void hcq_mem_free(struct hcq_mem *mem)
 uint64_t hcq_mem_in_use(const struct hcq_device *dev)
 {
     return atomic_load(&((struct hcq_device *)dev)->mem_in_use);
+}
+
+uint64_t hcq_mem_allocs(const struct hcq_device *dev)
+{
+    return atomic_load(&((struct hcq_device *)dev)->mem_allocs);
 }

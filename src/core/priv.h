@@ -115,6 +115,7 @@ struct hcq_device {
      * allocators are process-wide and these point at them. */
     struct hcq_va *va_low, *va_high;
     _Atomic uint64_t mem_in_use;
+    _Atomic uint64_t mem_allocs; /* hcq_mem_alloc calls that succeeded */
     atomic_uint next_ce; /* copy queues take info.async_ce[] in turn */
     atomic_bool ce_refused; /* an async copy engine refused a channel: use graphics */
     /* The channel group compute queues' channels join now, each with a
