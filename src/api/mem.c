@@ -686,17 +686,18 @@ cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t
         map->ptr = (uint8_t *)hcqcl_mem_cpu(m) + offset;
         map->kind = HCQCL_MAP_DIRECT;
     } else {
-        /* The smallest parked staging that holds the region. */
+        /* The most recently parked staging that holds the region: its
+         * lines are the likeliest to be in the CPU's caches still. */
         pthread_mutex_lock(&m->lock);
-        struct hcq_mem **best = NULL;
         for (unsigned i = 0; i < HCQCL_MAP_SPARES; i++) {
             struct hcq_mem *s = m->map_spare[i];
-            if (s && s->dev == dev && s->size >= size && (!best || s->size < (*best)->size))
-                best = &m->map_spare[i];
-        }
-        if (best) {
-            map->staging = *best;
-            *best = NULL;
+            if (s && s->dev == dev && s->size >= size) {
+                map->staging = s;
+                memmove(&m->map_spare[i], &m->map_spare[i + 1],
+                        (HCQCL_MAP_SPARES - 1 - i) * sizeof(m->map_spare[0]));
+                m->map_spare[HCQCL_MAP_SPARES - 1] = NULL;
+                break;
+            }
         }
         pthread_mutex_unlock(&m->lock);
         int rc = map->staging ? 0
@@ -748,23 +749,25 @@ void hcqcl_mapping_free(struct hcqcl_mapping *map)
 
 void hcqcl_mem_map_park(cl_mem m, struct hcqcl_mapping *map)
 {
-    /* Into an empty place, else in place of the smallest spare if that is
-     * smaller; what is not kept stays on map and is freed with it. */
+    /* First in the list, the others after it; when all places are taken,
+     * the smallest of the older ones is dropped (it stays on map and is
+     * freed with it). */
+    if (!map->staging)
+        return;
     pthread_mutex_lock(&m->lock);
-    struct hcq_mem **slot = &m->map_spare[0];
+    unsigned drop = 0;
     for (unsigned i = 0; i < HCQCL_MAP_SPARES; i++) {
         if (!m->map_spare[i]) {
-            slot = &m->map_spare[i];
+            drop = i;
             break;
         }
-        if (m->map_spare[i]->size < (*slot)->size)
-            slot = &m->map_spare[i];
+        if (m->map_spare[i]->size < m->map_spare[drop]->size)
+            drop = i;
     }
-    if (map->staging && (!*slot || (*slot)->size < map->staging->size)) {
-        struct hcq_mem *old = *slot;
-        *slot = map->staging;
-        map->staging = old;
-    }
+    struct hcq_mem *old = m->map_spare[drop];
+    memmove(&m->map_spare[1], &m->map_spare[0], drop * sizeof(m->map_spare[0]));
+    m->map_spare[0] = map->staging;
+    map->staging = old;
     pthread_mutex_unlock(&m->lock);
 }
 
