@@ -355,8 +355,15 @@ cl_int hcqcl_clGetProgramInfo(cl_program program, cl_program_info param_name,
         break;
     }
     case CL_PROGRAM_SOURCE:
-        src = program->source ? program->source : "";
-        n = program->source ? program->source_len + 1 : 1;
+        /* A linked program's source is its inputs' link units: none of
+         * its own (clCreateProgramWithSource made it not). */
+        if (program->source && !cubin_units_is(program->source, program->source_len)) {
+            src = program->source;
+            n = program->source_len + 1;
+        } else {
+            src = "";
+            n = 1;
+        }
         break;
     case CL_PROGRAM_IL: src = NULL; n = 0; break;
     case CL_PROGRAM_BINARY_SIZES: {

@@ -434,10 +434,12 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
 /* clLinkProgram                                                        */
 /* ------------------------------------------------------------------ */
 
-/* Without a cubin linker, linking compiles the inputs' sources as one
- * translation unit: each input's -D macros are defined around its own
- * source only, its headers stay visible, and the first input's other
- * options apply to all. */
+/* Without a cubin linker, linking compiles the inputs again: each as a
+ * translation unit of its own with the options it was compiled with,
+ * handed to the compiler as link units (cubin/container.h, "Link
+ * units"), whose LLVM modules it links; a lone input is compiled as a
+ * program. A library's units count as inputs. The link options apply to
+ * every unit. */
 
 struct strbuf {
     char *s;
@@ -482,63 +484,69 @@ static bool next_token(const char **s, const char **tok, size_t *len)
     return true;
 }
 
-/* Emit "#define"/"#undef" lines for the -D options, or copy the other
- * options (defines == NULL) into rest. */
-static void split_defines(const char *options, struct strbuf *defines, bool undef,
-                          struct strbuf *rest)
+/* Copy options into rest, but for the two that only steer the link. */
+static void link_options(const char *options, struct strbuf *rest)
 {
     const char *s = options ? options : "", *tok;
     size_t len;
     while (next_token(&s, &tok, &len)) {
-        bool is_d = len >= 2 && strncmp(tok, "-D", 2) == 0;
-        if (is_d && len == 2 && !next_token(&s, &tok, &len))
-            break;
-        else if (is_d && len > 2) {
-            tok += 2;
-            len -= 2;
+        bool is_link = (len == 15 && strncmp(tok, "-create-library", 15) == 0) ||
+                       (len == 20 && strncmp(tok, "-enable-link-options", 20) == 0);
+        if (!is_link) {
+            sb_add(rest, tok, len);
+            sb_str(rest, " ");
         }
-        if (!is_d) {
-            bool is_link = (len == 15 && strncmp(tok, "-create-library", 15) == 0) ||
-                           (len == 20 && strncmp(tok, "-enable-link-options", 20) == 0);
-            if (rest && !is_link) {
-                sb_add(rest, tok, len);
-                sb_str(rest, " ");
-            }
-            continue;
-        }
-        if (!defines)
-            continue;
-        const char *eq = memchr(tok, '=', len);
-        size_t nlen = eq ? (size_t)(eq - tok) : len;
-        sb_str(defines, undef ? "#undef " : "#define ");
-        sb_add(defines, tok, nlen);
-        if (!undef) {
-            sb_str(defines, " ");
-            if (eq)
-                sb_add(defines, eq + 1, len - nlen - 1);
-            else
-                sb_str(defines, "1");
-        }
-        sb_str(defines, "\n");
     }
 }
 
-static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const char *options,
-                          struct strbuf *src, struct strbuf *opts)
+static void unit_add(struct strbuf *b, const char *opts, size_t olen, const char *src, size_t slen)
 {
-    for (cl_uint k = 0; k < n; k++) {
+    char tag[64];
+    snprintf(tag, sizeof(tag), "//unit %zu %zu\n", olen, slen);
+    sb_str(b, tag);
+    sb_add(b, opts, olen);
+    sb_add(b, src, slen);
+}
+
+/* The units of input k: its own (a library's), or its source with the
+ * options it was compiled with. */
+static cl_int input_units(cl_program in, const char *opts, struct strbuf *units, unsigned *count)
+{
+    struct cubin_unit u = {opts, in->source, strlen(opts), in->source_len};
+    size_t pos = 0;
+    int r = cubin_units_is(in->source, in->source_len)
+                ? cubin_units_next(in->source, in->source_len, &pos, &u)
+                : 1;
+    for (; r == 1; r = pos ? cubin_units_next(in->source, in->source_len, &pos, &u) : 0) {
+        (*count)++;
+        unit_add(units, u.options, u.options_len, u.source, u.source_len);
+    }
+    /* CL_INVALID_PROGRAM: a library binary whose units do not parse */
+    HCQCL_CHECK(r == 0, CL_INVALID_PROGRAM, "input program %p: malformed link units", (void *)in);
+    return units->failed ? CL_OUT_OF_HOST_MEMORY : CL_SUCCESS;
+}
+
+static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const char *options,
+                          bool library, struct strbuf *src, struct strbuf *opts)
+{
+    struct strbuf units = {0};
+    unsigned count = 0;
+    cl_int err = CL_SUCCESS;
+    sb_str(&units, CUBIN_UNITS_MAGIC);
+    for (cl_uint k = 0; k < n && err == CL_SUCCESS; k++) {
         const struct hcqcl_program_dev *pd = NULL;
         for (cl_uint i = 0; i < in[k]->num_devices && !pd; i++)
             for (cl_uint j = 0; j < out->num_devices; j++)
                 if (in[k]->devs[i].dev == out->devs[j].dev)
                     pd = &in[k]->devs[i];
-        const char *o = pd && pd->options ? pd->options : "";
-        split_defines(o, src, false, k == 0 ? opts : NULL);
-        sb_str(src, "#line 1\n");
-        sb_add(src, in[k]->source, in[k]->source_len);
-        sb_str(src, "\n");
-        split_defines(o, src, true, NULL);
-        for (cl_uint h = 0; h < in[k]->num_headers; h++) {
+        /* Compile options; "-create-library" of a library kept as source. */
+        struct strbuf own = {0};
+        sb_str(&own, "");
+        link_options(pd ? pd->options : NULL, &own);
+        err = own.failed ? CL_OUT_OF_HOST_MEMORY
+                         : input_units(in[k], own.s, &units, &count);
+        free(own.s);
+        for (cl_uint h = 0; h < in[k]->num_headers && err == CL_SUCCESS; h++) {
             char **names = realloc(out->header_names, (out->num_headers + 1) * sizeof(char *));
             if (names)
                 out->header_names = names;
@@ -546,16 +554,35 @@ static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const
             if (srcs)
                 out->header_srcs = srcs;
             if (!names || !srcs)
-                return CL_OUT_OF_HOST_MEMORY;
-            out->header_names[out->num_headers] = strdup(in[k]->header_names[h]);
-            out->header_srcs[out->num_headers] = strdup(in[k]->header_srcs[h]);
-            out->num_headers++;
-            if (!out->header_names[out->num_headers - 1] || !out->header_srcs[out->num_headers - 1])
-                return CL_OUT_OF_HOST_MEMORY;
+                err = CL_OUT_OF_HOST_MEMORY;
+            else {
+                out->header_names[out->num_headers] = strdup(in[k]->header_names[h]);
+                out->header_srcs[out->num_headers] = strdup(in[k]->header_srcs[h]);
+                out->num_headers++;
+                if (!out->header_names[out->num_headers - 1] ||
+                    !out->header_srcs[out->num_headers - 1])
+                    err = CL_OUT_OF_HOST_MEMORY;
+            }
         }
     }
-    split_defines(options, NULL, false, opts);
-    return src->failed || opts->failed ? CL_OUT_OF_HOST_MEMORY : CL_SUCCESS;
+    struct cubin_unit first;
+    size_t pos = 0;
+    if (err == CL_SUCCESS && !units.failed && count == 1 && !library &&
+        cubin_units_next(units.s, units.len, &pos, &first) == 1) {
+        /* One unit: a program, with its options before the link's. A
+         * library keeps its units, each with its options. */
+        sb_add(src, first.source, first.source_len);
+        sb_add(opts, first.options, first.options_len);
+        sb_str(opts, " ");
+    } else if (err == CL_SUCCESS) {
+        *src = units;
+        units = (struct strbuf){0};
+    }
+    free(units.s);
+    link_options(options, opts);
+    if (err == CL_SUCCESS && (src->failed || opts->failed || !src->s))
+        err = CL_OUT_OF_HOST_MEMORY;
+    return err;
 }
 
 cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
@@ -612,13 +639,13 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
                              err, CL_INVALID_OPERATION, "input %u has no compiled object", k);
         }
     }
-    err = link_inputs(p, num_input_programs, input_programs, options, &src, &opts);
+    bool library = options && strstr(options, "-create-library");
+    err = link_inputs(p, num_input_programs, input_programs, options, library, &src, &opts);
     HCQCL_CHECK_GOTO(err == CL_SUCCESS, err, err, "combining the inputs");
     p->source = src.s;
     p->source_len = src.len;
     src.s = NULL;
 
-    bool library = options && strstr(options, "-create-library");
     p->building = true;
     for (cl_uint i = 0; i < p->num_devices; i++) {
         struct hcqcl_program_dev *pd = &p->devs[i];

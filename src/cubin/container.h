@@ -155,6 +155,34 @@ void cubin_container_cache_key(const char *src, size_t len, const char *options,
  * text or NULL on allocation failure. */
 char *cubin_container_normalize_options(const char *options);
 
+/* ---- Link units --------------------------------------------------------
+ * clLinkProgram keeps its inputs as OpenCL C source, each with the
+ * options it was compiled with; hcqcl-cc compiles every input as a
+ * translation unit of its own and links their LLVM modules, so what C
+ * allows across units (a struct defined again in each, static names that
+ * repeat) links. The library hands the inputs over as one source text,
+ * so cache keys, the spool and hcqcl-cc's command line stay those of a
+ * single program:
+ *
+ *   CUBIN_UNITS_MAGIC, then per unit "//unit <o> <s>\n" (decimal byte
+ *   counts) followed by o bytes of options and s bytes of source.
+ *
+ * Nothing follows the last unit. */
+#define CUBIN_UNITS_MAGIC "//hcqcl-link-units\n"
+
+struct cubin_unit {
+    const char *options, *source;
+    size_t options_len, source_len;
+};
+
+/* True when src (len bytes) starts with CUBIN_UNITS_MAGIC. */
+bool cubin_units_is(const char *src, size_t len);
+
+/* The unit at *pos of a units text, *pos advanced past it; *pos 0 starts
+ * at the first unit. 1: *u is set; 0: no unit is left; -EINVAL: the text
+ * is malformed there (a count that does not parse or runs past len). */
+int cubin_units_next(const char *src, size_t len, size_t *pos, struct cubin_unit *u);
+
 /* ---- printf ------------------------------------------------------------
  * How a kernel's printf calls reach the host: the contract between the
  * code hcqcl-cc generates for them (tools/hcqcl-cc/irprintf.c) and the

@@ -603,6 +603,83 @@ static const char *build_log(cl_program p)
     return log;
 }
 
+static cl_program compiled(const char *src, const char *options)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    REQUIRE(p, "source: %d", err);
+    err = clCompileProgram(p, 0, NULL, options, 0, NULL, NULL, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "compile %s: %d\n%s", options, err, build_log(p));
+    return p;
+}
+
+/* clLinkProgram's inputs are translation units of their own, as C's are:
+ * a type, a static function and a macro that each input defines its own
+ * way link; a library's inputs are linked again as units; a function
+ * defined twice does not link. */
+static void test_link_units(void)
+{
+    static const char *a = "typedef struct { int x; } pair;\n"
+                           "static int twice(int v) { return 2 * v; }\n"
+                           "int from_a(int v) { pair p = {twice(v) + A}; return p.x; }\n";
+    static const char *b = "typedef struct { float f; int y; } pair;\n"
+                           "static int twice(int v) { return 3 * v; }\n"
+                           "int from_a(int v);\n"
+                           "kernel void both(global int *o) {\n"
+                           "    pair p = {1.0f, twice(o[0])};\n"
+                           "    o[0] = from_a(p.y) + (int)p.f + B;\n"
+                           "}\n";
+    cl_program pa = compiled(a, "-DA=1"), pb = compiled(b, "-DB=2 -cl-kernel-arg-info");
+    cl_program in[] = {pa, pb};
+    cl_int err;
+    cl_program x = clLinkProgram(ctx, 0, NULL, NULL, 2, in, NULL, NULL, &err);
+    EXPECT(x && err == CL_SUCCESS, "link of two units: %d\n%s", err, x ? build_log(x) : "");
+    if (x) {
+        cl_kernel k = clCreateKernel(x, "both", &err);
+        EXPECT(k && err == CL_SUCCESS, "kernel of the second unit: %d", err);
+        char name[8] = "";
+        if (k)
+            EXPECT_OK(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_NAME, sizeof(name), name, NULL));
+        EXPECT(!strcmp(name, "o"), "argument name '%s' (the unit asked for arg info)", name);
+        char src[4] = "?";
+        EXPECT_OK(clGetProgramInfo(x, CL_PROGRAM_SOURCE, sizeof(src), src, NULL));
+        EXPECT(!src[0], "a linked program has no source of its own: '%s'", src);
+        if (k)
+            clReleaseKernel(k);
+        clReleaseProgram(x);
+    }
+    /* A library of the first, then linked with the second. */
+    cl_program lib = clLinkProgram(ctx, 0, NULL, "-create-library", 1, &pa, NULL, NULL, &err);
+    EXPECT(lib && err == CL_SUCCESS, "library: %d", err);
+    if (lib) {
+        cl_program in2[] = {pb, lib};
+        x = clLinkProgram(ctx, 0, NULL, "-cl-fast-relaxed-math", 2, in2, NULL, NULL, &err);
+        EXPECT(x && err == CL_SUCCESS, "link with a library: %d\n%s", err,
+               x ? build_log(x) : "");
+        if (x)
+            clReleaseProgram(x);
+        clReleaseProgram(lib);
+    }
+    /* One input: compiled as a program, with the options it was compiled with. */
+    cl_program pd = compiled("kernel void seven(global int *o) { o[0] = C; }", "-DC=7");
+    x = clLinkProgram(ctx, 0, NULL, NULL, 1, &pd, NULL, NULL, &err);
+    EXPECT(x && err == CL_SUCCESS, "link of one input with -D: %d\n%s", err,
+           x ? build_log(x) : "");
+    if (x)
+        clReleaseProgram(x);
+    clReleaseProgram(pd);
+    /* The same function defined in two units. */
+    cl_program pc = compiled(a, "-DA=3");
+    cl_program twice_defined[] = {pa, pc};
+    x = clLinkProgram(ctx, 0, NULL, NULL, 2, twice_defined, NULL, NULL, &err);
+    EXPECT(err == CL_LINK_PROGRAM_FAILURE, "from_a defined twice: %d", err);
+    if (x)
+        clReleaseProgram(x);
+    clReleaseProgram(pa);
+    clReleaseProgram(pb);
+    clReleaseProgram(pc);
+}
+
 static void test_source_programs(void)
 {
     const char *cc = getenv("HCQCL_CC");
@@ -742,6 +819,8 @@ static void test_source_programs(void)
     clReleaseProgram(h);
     clReleaseProgram(m);
     clReleaseProgram(f);
+
+    test_link_units();
 
     /* A compile error fails the build with a log. */
     const char *broken = "kernel void k(global int *p) { p[0] = undeclared; }";

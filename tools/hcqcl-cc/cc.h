@@ -126,6 +126,27 @@ char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k
  * GLOBAL symbols in the cubin. Returns new text (malloc'ed) or NULL. */
 char *cc_ptx_make_visible(const char *ptx);
 
+/* ---- units.c ---- */
+/* A link-units source (container.h, "Link units"): the first unit becomes
+ * the program the pipeline compiles, the others are compiled beforehand,
+ * each as its own translation unit with its own options, to LLVM bitcode
+ * that step 2 links in. The options each unit is compiled with are the
+ * build's (link options, the headers' -I) followed by the unit's own. */
+struct cc_units {
+    char *first_path;    /* the first unit's source, written to the temp dir */
+    struct cc_argv link; /* "-Xclang -mlink-bitcode-file -Xclang F" per unit */
+};
+/* The first unit's options joined to options (malloc'ed), or NULL with a
+ * log line when src is malformed. */
+char *cc_units_first_options(const char *src, size_t len, const char *options);
+/* Write the first unit and compile the others with clang (argv head:
+ * clang and the target options, NULL-terminated). Each unit that asks
+ * for -cl-kernel-arg-info sets *arg_info. CC_OK, CC_BAD_OPTIONS,
+ * CC_BUILD_FAILED or CC_ENVIRONMENT. */
+int cc_units_compile(const char *src, size_t len, const char *options, const char *const *head,
+                     const char *tmp, bool verbose, struct cc_units *out, bool *arg_info);
+void cc_units_free(struct cc_units *u);
+
 /* ---- the embedded shim (shim.cl) ---- */
 extern const unsigned char hcqcl_cc_shim[];
 extern const unsigned long hcqcl_cc_shim_size;

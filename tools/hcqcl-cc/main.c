@@ -208,8 +208,14 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
                    const char *options, uint32_t arch, struct cc_result *r)
 {
     memset(r, 0, sizeof(*r));
+    /* Link units: the first unit's options are the program's. */
+    const bool units = cubin_units_is(src, src_len);
+    char *first_opts = units ? cc_units_first_options(src, src_len, options) : NULL;
+    if (units && !first_opts)
+        return CC_BUILD_FAILED;
     struct cc_options o;
-    int rc = cc_options_parse(options, &o);
+    int rc = cc_options_parse(units ? first_opts : options, &o);
+    free(first_opts);
     if (rc != CC_OK)
         return rc;
     struct cc_tools t;
@@ -233,6 +239,7 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     snprintf(march, sizeof(march), "-march=%s", a->arch_name);
     const char *olevel = o.opt_disable ? "-O0" : "-O2";
     struct cc_argv v = { 0 };
+    struct cc_units u = { 0 };
     struct cubin_container_kernel *ks = NULL;
     uint32_t nk = 0;
     char *ptx_text = NULL, *ptx2 = NULL;
@@ -266,9 +273,22 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     }
     cc_argv_free(&v);
 
-    /* 2. Program -> LLVM IR, shim then libclc linked in (shim first, so
-     *    its definitions win). Argument info is always requested: the
-     *    container keeps names only when the options asked for them. */
+    /* 1b. Link units after the first, each to bitcode of its own. */
+    if (units) {
+        const char *head[2 + sizeof(common) / sizeof(common[0])] = { t.clang };
+        memcpy(head + 1, common, sizeof(common));
+        rc = cc_units_compile(src, src_len, options, head, tmp, a->verbose, &u,
+                              &o.kernel_arg_info);
+        if (rc != CC_OK)
+            goto out;
+        src_path = u.first_path;
+    }
+
+    /* 2. Program -> LLVM IR, the other units, the shim and libclc linked
+     *    in (shim before libclc, so its definitions win; units first, so
+     *    the builtins they call are linked too). Argument info is always
+     *    requested: the container keeps names only when the options
+     *    asked for them. */
     cc_argv_add(&v, t.clang);
     for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
         cc_argv_add(&v, common[i]);
@@ -278,6 +298,8 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     cc_argv_add(&v, "-Wno-linker-warnings");
     for (size_t i = 0; i < o.clang.n; i++)
         cc_argv_add(&v, o.clang.v[i]);
+    for (size_t i = 0; i < u.link.n; i++)
+        cc_argv_add(&v, u.link.v[i]);
     const char *links[] = { "-Xclang", "-mlink-builtin-bitcode", "-Xclang", shim_bc,
                             "-Xclang", "-mlink-builtin-bitcode", "-Xclang", t.libclc };
     for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
@@ -389,6 +411,7 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     }
 out:
     cc_argv_free(&v);
+    cc_units_free(&u);
     cc_ir_kernels_free(ks, nk);
     free(ptx_text);
     free(ptx2);
