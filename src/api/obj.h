@@ -762,6 +762,10 @@ cl_int hcqcl_program_make_kdescs(cl_program p);
  * clCreateProgramWithBinary: sets p's source and headers (first device)
  * and pd's options, type and binary; CL_INVALID_BINARY with pd->log. */
 cl_int hcqcl_program_object_store(cl_program p, struct hcqcl_program_dev *pd);
+/* program_includes.c: at clCompileProgram (p->lock held), the headers
+ * p's source includes from the -I directories of options, kept with the
+ * embedded headers so that clLinkProgram finds them again. */
+cl_int hcqcl_program_keep_included(cl_program p, const char *options);
 bool hcqcl_program_object_is(const void *data, size_t size);
 cl_int hcqcl_program_object_load(cl_program p, struct hcqcl_program_dev *pd, const void *data,
                                  size_t size);

@@ -393,6 +393,8 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
     program->header_names = program->header_srcs = NULL;
     program->num_headers = 0;
     result = keep_headers(program, num_input_headers, input_headers, header_include_names);
+    if (result == CL_SUCCESS)
+        result = hcqcl_program_keep_included(program, options);
     pthread_mutex_unlock(&program->lock);
 
     for (cl_uint i = 0; i < program->num_devices && result == CL_SUCCESS; i++) {

@@ -14,6 +14,10 @@
 #include "../api_platform/cltest.h"
 
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static cl_device_id dev;
 static cl_context ctx;
@@ -668,6 +672,40 @@ static void test_link_units(void)
     if (x)
         clReleaseProgram(x);
     clReleaseProgram(pd);
+    /* A header found through -I at clCompileProgram, removed before the
+     * link (with one it includes from beside it): the link still has it. */
+    char dir[] = "/tmp/hcqcl-inc-XXXXXX", path[256];
+    REQUIRE(mkdtemp(dir), "temporary directory");
+    snprintf(path, sizeof(path), "%s/sub", dir);
+    REQUIRE(mkdir(path, 0700) == 0, "%s", path);
+    static const char *const files[][2] = {
+        {"sub/decl.h", "#include \"value.h\"\nint from_a(int v);\n"},
+        {"sub/value.h", "#define VALUE 5\n"},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+        FILE *f = fopen(path, "w");
+        REQUIRE(f && fputs(files[i][1], f) >= 0 && fclose(f) == 0, "%s", path);
+    }
+    char opt[300];
+    snprintf(opt, sizeof(opt), "-I %s", dir);
+    cl_program pi = compiled("#include \"sub/decl.h\"\n"
+                             "kernel void uses(global int *o) { o[0] = from_a(VALUE); }\n",
+                             opt);
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
+        unlink(path);
+    }
+    snprintf(path, sizeof(path), "%s/sub", dir);
+    rmdir(path);
+    rmdir(dir);
+    cl_program with_header[] = {pi, pa};
+    x = clLinkProgram(ctx, 0, NULL, NULL, 2, with_header, NULL, NULL, &err);
+    EXPECT(x && err == CL_SUCCESS, "link after the -I header was removed: %d\n%s", err,
+           x ? build_log(x) : "");
+    if (x)
+        clReleaseProgram(x);
+    clReleaseProgram(pi);
     /* The same function defined in two units. */
     cl_program pc = compiled(a, "-DA=3");
     cl_program twice_defined[] = {pa, pc};
