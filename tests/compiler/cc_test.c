@@ -260,6 +260,38 @@ static void test_shim(void)
     cubin_container_free(c);
 }
 
+/* The compiled shim is kept in the cache directory and used by the next
+ * build, which gives the same container; an entry that is not bitcode is
+ * compiled again and replaced. */
+static void test_shim_cache(const char *dir)
+{
+    char cmd[8400];
+    snprintf(cmd, sizeof(cmd), "rm -f '%s'/shim-*.bc", dir);
+    EXPECT(system(cmd) == 0);
+    char *first = NULL, *again = NULL, *repaired = NULL;
+    struct cubin_container *c1 = build("args.cl", "", &first);
+    snprintf(cmd, sizeof(cmd), "test $(ls '%s' | grep -c '^shim-.*\\.bc$') = 1", dir);
+    EXPECT(system(cmd) == 0);
+    struct cubin_container *c2 = build("args.cl", "", &again);
+    snprintf(cmd, sizeof(cmd), "for f in '%s'/shim-*.bc; do printf junk > \"$f\"; done", dir);
+    EXPECT(system(cmd) == 0);
+    struct cubin_container *c3 = build("args.cl", "", &repaired);
+    EXPECT(c1 && c2 && c3);
+    if (c1 && c2 && c3) {
+        EXPECT(c1->cubin_size == c2->cubin_size && c1->cubin_size == c3->cubin_size);
+        EXPECT(!memcmp(c1->cubin, c2->cubin, c1->cubin_size));
+        EXPECT(!memcmp(c1->cubin, c3->cubin, c1->cubin_size));
+    }
+    snprintf(cmd, sizeof(cmd), "head -c 4 '%s'/shim-*.bc | od -An -tx1 | grep -q '42 43 c0 de'", dir);
+    EXPECT(system(cmd) == 0);
+    cubin_container_free(c1);
+    cubin_container_free(c2);
+    cubin_container_free(c3);
+    free(first);
+    free(again);
+    free(repaired);
+}
+
 static void test_args(void)
 {
     struct cubin_container *c = build("args.cl", "-cl-kernel-arg-info -DUNUSED=1", NULL);
@@ -560,6 +592,11 @@ int main(int argc, char **argv)
     kdir = argv[2];
     wdir = argv[3];
     mkdir(wdir, 0755);
+    /* hcqcl-cc keeps the compiled shim there, not in the user's cache. */
+    char cache[4096];
+    snprintf(cache, sizeof(cache), "%s/cache", wdir);
+    mkdir(cache, 0755);
+    setenv("HCQCL_CACHE_DIR", cache, 1);
     char *log = NULL;
     char probe[4096];
     snprintf(probe, sizeof(probe), "%s/shim.cl", kdir);
@@ -571,6 +608,7 @@ int main(int argc, char **argv)
     }
     free(log);
     test_shim();
+    test_shim_cache(cache);
     test_args();
     test_calls();
     test_printf();

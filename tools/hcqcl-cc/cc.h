@@ -147,6 +147,15 @@ int cc_units_compile(const char *src, size_t len, const char *options, const cha
                      const char *tmp, bool verbose, struct cc_units *out, bool *arg_info);
 void cc_units_free(struct cc_units *u);
 
+/* ---- shim_cache.c ---- */
+/* Where the shim's bitcode for this clang and target is kept (malloc'ed),
+ * NULL when there is no cache directory to use. */
+char *cc_shim_cache_path(const char *clang, const char *arch);
+/* True when path holds LLVM bitcode. */
+bool cc_shim_cache_usable(const char *path);
+/* Keep the bitcode file bc at path (atomically; failures are ignored). */
+void cc_shim_cache_store(const char *path, const char *bc);
+
 /* ---- the embedded shim (shim.cl) ---- */
 extern const unsigned char hcqcl_cc_shim[];
 extern const unsigned long hcqcl_cc_shim_size;

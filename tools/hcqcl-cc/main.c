@@ -240,6 +240,7 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     const char *olevel = o.opt_disable ? "-O0" : "-O2";
     struct cc_argv v = { 0 };
     struct cc_units u = { 0 };
+    char *shim_kept = NULL;
     struct cubin_container_kernel *ks = NULL;
     uint32_t nk = 0;
     char *ptx_text = NULL, *ptx2 = NULL;
@@ -266,10 +267,17 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     cc_argv_add(&v, shim_cl);
     cc_argv_add(&v, "-o");
     cc_argv_add(&v, shim_bc);
-    if (cc_run(v.v, tmp, a->verbose) != 0) {
+    shim_kept = cc_shim_cache_path(t.clang, a->arch_name);
+    if (cc_shim_cache_usable(shim_kept)) {
+        if (a->verbose)
+            cc_logf("+ (the shim from %s)\n", shim_kept);
+        snprintf(shim_bc, sizeof(shim_bc), "%s", shim_kept);
+    } else if (cc_run(v.v, tmp, a->verbose) != 0) {
         cc_logf("error: the builtin shim did not compile\n");
         rc = CC_ENVIRONMENT;
         goto out;
+    } else {
+        cc_shim_cache_store(shim_kept, shim_bc);
     }
     cc_argv_free(&v);
 
@@ -412,6 +420,7 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
 out:
     cc_argv_free(&v);
     cc_units_free(&u);
+    free(shim_kept);
     cc_ir_kernels_free(ks, nk);
     free(ptx_text);
     free(ptx2);
