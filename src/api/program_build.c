@@ -549,21 +549,13 @@ static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const
                          : input_units(in[k], own.s, &units, &count);
         free(own.s);
         for (cl_uint h = 0; h < in[k]->num_headers && err == CL_SUCCESS; h++) {
-            char **names = realloc(out->header_names, (out->num_headers + 1) * sizeof(char *));
-            if (names)
-                out->header_names = names;
-            char **srcs = realloc(out->header_srcs, (out->num_headers + 1) * sizeof(char *));
-            if (srcs)
-                out->header_srcs = srcs;
-            if (!names || !srcs)
+            char *name = strdup(in[k]->header_names[h]), *text = strdup(in[k]->header_srcs[h]);
+            if (name && text) {
+                err = hcqcl_program_add_header(out, name, text);
+            } else {
+                free(name);
+                free(text);
                 err = CL_OUT_OF_HOST_MEMORY;
-            else {
-                out->header_names[out->num_headers] = strdup(in[k]->header_names[h]);
-                out->header_srcs[out->num_headers] = strdup(in[k]->header_srcs[h]);
-                out->num_headers++;
-                if (!out->header_names[out->num_headers - 1] ||
-                    !out->header_srcs[out->num_headers - 1])
-                    err = CL_OUT_OF_HOST_MEMORY;
             }
         }
     }

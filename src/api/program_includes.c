@@ -95,7 +95,7 @@ static char *read_header(const char *dir, const char *name, size_t max)
     return text;
 }
 
-static cl_int keep(cl_program p, char *name, char *text)
+cl_int hcqcl_program_add_header(cl_program p, char *name, char *text)
 {
     char **names = realloc(p->header_names, (p->num_headers + 1) * sizeof(char *));
     if (names)
@@ -165,7 +165,7 @@ static cl_int follow(cl_program p, const char *text, const char *from, char **di
             }
             *bytes += strlen(found);
             char *copy = strdup(n);
-            cl_int err = copy ? keep(p, copy, found) : CL_OUT_OF_HOST_MEMORY;
+            cl_int err = copy ? hcqcl_program_add_header(p, copy, found) : CL_OUT_OF_HOST_MEMORY;
             if (!copy)
                 free(found);
             if (err == CL_SUCCESS)
