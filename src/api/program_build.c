@@ -501,27 +501,46 @@ static void link_options(const char *options, struct strbuf *rest)
     }
 }
 
-static void unit_add(struct strbuf *b, const char *opts, size_t olen, const char *src, size_t slen)
+/* "//unit" line, options, source; the header records follow. */
+static void unit_add(struct strbuf *b, const struct cubin_unit *u)
 {
-    char tag[64];
-    snprintf(tag, sizeof(tag), "//unit %zu %zu\n", olen, slen);
+    char tag[96];
+    snprintf(tag, sizeof(tag), "//unit %zu %zu %zu\n", u->options_len, u->source_len,
+             u->num_headers);
     sb_str(b, tag);
-    sb_add(b, opts, olen);
-    sb_add(b, src, slen);
+    sb_add(b, u->options, u->options_len);
+    sb_add(b, u->source, u->source_len);
 }
 
-/* The units of input k: its own (a library's), or its source with the
- * options it was compiled with. */
+/* The units of input in: its own (a library's), or its source with the
+ * options it was compiled with and the headers it kept. */
 static cl_int input_units(cl_program in, const char *opts, struct strbuf *units, unsigned *count)
 {
-    struct cubin_unit u = {opts, in->source, strlen(opts), in->source_len};
-    size_t pos = 0;
-    int r = cubin_units_is(in->source, in->source_len)
-                ? cubin_units_next(in->source, in->source_len, &pos, &u)
-                : 1;
-    for (; r == 1; r = pos ? cubin_units_next(in->source, in->source_len, &pos, &u) : 0) {
+    if (!cubin_units_is(in->source, in->source_len)) {
+        struct cubin_unit u = {.options = opts,
+                               .options_len = strlen(opts),
+                               .source = in->source,
+                               .source_len = in->source_len,
+                               .num_headers = in->num_headers};
+        unit_add(units, &u);
+        for (cl_uint h = 0; h < in->num_headers; h++) {
+            char tag[96];
+            size_t n = strlen(in->header_names[h]), t = strlen(in->header_srcs[h]);
+            snprintf(tag, sizeof(tag), "//header %zu %zu\n", n, t);
+            sb_str(units, tag);
+            sb_add(units, in->header_names[h], n);
+            sb_add(units, in->header_srcs[h], t);
+        }
         (*count)++;
-        unit_add(units, u.options, u.options_len, u.source, u.source_len);
+        return units->failed ? CL_OUT_OF_HOST_MEMORY : CL_SUCCESS;
+    }
+    struct cubin_unit u;
+    size_t pos = 0;
+    int r;
+    while ((r = cubin_units_next(in->source, in->source_len, &pos, &u)) == 1) {
+        unit_add(units, &u);
+        sb_add(units, u.headers, u.headers_len);
+        (*count)++;
     }
     /* CL_INVALID_PROGRAM: a library binary whose units do not parse */
     HCQCL_CHECK(r == 0, CL_INVALID_PROGRAM, "input program %p: malformed link units", (void *)in);
@@ -534,7 +553,7 @@ static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const
     struct strbuf units = {0};
     unsigned count = 0;
     cl_int err = CL_SUCCESS;
-    sb_str(&units, CUBIN_UNITS_MAGIC);
+    sb_add(&units, CUBIN_UNITS_MAGIC, CUBIN_UNITS_MAGIC_LEN);
     for (cl_uint k = 0; k < n && err == CL_SUCCESS; k++) {
         const struct hcqcl_program_dev *pd = NULL;
         for (cl_uint i = 0; i < in[k]->num_devices && !pd; i++)
@@ -548,26 +567,29 @@ static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const
         err = own.failed ? CL_OUT_OF_HOST_MEMORY
                          : input_units(in[k], own.s, &units, &count);
         free(own.s);
-        for (cl_uint h = 0; h < in[k]->num_headers && err == CL_SUCCESS; h++) {
-            char *name = strdup(in[k]->header_names[h]), *text = strdup(in[k]->header_srcs[h]);
-            if (name && text) {
-                err = hcqcl_program_add_header(out, name, text);
-            } else {
-                free(name);
-                free(text);
-                err = CL_OUT_OF_HOST_MEMORY;
-            }
-        }
     }
     struct cubin_unit first;
     size_t pos = 0;
     if (err == CL_SUCCESS && !units.failed && count == 1 && !library &&
         cubin_units_next(units.s, units.len, &pos, &first) == 1) {
-        /* One unit: a program, with its options before the link's. A
-         * library keeps its units, each with its options. */
+        /* One unit: a program, with its options before the link's and its
+         * headers kept for the build. A library keeps its units. */
         sb_add(src, first.source, first.source_len);
         sb_add(opts, first.options, first.options_len);
         sb_str(opts, " ");
+        for (size_t h = 0; h < first.num_headers && err == CL_SUCCESS; h++) {
+            const char *name, *text;
+            size_t nl, tl;
+            cubin_unit_header(&first, h, &name, &nl, &text, &tl);
+            char *nc = strndup(name, nl), *tc = strndup(text, tl);
+            if (nc && tc) {
+                err = hcqcl_program_add_header(out, nc, tc);
+            } else {
+                free(nc);
+                free(tc);
+                err = CL_OUT_OF_HOST_MEMORY;
+            }
+        }
     } else if (err == CL_SUCCESS) {
         *src = units;
         units = (struct strbuf){0};

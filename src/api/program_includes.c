@@ -25,6 +25,35 @@ enum {
     KEEP_MAX_BYTES = 16 << 20, /* all headers kept, together */
 };
 
+/* The next option of s, unquoted as the compiler reads it ('...' and
+ * "..." group, a backslash escapes the next character), malloc'ed; NULL
+ * at the end. */
+static char *next_option(const char **s)
+{
+    const char *p = *s;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        p++;
+    if (!*p)
+        return NULL;
+    char *tok = malloc(strlen(p) + 1), *w = tok;
+    if (!tok)
+        return NULL;
+    char quote = 0;
+    for (; *p && (quote || (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')); p++) {
+        if (quote && *p == quote)
+            quote = 0;
+        else if (!quote && (*p == '"' || *p == '\''))
+            quote = *p;
+        else if (*p == '\\' && quote != '\'' && p[1])
+            *w++ = *++p;
+        else
+            *w++ = *p;
+    }
+    *w = 0;
+    *s = p;
+    return tok;
+}
+
 /* The -I directories of options ("-I dir" or "-Idir"), NULL-terminated
  * and malloc'ed, each malloc'ed. */
 static char **include_dirs(const char *options)
@@ -32,39 +61,28 @@ static char **include_dirs(const char *options)
     size_t n = 0, cap = 4;
     char **dirs = calloc(cap + 1, sizeof(*dirs));
     const char *s = options ? options : "";
-    while (dirs && *s) {
-        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-            s++;
-        const char *tok = s;
-        while (*s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
-            s++;
-        if (s - tok < 2 || strncmp(tok, "-I", 2) != 0)
+    for (char *tok; dirs && (tok = next_option(&s));) {
+        char *dir = NULL;
+        if (!strcmp(tok, "-I"))
+            dir = next_option(&s);
+        else if (!strncmp(tok, "-I", 2))
+            dir = strdup(tok + 2);
+        free(tok);
+        if (!dir || !*dir) {
+            free(dir);
             continue;
-        const char *d = tok + 2, *e = s;
-        if (d == e) { /* "-I dir" */
-            while (*s == ' ' || *s == '\t')
-                s++;
-            d = s;
-            while (*s && *s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
-                s++;
-            e = s;
         }
-        if (e - d >= 2 && (*d == '"' || *d == '\'') && e[-1] == *d) {
-            d++;
-            e--;
-        }
-        if (d == e)
-            continue;
         if (n == cap) {
             char **more = realloc(dirs, (2 * cap + 1) * sizeof(*dirs));
-            if (!more)
+            if (!more) {
+                free(dir);
                 break;
+            }
             dirs = more;
             cap *= 2;
         }
-        dirs[n] = strndup(d, (size_t)(e - d));
-        if (dirs[n])
-            dirs[++n] = NULL;
+        dirs[n++] = dir;
+        dirs[n] = NULL;
     }
     return dirs;
 }
@@ -190,7 +208,11 @@ cl_int hcqcl_program_keep_included(cl_program p, const char *options)
     if (!dirs)
         return CL_OUT_OF_HOST_MEMORY;
     size_t bytes = 0;
+    cl_uint embedded = p->num_headers;
     cl_int err = dirs[0] ? follow(p, p->source, NULL, dirs, &bytes) : CL_SUCCESS;
+    /* What the embedded headers include from the -I directories, too. */
+    for (cl_uint h = 0; dirs[0] && h < embedded && err == CL_SUCCESS; h++)
+        err = follow(p, p->header_srcs[h], p->header_names[h], dirs, &bytes);
     for (size_t d = 0; dirs[d]; d++)
         free(dirs[d]);
     free(dirs);

@@ -157,22 +157,29 @@ char *cubin_container_normalize_options(const char *options);
 
 /* ---- Link units --------------------------------------------------------
  * clLinkProgram keeps its inputs as OpenCL C source, each with the
- * options it was compiled with; hcqcl-cc compiles every input as a
- * translation unit of its own and links their LLVM modules, so what C
- * allows across units (a struct defined again in each, static names that
- * repeat) links. The library hands the inputs over as one source text,
- * so cache keys, the spool and hcqcl-cc's command line stay those of a
- * single program:
+ * options it was compiled with and the headers it included (embedded, or
+ * kept from its -I directories); hcqcl-cc compiles every input as a
+ * translation unit of its own, its headers searched after its own -I
+ * directories as at clCompileProgram, and links their LLVM modules, so
+ * what C allows across units (a struct defined again in each, static
+ * names that repeat, headers of one name) links. The library hands the
+ * inputs over as one source text, so cache keys, the spool and
+ * hcqcl-cc's command line stay those of a single program:
  *
- *   CUBIN_UNITS_MAGIC, then per unit "//unit <o> <s>\n" (decimal byte
- *   counts) followed by o bytes of options and s bytes of source.
+ *   CUBIN_UNITS_MAGIC, then per unit "//unit <o> <s> <h>\n" (decimal)
+ *   followed by o bytes of options, s bytes of source and h headers,
+ *   each "//header <n> <t>\n", n bytes of name, t bytes of text.
  *
- * Nothing follows the last unit. */
-#define CUBIN_UNITS_MAGIC "//hcqcl-link-units\n"
+ * Nothing follows the last unit. The magic starts with a NUL byte, which
+ * no OpenCL C source does. */
+#define CUBIN_UNITS_MAGIC "\0hcqcl-link-units\n"
+#define CUBIN_UNITS_MAGIC_LEN (sizeof(CUBIN_UNITS_MAGIC) - 1)
 
 struct cubin_unit {
     const char *options, *source;
     size_t options_len, source_len;
+    const char *headers; /* the h header records, headers_len bytes */
+    size_t headers_len, num_headers;
 };
 
 /* True when src (len bytes) starts with CUBIN_UNITS_MAGIC. */
@@ -180,8 +187,13 @@ bool cubin_units_is(const char *src, size_t len);
 
 /* The unit at *pos of a units text, *pos advanced past it; *pos 0 starts
  * at the first unit. 1: *u is set; 0: no unit is left; -EINVAL: the text
- * is malformed there (a count that does not parse or runs past len). */
+ * is malformed there (a count that does not parse or runs past len, a
+ * header record that does not). */
 int cubin_units_next(const char *src, size_t len, size_t *pos, struct cubin_unit *u);
+
+/* Header i (< u->num_headers) of a unit cubin_units_next returned. */
+void cubin_unit_header(const struct cubin_unit *u, size_t i, const char **name, size_t *name_len,
+                       const char **text, size_t *text_len);
 
 /* ---- printf ------------------------------------------------------------
  * How a kernel's printf calls reach the host: the contract between the

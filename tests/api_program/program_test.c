@@ -607,6 +607,29 @@ static const char *build_log(cl_program p)
     return log;
 }
 
+/* Write files (path, text, ..., NULL) under dir, making subdirectories. */
+static void write_files(const char *dir, const char *const *files)
+{
+    for (; files[0]; files += 2) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, files[0]);
+        for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+            *s = 0;
+            mkdir(path, 0700);
+            *s = '/';
+        }
+        FILE *f = fopen(path, "w");
+        REQUIRE(f && fputs(files[1], f) >= 0 && fclose(f) == 0, "%s", path);
+    }
+}
+
+static void remove_tree(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    EXPECT(system(cmd) == 0, "%s", cmd);
+}
+
 static cl_program compiled(const char *src, const char *options)
 {
     cl_int err;
@@ -674,31 +697,15 @@ static void test_link_units(void)
     clReleaseProgram(pd);
     /* A header found through -I at clCompileProgram, removed before the
      * link (with one it includes from beside it): the link still has it. */
-    char dir[] = "/tmp/hcqcl-inc-XXXXXX", path[256];
+    char dir[] = "/tmp/hcqcl-inc-XXXXXX", opt[300];
     REQUIRE(mkdtemp(dir), "temporary directory");
-    snprintf(path, sizeof(path), "%s/sub", dir);
-    REQUIRE(mkdir(path, 0700) == 0, "%s", path);
-    static const char *const files[][2] = {
-        {"sub/decl.h", "#include \"value.h\"\nint from_a(int v);\n"},
-        {"sub/value.h", "#define VALUE 5\n"},
-    };
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
-        FILE *f = fopen(path, "w");
-        REQUIRE(f && fputs(files[i][1], f) >= 0 && fclose(f) == 0, "%s", path);
-    }
-    char opt[300];
+    write_files(dir, (const char *const[]){"sub/decl.h", "#include \"value.h\"\nint from_a(int v);\n",
+                                           "sub/value.h", "#define VALUE 5\n", NULL});
     snprintf(opt, sizeof(opt), "-I %s", dir);
     cl_program pi = compiled("#include \"sub/decl.h\"\n"
                              "kernel void uses(global int *o) { o[0] = from_a(VALUE); }\n",
                              opt);
-    for (size_t i = 0; i < 2; i++) {
-        snprintf(path, sizeof(path), "%s/%s", dir, files[i][0]);
-        unlink(path);
-    }
-    snprintf(path, sizeof(path), "%s/sub", dir);
-    rmdir(path);
-    rmdir(dir);
+    remove_tree(dir);
     cl_program with_header[] = {pi, pa};
     x = clLinkProgram(ctx, 0, NULL, NULL, 2, with_header, NULL, NULL, &err);
     EXPECT(x && err == CL_SUCCESS, "link after the -I header was removed: %d\n%s", err,
@@ -706,6 +713,47 @@ static void test_link_units(void)
     if (x)
         clReleaseProgram(x);
     clReleaseProgram(pi);
+
+    /* Two inputs, each with its own cfg.h; one from a quoted directory
+     * with a space in its name, the other through an embedded header that
+     * includes from its -I directory. All removed before the link. */
+    char d1[] = "/tmp/hcqcl inc-XXXXXX", d2[] = "/tmp/hcqcl-inc-XXXXXX";
+    REQUIRE(mkdtemp(d1) && mkdtemp(d2), "temporary directories");
+    write_files(d1, (const char *const[]){"cfg.h", "#define VA 1\n", NULL});
+    write_files(d2, (const char *const[]){"cfg.h", "#define VB 2\n", "deep.h", "#define DEEP 3\n",
+                                          NULL});
+    snprintf(opt, sizeof(opt), "-I \"%s\"", d1);
+    cl_program px = compiled("#include \"cfg.h\"\nint get_a(void) { return VA; }\n", opt);
+    const char *emb_src = "#include \"deep.h\"\n",
+               *y_src = "#include \"emb.h\"\n#include \"cfg.h\"\nint get_a(void);\n"
+                        "kernel void k2(global int *o) { o[0] = get_a() + VB + DEEP; }\n";
+    cl_program emb = clCreateProgramWithSource(ctx, 1, &emb_src, NULL, &err);
+    cl_program py = clCreateProgramWithSource(ctx, 1, &y_src, NULL, &err);
+    REQUIRE(emb && py, "sources");
+    const char *emb_name = "emb.h";
+    snprintf(opt, sizeof(opt), "-I%s", d2);
+    err = clCompileProgram(py, 0, NULL, opt, 1, &emb, &emb_name, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "compile with an embedded header: %d\n%s", err, build_log(py));
+    remove_tree(d1);
+    remove_tree(d2);
+    cl_program own_headers[] = {px, py};
+    x = clLinkProgram(ctx, 0, NULL, NULL, 2, own_headers, NULL, NULL, &err);
+    EXPECT(x && err == CL_SUCCESS, "link of inputs with their own cfg.h: %d\n%s", err,
+           x ? build_log(x) : "");
+    if (x)
+        clReleaseProgram(x);
+    clReleaseProgram(px);
+    clReleaseProgram(py);
+    clReleaseProgram(emb);
+
+    /* A source that starts like a units text is a source. */
+    const char *lookalike = "//hcqcl-link-units\nkernel void m(global int *o) { o[0] = 1; }\n";
+    cl_program pl = clCreateProgramWithSource(ctx, 1, &lookalike, NULL, &err);
+    REQUIRE(pl, "source");
+    err = clBuildProgram(pl, 0, NULL, NULL, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "build: %d\n%s", err, build_log(pl));
+    clReleaseProgram(pl);
+
     /* The same function defined in two units. */
     cl_program pc = compiled(a, "-DA=3");
     cl_program twice_defined[] = {pa, pc};

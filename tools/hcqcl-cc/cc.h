@@ -140,17 +140,20 @@ struct cc_units {
  * log line when src is malformed. */
 char *cc_units_first_options(const char *src, size_t len, const char *options);
 /* Write the first unit and compile the others with clang (argv head:
- * clang and the target options, NULL-terminated). Each unit that asks
- * for -cl-kernel-arg-info sets *arg_info. CC_OK, CC_BAD_OPTIONS,
+ * clang and the target options, NULL-terminated), each unit's headers in
+ * a directory of its own searched after its -I directories (the first
+ * unit's: added to first_clang). Each unit that asks for
+ * -cl-kernel-arg-info sets *arg_info. CC_OK, CC_BAD_OPTIONS,
  * CC_BUILD_FAILED or CC_ENVIRONMENT. */
 int cc_units_compile(const char *src, size_t len, const char *options, const char *const *head,
-                     const char *tmp, bool verbose, struct cc_units *out, bool *arg_info);
+                     const char *tmp, bool verbose, struct cc_units *out, bool *arg_info,
+                     struct cc_argv *first_clang);
 void cc_units_free(struct cc_units *u);
 
 /* ---- shim_cache.c ---- */
-/* Where the shim's bitcode for this clang and target is kept (malloc'ed),
- * NULL when there is no cache directory to use. */
-char *cc_shim_cache_path(const char *clang, const char *arch);
+/* Where the shim's bitcode for this clang and these compile flags is
+ * kept (malloc'ed), NULL when there is no cache directory to use. */
+char *cc_shim_cache_path(const char *clang, const char *flags);
 /* True when path holds LLVM bitcode. */
 bool cc_shim_cache_usable(const char *path);
 /* Keep the bitcode file bc at path (atomically; failures are ignored). */

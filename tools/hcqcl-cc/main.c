@@ -240,6 +240,7 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     const char *olevel = o.opt_disable ? "-O0" : "-O2";
     struct cc_argv v = { 0 };
     struct cc_units u = { 0 };
+    struct cc_argv shim_argv = { 0 };
     char *shim_kept = NULL;
     struct cubin_container_kernel *ks = NULL;
     uint32_t nk = 0;
@@ -267,11 +268,16 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     cc_argv_add(&v, shim_cl);
     cc_argv_add(&v, "-o");
     cc_argv_add(&v, shim_bc);
-    shim_kept = cc_shim_cache_path(t.clang, a->arch_name);
-    if (cc_shim_cache_usable(shim_kept)) {
+    /* The key takes the flags, not the temporary file names. */
+    struct cc_buf flags = { 0 };
+    for (size_t i = 1; i + 3 < v.n; i++) /* all but "FILE -o FILE" */
+        cc_buf_addf(&flags, "%s ", v.v[i]);
+    shim_kept = cc_shim_cache_path(t.clang, flags.s ? flags.s : "");
+    free(flags.s);
+    bool shim_cached = cc_shim_cache_usable(shim_kept);
+    if (shim_cached) {
         if (a->verbose)
             cc_logf("+ (the shim from %s)\n", shim_kept);
-        snprintf(shim_bc, sizeof(shim_bc), "%s", shim_kept);
     } else if (cc_run(v.v, tmp, a->verbose) != 0) {
         cc_logf("error: the builtin shim did not compile\n");
         rc = CC_ENVIRONMENT;
@@ -279,14 +285,15 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     } else {
         cc_shim_cache_store(shim_kept, shim_bc);
     }
-    cc_argv_free(&v);
+    shim_argv = v; /* kept: a damaged cached shim is made again */
+    v = (struct cc_argv){ 0 };
 
     /* 1b. Link units after the first, each to bitcode of its own. */
     if (units) {
         const char *head[2 + sizeof(common) / sizeof(common[0])] = { t.clang };
         memcpy(head + 1, common, sizeof(common));
         rc = cc_units_compile(src, src_len, options, head, tmp, a->verbose, &u,
-                              &o.kernel_arg_info);
+                              &o.kernel_arg_info, &o.clang);
         if (rc != CC_OK)
             goto out;
         src_path = u.first_path;
@@ -297,6 +304,8 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
      *    the builtins they call are linked too). Argument info is always
      *    requested: the container keeps names only when the options
      *    asked for them. */
+    size_t log_mark = cc_log.len;
+again:
     cc_argv_add(&v, t.clang);
     for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
         cc_argv_add(&v, common[i]);
@@ -308,7 +317,8 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
         cc_argv_add(&v, o.clang.v[i]);
     for (size_t i = 0; i < u.link.n; i++)
         cc_argv_add(&v, u.link.v[i]);
-    const char *links[] = { "-Xclang", "-mlink-builtin-bitcode", "-Xclang", shim_bc,
+    const char *links[] = { "-Xclang", "-mlink-builtin-bitcode", "-Xclang",
+                            shim_cached ? shim_kept : shim_bc,
                             "-Xclang", "-mlink-builtin-bitcode", "-Xclang", t.libclc };
     for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
         cc_argv_add(&v, links[i]);
@@ -318,10 +328,24 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     cc_argv_add(&v, ll);
     cc_argv_add(&v, src_path);
     if (cc_run(v.v, tmp, a->verbose) != 0) {
+        cc_argv_free(&v);
+        if (shim_cached && cc_run(shim_argv.v, tmp, a->verbose) == 0) {
+            /* Maybe the cached shim was damaged: once more with a fresh
+             * one, which replaces it, and without the first try's log. */
+            shim_cached = false;
+            cc_shim_cache_store(shim_kept, shim_bc);
+            if (cc_log.s) {
+                cc_log.len = log_mark;
+                cc_log.s[log_mark] = 0;
+            }
+            goto again;
+        }
+        cc_argv_free(&shim_argv);
         rc = CC_BUILD_FAILED;
         goto out;
     }
     cc_argv_free(&v);
+    cc_argv_free(&shim_argv);
     if (cc_read_file(ll, &r->ll, &sz) != 0) {
         rc = CC_ENVIRONMENT;
         goto out;
@@ -420,6 +444,7 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
 out:
     cc_argv_free(&v);
     cc_units_free(&u);
+    cc_argv_free(&shim_argv);
     free(shim_kept);
     cc_ir_kernels_free(ks, nk);
     free(ptx_text);

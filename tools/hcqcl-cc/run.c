@@ -344,11 +344,30 @@ int cc_write_file(const char *path, const void *data, size_t size)
 
 int cc_write_file_atomic(const char *path, const void *data, size_t size)
 {
-    char *tmp = malloc(strlen(path) + 32);
+    /* A unique temporary name: processes of one pid in other namespaces
+     * may write the same shared path at once. */
+    char *tmp = malloc(strlen(path) + 16);
     if (!tmp)
         return -ENOMEM;
-    sprintf(tmp, "%s.tmp.%ld", path, (long)getpid());
-    int rc = cc_write_file(tmp, data, size);
+    sprintf(tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = -errno;
+        free(tmp);
+        return e;
+    }
+    fchmod(fd, 0644);
+    const char *p = data;
+    int rc = 0;
+    for (size_t done = 0; done < size && rc == 0;) {
+        ssize_t w = write(fd, p + done, size - done);
+        if (w > 0)
+            done += (size_t)w;
+        else if (w < 0 && errno != EINTR)
+            rc = -EIO;
+    }
+    if (close(fd) != 0 && rc == 0)
+        rc = -EIO;
     if (rc == 0 && rename(tmp, path) != 0)
         rc = -errno;
     if (rc)

@@ -6,10 +6,12 @@
  * the shim, the clang binary and the target. It is kept as
  * shim-<key>.bc in the user's hcqcl cache directory (HCQCL_CACHE_DIR,
  * else $XDG_CACHE_HOME/hcqcl, else ~/.cache/hcqcl, as the library's
- * cache), the key a SHA-256 over the compiler identity, the target, the
- * clang binary's path, size and modification time, and the shim's text.
- * Written to a temporary name and renamed, so concurrent builds share
- * it; any failure here only means the shim is compiled again.
+ * cache), the key a SHA-256 over the compiler identity, the shim's
+ * compile flags (target included), the clang binary's path, size and
+ * modification time, and the shim's text. Written to a temporary name
+ * and renamed, so concurrent builds share it; any failure here only means
+ * the shim is compiled again, and so does a build that fails with a
+ * cached shim (compile() in main.c), which then replaces it.
  */
 #include "cc.h"
 
@@ -20,7 +22,7 @@
 
 static const char BC_MAGIC[4] = { 'B', 'C', (char)0xC0, (char)0xDE };
 
-char *cc_shim_cache_path(const char *clang, const char *arch)
+char *cc_shim_cache_path(const char *clang, const char *flags)
 {
     struct stat st;
     if (stat(clang, &st) != 0)
@@ -37,7 +39,7 @@ char *cc_shim_cache_path(const char *clang, const char *arch)
     else
         return NULL;
     struct cc_buf id = { 0 };
-    cc_buf_addf(&id, "%s\n%s\n%s\n%lld %lld.%09ld\n", CC_COMPILER_ID, arch, clang,
+    cc_buf_addf(&id, "%s\n%s\n%s\n%lld %lld.%09ld\n", CC_COMPILER_ID, flags, clang,
                 (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     cc_buf_add(&id, (const char *)hcqcl_cc_shim, hcqcl_cc_shim_size);
     if (!id.s)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* options, a space, then the unit's own options. */
 static char *joined(const char *options, const struct cubin_unit *u)
@@ -38,8 +39,45 @@ char *cc_units_first_options(const char *src, size_t len, const char *options)
     return s;
 }
 
+/* Unit k's headers under tmp/headersK/, their names as included (no
+ * absolute path, no ".."); *dir is that directory, NULL when there are
+ * none. CC_OK, CC_BUILD_FAILED (a bad name) or CC_ENVIRONMENT. */
+static int write_headers(const struct cubin_unit *u, unsigned k, const char *tmp, char *dir,
+                         size_t dir_size)
+{
+    snprintf(dir, dir_size, "%sheaders%u", tmp, k);
+    if (!u->num_headers)
+        return CC_OK;
+    if (mkdir(dir, 0700) != 0) {
+        cc_logf("error: cannot make %s\n", dir);
+        return CC_ENVIRONMENT;
+    }
+    for (size_t h = 0; h < u->num_headers; h++) {
+        const char *name, *text;
+        size_t nl, tl;
+        cubin_unit_header(u, h, &name, &nl, &text, &tl);
+        char path[4096];
+        if (!nl || name[0] == '/' || memmem(name, nl, "..", 2) || memchr(name, 0, nl) ||
+            (size_t)snprintf(path, sizeof(path), "%s/%.*s", dir, (int)nl, name) >= sizeof(path)) {
+            cc_logf("error: link unit %u: bad header name\n", k);
+            return CC_BUILD_FAILED;
+        }
+        for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
+            *s = 0;
+            mkdir(path, 0700);
+            *s = '/';
+        }
+        if (cc_write_file(path, text, tl) != 0) {
+            cc_logf("error: cannot write %s\n", path);
+            return CC_ENVIRONMENT;
+        }
+    }
+    return CC_OK;
+}
+
 int cc_units_compile(const char *src, size_t len, const char *options, const char *const *head,
-                     const char *tmp, bool verbose, struct cc_units *out, bool *arg_info)
+                     const char *tmp, bool verbose, struct cc_units *out, bool *arg_info,
+                     struct cc_argv *first_clang)
 {
     memset(out, 0, sizeof(*out));
     size_t pos = 0;
@@ -53,18 +91,26 @@ int cc_units_compile(const char *src, size_t len, const char *options, const cha
             cc_logf("error: malformed link units\n");
             return CC_BUILD_FAILED;
         }
-        char cl[4096], bc[4096];
+        char cl[4096], bc[4096], hdir[4096];
         snprintf(cl, sizeof(cl), "%sinput%u.cl", tmp, k);
         snprintf(bc, sizeof(bc), "%sinput%u.bc", tmp, k);
         if (cc_write_file(cl, u.source, u.source_len) != 0) {
             cc_logf("error: cannot write %s\n", cl);
             return CC_ENVIRONMENT;
         }
+        rc = write_headers(&u, k, tmp, hdir, sizeof(hdir));
+        if (rc != CC_OK)
+            break;
         if (k == 0) {
-            /* The pipeline compiles the first unit itself. */
+            /* The pipeline compiles the first unit itself; its headers
+             * are searched after its own -I directories. */
             out->first_path = strdup(cl);
             if (!out->first_path)
                 return CC_ENVIRONMENT;
+            if (u.num_headers) {
+                cc_argv_add(first_clang, "-I");
+                cc_argv_add(first_clang, hdir);
+            }
             continue;
         }
         char *opts = joined(options, &u);
@@ -82,6 +128,10 @@ int cc_units_compile(const char *src, size_t len, const char *options, const cha
         cc_argv_add(&v, "-cl-kernel-arg-info");
         for (size_t i = 0; i < o.clang.n; i++)
             cc_argv_add(&v, o.clang.v[i]);
+        if (u.num_headers) {
+            cc_argv_add(&v, "-I");
+            cc_argv_add(&v, hdir);
+        }
         cc_argv_add(&v, "-emit-llvm");
         cc_argv_add(&v, "-c");
         cc_argv_add(&v, "-o");
