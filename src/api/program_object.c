@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "api/obj.h"
+#include "cubin/container.h"
 
 #define OBJ_MAGIC "HCQCLSRC"
 #define OBJ_VERSION 1u
@@ -103,10 +104,12 @@ static uint32_t take32(struct reader *r)
 
 /* A malloc'ed NUL-terminated copy of n bytes; NUL bytes inside are not
  * text. */
-static char *take_text(struct reader *r, size_t n)
+/* n bytes of text without NUL bytes; a library's link units text
+ * (cubin/container.h), which starts with one, when units is set. */
+static char *take_text_or_units(struct reader *r, size_t n, bool units)
 {
     const char *at = take(r, n);
-    if (!at || memchr(at, '\0', n)) {
+    if (!at || (memchr(at, '\0', n) && !(units && cubin_units_is(at, n)))) {
         r->bad = true;
         return NULL;
     }
@@ -117,6 +120,8 @@ static char *take_text(struct reader *r, size_t n)
     }
     return s;
 }
+
+static char *take_text(struct reader *r, size_t n) { return take_text_or_units(r, n, false); }
 
 cl_int hcqcl_program_object_load(cl_program p, struct hcqcl_program_dev *pd, const void *data,
                                  size_t size)
@@ -140,7 +145,7 @@ cl_int hcqcl_program_object_load(cl_program p, struct hcqcl_program_dev *pd, con
         goto out;
     }
     opts = take_text(&r, olen);
-    src = take_text(&r, (size_t)slen);
+    src = take_text_or_units(&r, (size_t)slen, type == OBJ_TYPE_LIBRARY);
     names = calloc(nh ? nh : 1, sizeof(char *));
     texts = calloc(nh ? nh : 1, sizeof(char *));
     for (cl_uint h = 0; h < nh && !r.bad && names && texts; h++) {

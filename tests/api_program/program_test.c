@@ -685,6 +685,30 @@ static void test_link_units(void)
                x ? build_log(x) : "");
         if (x)
             clReleaseProgram(x);
+        /* The library as a binary, loaded again and linked. */
+        size_t size = 0;
+        EXPECT_OK(clGetProgramInfo(lib, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL));
+        unsigned char *bin = malloc(size ? size : 1);
+        EXPECT_OK(clGetProgramInfo(lib, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL));
+        cl_int st = 1;
+        cl_program lib2 = clCreateProgramWithBinary(ctx, 1, &dev, &size,
+                                                    (const unsigned char **)&bin, &st, &err);
+        EXPECT(lib2 && err == CL_SUCCESS && st == CL_SUCCESS, "library from binary: %d (%d)",
+               err, st);
+        free(bin);
+        if (lib2) {
+            cl_program_binary_type bt = 0;
+            EXPECT_OK(clGetProgramBuildInfo(lib2, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt,
+                                            NULL));
+            EXPECT(bt == CL_PROGRAM_BINARY_TYPE_LIBRARY, "type %u", (unsigned)bt);
+            cl_program in3[] = {lib2, pb};
+            x = clLinkProgram(ctx, 0, NULL, NULL, 2, in3, NULL, NULL, &err);
+            EXPECT(x && err == CL_SUCCESS, "link with a library from binary: %d\n%s", err,
+                   x ? build_log(x) : "");
+            if (x)
+                clReleaseProgram(x);
+            clReleaseProgram(lib2);
+        }
         clReleaseProgram(lib);
     }
     /* One input: compiled as a program, with the options it was compiled with. */
