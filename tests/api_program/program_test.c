@@ -623,6 +623,16 @@ static void write_files(const char *dir, const char *const *files)
     }
 }
 
+/* clLinkProgram of inputs succeeds (what: for the failure message). */
+static void expect_link(const char *what, const char *options, cl_uint n, const cl_program *in)
+{
+    cl_int err;
+    cl_program x = clLinkProgram(ctx, 0, NULL, options, n, in, NULL, NULL, &err);
+    EXPECT(x && err == CL_SUCCESS, "%s: %d\n%s", what, err, x ? build_log(x) : "");
+    if (x)
+        clReleaseProgram(x);
+}
+
 static void remove_tree(const char *dir)
 {
     char cmd[600];
@@ -680,11 +690,7 @@ static void test_link_units(void)
     EXPECT(lib && err == CL_SUCCESS, "library: %d", err);
     if (lib) {
         cl_program in2[] = {pb, lib};
-        x = clLinkProgram(ctx, 0, NULL, "-cl-fast-relaxed-math", 2, in2, NULL, NULL, &err);
-        EXPECT(x && err == CL_SUCCESS, "link with a library: %d\n%s", err,
-               x ? build_log(x) : "");
-        if (x)
-            clReleaseProgram(x);
+        expect_link("link with a library", "-cl-fast-relaxed-math", 2, in2);
         /* The library as a binary, loaded again and linked. */
         size_t size = 0;
         EXPECT_OK(clGetProgramInfo(lib, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL));
@@ -702,11 +708,7 @@ static void test_link_units(void)
                                             NULL));
             EXPECT(bt == CL_PROGRAM_BINARY_TYPE_LIBRARY, "type %u", (unsigned)bt);
             cl_program in3[] = {lib2, pb};
-            x = clLinkProgram(ctx, 0, NULL, NULL, 2, in3, NULL, NULL, &err);
-            EXPECT(x && err == CL_SUCCESS, "link with a library from binary: %d\n%s", err,
-                   x ? build_log(x) : "");
-            if (x)
-                clReleaseProgram(x);
+            expect_link("link with a library from binary", NULL, 2, in3);
             clReleaseProgram(lib2);
         }
         clReleaseProgram(lib);
@@ -731,11 +733,7 @@ static void test_link_units(void)
                              opt);
     remove_tree(dir);
     cl_program with_header[] = {pi, pa};
-    x = clLinkProgram(ctx, 0, NULL, NULL, 2, with_header, NULL, NULL, &err);
-    EXPECT(x && err == CL_SUCCESS, "link after the -I header was removed: %d\n%s", err,
-           x ? build_log(x) : "");
-    if (x)
-        clReleaseProgram(x);
+    expect_link("link after the -I header was removed", NULL, 2, with_header);
     clReleaseProgram(pi);
 
     /* Two inputs, each with its own cfg.h; one from a quoted directory
@@ -761,11 +759,7 @@ static void test_link_units(void)
     remove_tree(d1);
     remove_tree(d2);
     cl_program own_headers[] = {px, py};
-    x = clLinkProgram(ctx, 0, NULL, NULL, 2, own_headers, NULL, NULL, &err);
-    EXPECT(x && err == CL_SUCCESS, "link of inputs with their own cfg.h: %d\n%s", err,
-           x ? build_log(x) : "");
-    if (x)
-        clReleaseProgram(x);
+    expect_link("link of inputs with their own cfg.h", NULL, 2, own_headers);
     clReleaseProgram(px);
     clReleaseProgram(py);
     clReleaseProgram(emb);
@@ -893,11 +887,7 @@ static void test_source_programs(void)
         EXPECT(bt == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "object from binary: %u",
                (unsigned)bt);
         cl_program pair[] = {m2, f};
-        cl_program x = clLinkProgram(ctx, 0, NULL, NULL, 2, pair, NULL, NULL, &err);
-        EXPECT(x && err == CL_SUCCESS, "link of an object from binary: %d\n%s", err,
-               x ? build_log(x) : "");
-        if (x)
-            clReleaseProgram(x);
+        expect_link("link of an object from binary", NULL, 2, pair);
         clReleaseProgram(m2);
     }
     cl_program in[] = {f, m};
