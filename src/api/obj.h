@@ -766,9 +766,10 @@ cl_int hcqcl_program_object_store(cl_program p, struct hcqcl_program_dev *pd);
  * p's source includes from the -I directories of options, kept with the
  * embedded headers so that clLinkProgram finds them again. */
 cl_int hcqcl_program_keep_included(cl_program p, const char *options);
-/* Append header name (malloc'ed) with text (malloc'ed) to p's kept
- * headers, which take both; freed on CL_OUT_OF_HOST_MEMORY. */
-cl_int hcqcl_program_add_header(cl_program p, char *name, char *text);
+/* Append a copy of header name (name_len bytes) with its text to p's
+ * kept headers. CL_SUCCESS or CL_OUT_OF_HOST_MEMORY (nothing added). */
+cl_int hcqcl_program_add_header(cl_program p, const char *name, size_t name_len,
+                               const char *text, size_t text_len);
 bool hcqcl_program_object_is(const void *data, size_t size);
 cl_int hcqcl_program_object_load(cl_program p, struct hcqcl_program_dev *pd, const void *data,
                                  size_t size);

@@ -328,18 +328,12 @@ static cl_int compile_with_headers(struct hcqcl_program_dev *pd, const char *src
 
 static cl_int keep_headers(cl_program p, cl_uint n, const cl_program *headers, const char **names)
 {
-    p->header_names = calloc(n, sizeof(char *));
-    p->header_srcs = calloc(n, sizeof(char *));
-    if (!p->header_names || !p->header_srcs)
-        return CL_OUT_OF_HOST_MEMORY;
-    p->num_headers = n;
-    for (cl_uint i = 0; i < n; i++) {
-        p->header_names[i] = strdup(names[i]);
-        p->header_srcs[i] = strdup(headers[i]->source ? headers[i]->source : "");
-        if (!p->header_names[i] || !p->header_srcs[i])
-            return CL_OUT_OF_HOST_MEMORY;
+    cl_int err = CL_SUCCESS;
+    for (cl_uint i = 0; i < n && err == CL_SUCCESS; i++) {
+        const char *text = headers[i]->source ? headers[i]->source : "";
+        err = hcqcl_program_add_header(p, names[i], strlen(names[i]), text, strlen(text));
     }
-    return CL_SUCCESS;
+    return err;
 }
 
 cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
@@ -581,14 +575,7 @@ static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const
             const char *name, *text;
             size_t nl, tl;
             cubin_unit_header(&first, h, &name, &nl, &text, &tl);
-            char *nc = strndup(name, nl), *tc = strndup(text, tl);
-            if (nc && tc) {
-                err = hcqcl_program_add_header(out, nc, tc);
-            } else {
-                free(nc);
-                free(tc);
-                err = CL_OUT_OF_HOST_MEMORY;
-            }
+            err = hcqcl_program_add_header(out, name, nl, text, tl);
         }
     } else if (err == CL_SUCCESS) {
         *src = units;

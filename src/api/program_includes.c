@@ -113,21 +113,23 @@ static char *read_header(const char *dir, const char *name, size_t max)
     return text;
 }
 
-cl_int hcqcl_program_add_header(cl_program p, char *name, char *text)
+cl_int hcqcl_program_add_header(cl_program p, const char *name, size_t name_len,
+                               const char *text, size_t text_len)
 {
-    char **names = realloc(p->header_names, (p->num_headers + 1) * sizeof(char *));
+    char *n = strndup(name, name_len), *t = strndup(text, text_len);
+    char **names = n && t ? realloc(p->header_names, (p->num_headers + 1) * sizeof(char *)) : NULL;
     if (names)
         p->header_names = names;
-    char **srcs = realloc(p->header_srcs, (p->num_headers + 1) * sizeof(char *));
+    char **srcs = names ? realloc(p->header_srcs, (p->num_headers + 1) * sizeof(char *)) : NULL;
     if (srcs)
         p->header_srcs = srcs;
-    if (!names || !srcs) {
-        free(name);
-        free(text);
+    if (!srcs) {
+        free(n);
+        free(t);
         return CL_OUT_OF_HOST_MEMORY;
     }
-    p->header_names[p->num_headers] = name;
-    p->header_srcs[p->num_headers] = text;
+    p->header_names[p->num_headers] = n;
+    p->header_srcs[p->num_headers] = t;
     p->num_headers++;
     return CL_SUCCESS;
 }
@@ -181,11 +183,10 @@ static cl_int follow(cl_program p, const char *text, const char *from, char **di
                 free(found);
                 break;
             }
-            *bytes += strlen(found);
-            char *copy = strdup(n);
-            cl_int err = copy ? hcqcl_program_add_header(p, copy, found) : CL_OUT_OF_HOST_MEMORY;
-            if (!copy)
-                free(found);
+            size_t len = strlen(found);
+            *bytes += len;
+            cl_int err = hcqcl_program_add_header(p, n, strlen(n), found, len);
+            free(found);
             if (err == CL_SUCCESS)
                 err = follow(p, p->header_srcs[p->num_headers - 1],
                              p->header_names[p->num_headers - 1], dirs, bytes);

@@ -103,9 +103,8 @@ static uint32_t take32(struct reader *r)
 }
 
 /* A malloc'ed NUL-terminated copy of n bytes; NUL bytes inside are not
- * text. */
-/* n bytes of text without NUL bytes; a library's link units text
- * (cubin/container.h), which starts with one, when units is set. */
+ * text, except in a library's link units text (cubin/container.h), which
+ * starts with one, when units is set. */
 static char *take_text_or_units(struct reader *r, size_t n, bool units)
 {
     const char *at = take(r, n);

@@ -88,6 +88,8 @@ int cc_read_file(const char *path, char **data, size_t *size);
 int cc_write_file(const char *path, const void *data, size_t size);
 /* Write path atomically (temporary name in the same directory + rename). */
 int cc_write_file_atomic(const char *path, const void *data, size_t size);
+/* mkdir -p: dir and the directories above it (0755). 0 or -errno. */
+int cc_mkdir_p(const char *dir);
 
 /* ---- irmeta.c ---- */
 /* Parse the kernels of a textual LLVM module: names in definition order,

@@ -340,7 +340,6 @@ again:
             }
             goto again;
         }
-        cc_argv_free(&shim_argv);
         rc = CC_BUILD_FAILED;
         goto out;
     }
@@ -467,27 +466,10 @@ static void result_free(struct cc_result *r)
     free(r->ll);
 }
 
-static int mkdir_p(const char *dir)
-{
-    char p[4096];
-    snprintf(p, sizeof(p), "%s", dir);
-    for (char *s = p + 1; *s; s++) {
-        if (*s == '/') {
-            *s = 0;
-            if (mkdir(p, 0755) != 0 && errno != EEXIST)
-                return -errno;
-            *s = '/';
-        }
-    }
-    if (mkdir(p, 0755) != 0 && errno != EEXIST)
-        return -errno;
-    return 0;
-}
-
 static int cache_store(const char *dir, const char *key, const struct cc_result *r)
 {
     char path[4096];
-    if (mkdir_p(dir) != 0) {
+    if (cc_mkdir_p(dir) != 0) {
         fprintf(stderr, "hcqcl-cc: cannot create %s: %s\n", dir, strerror(errno));
         return CC_ENVIRONMENT;
     }

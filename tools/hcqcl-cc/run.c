@@ -356,22 +356,30 @@ int cc_write_file_atomic(const char *path, const void *data, size_t size)
         free(tmp);
         return e;
     }
-    fchmod(fd, 0644);
-    const char *p = data;
-    int rc = 0;
-    for (size_t done = 0; done < size && rc == 0;) {
-        ssize_t w = write(fd, p + done, size - done);
-        if (w > 0)
-            done += (size_t)w;
-        else if (w < 0 && errno != EINTR)
-            rc = -EIO;
-    }
-    if (close(fd) != 0 && rc == 0)
-        rc = -EIO;
+    close(fd);
+    chmod(tmp, 0644);
+    int rc = cc_write_file(tmp, data, size);
     if (rc == 0 && rename(tmp, path) != 0)
         rc = -errno;
     if (rc)
         unlink(tmp);
     free(tmp);
     return rc;
+}
+
+int cc_mkdir_p(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof(p), "%s", dir);
+    for (char *s = p + 1; *s; s++) {
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(p, 0755) != 0 && errno != EEXIST)
+                return -errno;
+            *s = '/';
+        }
+    }
+    if (mkdir(p, 0755) != 0 && errno != EEXIST)
+        return -errno;
+    return 0;
 }

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* options, a space, then the unit's own options. */
 static char *joined(const char *options, const struct cubin_unit *u)
@@ -39,19 +38,13 @@ char *cc_units_first_options(const char *src, size_t len, const char *options)
     return s;
 }
 
-/* Unit k's headers under tmp/headersK/, their names as included (no
- * absolute path, no ".."); *dir is that directory, NULL when there are
- * none. CC_OK, CC_BUILD_FAILED (a bad name) or CC_ENVIRONMENT. */
+/* Unit k's headers under tmp/headersK/ (*dir, set even when there are
+ * none), their names as included (no absolute path, no ".."). CC_OK,
+ * CC_BUILD_FAILED (a bad name) or CC_ENVIRONMENT. */
 static int write_headers(const struct cubin_unit *u, unsigned k, const char *tmp, char *dir,
                          size_t dir_size)
 {
     snprintf(dir, dir_size, "%sheaders%u", tmp, k);
-    if (!u->num_headers)
-        return CC_OK;
-    if (mkdir(dir, 0700) != 0) {
-        cc_logf("error: cannot make %s\n", dir);
-        return CC_ENVIRONMENT;
-    }
     for (size_t h = 0; h < u->num_headers; h++) {
         const char *name, *text;
         size_t nl, tl;
@@ -62,12 +55,11 @@ static int write_headers(const struct cubin_unit *u, unsigned k, const char *tmp
             cc_logf("error: link unit %u: bad header name\n", k);
             return CC_BUILD_FAILED;
         }
-        for (char *s = path + strlen(dir) + 1; (s = strchr(s, '/')); s++) {
-            *s = 0;
-            mkdir(path, 0700);
-            *s = '/';
-        }
-        if (cc_write_file(path, text, tl) != 0) {
+        char *slash = strrchr(path, '/');
+        *slash = 0;
+        int made = cc_mkdir_p(path);
+        *slash = '/';
+        if (made != 0 || cc_write_file(path, text, tl) != 0) {
             cc_logf("error: cannot write %s\n", path);
             return CC_ENVIRONMENT;
         }
