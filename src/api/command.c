@@ -13,6 +13,7 @@
 #include "api/obj.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 
 /* A channel is blocked while the last command recorded on it that waited
@@ -275,6 +276,44 @@ void hcqcl_cmd_obj_retain(struct hcqcl_obj *o)
         hcqcl_clRetainMemObject((cl_mem)o);
     else
         hcqcl_clRetainKernel((cl_kernel)o);
+}
+
+/* Threads between taking finished commands' objects and releasing them:
+ * a slot per stretch, found from the thread's identity (no _Thread_local:
+ * in a shared library each use is a call). A thread's own stretches are
+ * not waited for: a destructor callback run in one may build a program. */
+enum { RELEASERS = 64 };
+static struct {
+    _Atomic uintptr_t who; /* packed: quiesce reads eight lines */
+} releasers[RELEASERS];
+
+unsigned hcqcl_cmd_release_begin(void)
+{
+    const uintptr_t self = util_thread_self();
+    const unsigned home = (unsigned)((self * 0x9e3779b97f4a7c15ull) >> 58) & (RELEASERS - 1);
+    for (unsigned i = home;; i = (i + 1) & (RELEASERS - 1)) {
+        uintptr_t free_ = 0;
+        if (!atomic_load_explicit(&releasers[i].who, memory_order_relaxed) &&
+            atomic_compare_exchange_strong_explicit(&releasers[i].who, &free_, self,
+                                                    memory_order_relaxed, memory_order_relaxed))
+            return i;
+        if (((i + 1) & (RELEASERS - 1)) == home)
+            sched_yield(); /* every slot taken: one frees soon */
+    }
+}
+
+void hcqcl_cmd_release_end(unsigned slot)
+{
+    atomic_store_explicit(&releasers[slot].who, 0, memory_order_release);
+}
+
+void hcqcl_cmd_release_quiesce(void)
+{
+    const uintptr_t self = util_thread_self();
+    for (unsigned i = 0; i < RELEASERS; i++)
+        for (uintptr_t who; (who = atomic_load_explicit(&releasers[i].who, memory_order_acquire)) &&
+                            who != self;)
+            sched_yield();
 }
 
 void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n)

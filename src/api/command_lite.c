@@ -59,9 +59,11 @@ void hcqcl_lite_retire(cl_command_queue q, bool try)
             util_lock(&q->lock);
         else if (!util_lock_try(&q->lock))
             return;
+        const unsigned slot = hcqcl_cmd_release_begin();
         uint32_t n = retire_locked(q, objs, RETIRE_BATCH, &full);
         util_unlock(&q->lock);
         hcqcl_cmd_objs_release(objs, n);
+        hcqcl_cmd_release_end(slot);
     } while (full);
 }
 
@@ -256,14 +258,22 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
     struct hcqcl_obj *done[RETIRE_BATCH];
     uint32_t ndone = 0;
     bool full = false;
-    if ((q->lite_head - q->lite_tail) % RETIRE_EVERY == 0)
+    unsigned slot = 0;
+    if ((q->lite_head - q->lite_tail) % RETIRE_EVERY == 0) {
+        slot = hcqcl_cmd_release_begin();
         ndone = retire_locked(q, done, RETIRE_BATCH, &full);
+        if (!ndone)
+            hcqcl_cmd_release_end(slot);
+    }
     util_unlock(&q->lock);
     if (watch)
         hcqcl_event_watch_queue(q);
     if (drop)
         hcqcl_event_unref(drop);
-    hcqcl_cmd_objs_release(done, ndone);
+    if (ndone) {
+        hcqcl_cmd_objs_release(done, ndone);
+        hcqcl_cmd_release_end(slot);
+    }
     return ok ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
 }
 
@@ -287,8 +297,11 @@ cl_int hcqcl_lite_drain(cl_command_queue q)
         q->lite_sig = NULL;
     util_unlock(&q->lock);
     /* Commands with events that these followed are done too: make them
-     * final before clFinish returns. */
-    if (any)
+     * final before clFinish returns. And what the notifier took from the
+     * ring is released too (a buffer's destructor callbacks have run). */
+    if (any) {
         hcqcl_events_progress();
+        hcqcl_cmd_release_quiesce();
+    }
     return err;
 }

@@ -508,10 +508,13 @@ static size_t tracker_progress(void)
     struct act a[32];
     size_t total = 0, n;
     do {
+        /* Around it all: what a pass makes final it releases after. */
+        const unsigned slot = hcqcl_cmd_release_begin();
         pthread_mutex_lock(&T.lock);
         n = collect_locked(a, UTIL_ARRAY_SIZE(a), UINT32_MAX);
         pthread_mutex_unlock(&T.lock);
         run_acts(a, n);
+        hcqcl_cmd_release_end(slot);
         total += n;
     } while (n == UTIL_ARRAY_SIZE(a));
     return total;
@@ -522,12 +525,16 @@ void hcqcl_events_progress(void) { tracker_progress(); }
 void hcqcl_event_retire(cl_event e)
 {
     /* Never waits for the lock: the notifier's pass does the same work. */
-    if (pthread_mutex_trylock(&T.lock))
+    const unsigned slot = hcqcl_cmd_release_begin();
+    if (pthread_mutex_trylock(&T.lock)) {
+        hcqcl_cmd_release_end(slot);
         return;
+    }
     struct act a[8];
     size_t n = collect_locked(a, UTIL_ARRAY_SIZE(a), e->stream);
     pthread_mutex_unlock(&T.lock);
     run_acts(a, n);
+    hcqcl_cmd_release_end(slot);
 }
 
 /* Up to cap watched queues (hcqcl_event_watch_queue) from the from-th,
@@ -633,8 +640,11 @@ void hcqcl_events_settle(void)
             hcqcl_queue_unref(wq[i]);
         }
         if (nw < UTIL_ARRAY_SIZE(wq))
-            return;
+            break;
     }
+    /* The notifier may have made a command final, or taken a ring's
+     * entries, and not yet released what they held. */
+    hcqcl_cmd_release_quiesce();
 }
 
 void hcqcl_event_watch_queue(cl_command_queue q)

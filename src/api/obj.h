@@ -1250,6 +1250,15 @@ bool hcqcl_chan_blocked(const struct hcqcl_chan *ch);
 /* A command's hold on a kernel or buffer (retain / release by type). */
 void hcqcl_cmd_obj_retain(struct hcqcl_obj *o);
 void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n);
+/* Finished commands' objects are taken for release and released within a
+ * stretch: begin (before the command is seen final or its objects leave
+ * the lock that holds them) returns a slot for end. Quiesce returns once
+ * no other thread is in a stretch: whoever sees a command final and then
+ * asks what is still attached (a build, clFinish's destructor callbacks)
+ * calls it first. */
+unsigned hcqcl_cmd_release_begin(void);
+void hcqcl_cmd_release_end(unsigned slot);
+void hcqcl_cmd_release_quiesce(void);
 /* Settle every finished command the tracker holds (event.c). */
 void hcqcl_events_progress(void);
 /* That, and the finished commands without events of every queue: objects
