@@ -118,14 +118,22 @@ static void test_waits(struct hcq_device *dev)
      * 10 ms: the sleep towards it goes in slices (1/32, 3 ms) and looks
      * between them, so the wait ends a slice after the value, not at the
      * expected end. */
-    hcq_signal_set(s, 0);
+    /* Best of three: a loaded machine may hold the waiter back past the
+     * bound once; a wait that slept to the expected end fails all three. */
+    uint64_t best = UINT64_MAX;
     st.steps = 1;
-    t0 = util_now_ns();
-    pthread_create(&th, NULL, step, &st);
-    EXPECT_EQ(hcq_signal_wait_eta(s, 1, 10000000000ull, t0, t0 + 95000000ull), 0);
-    dt = util_now_ns() - t0;
-    EXPECT(dt >= 10000000 && dt < 70000000);
-    pthread_join(th, NULL);
+    for (int attempt = 0; attempt < 3 && best >= 70000000; attempt++) {
+        hcq_signal_set(s, 0);
+        t0 = util_now_ns();
+        pthread_create(&th, NULL, step, &st);
+        EXPECT_EQ(hcq_signal_wait_eta(s, 1, 10000000000ull, t0, t0 + 95000000ull), 0);
+        dt = util_now_ns() - t0;
+        EXPECT(dt >= 10000000);
+        best = dt < best ? dt : best;
+        pthread_join(th, NULL);
+    }
+    EXPECT(best < 70000000, "woke %llu ms after the start, value set at 10 ms",
+           (unsigned long long)(best / 1000000));
     hcq_signal_free(s);
 }
 
@@ -344,7 +352,11 @@ static void test_irq_on_demand(struct hcq_device *dev)
 
     w = (struct plain_waiter){hcq_queue_timeline(q), v + 1, 0, -1};
     pthread_create(&th, NULL, plain_wait, &w);
-    sleep_ns(30000000);
+    /* It asks once past its first 1 ms; a loaded machine may be slow to
+     * run it that far. */
+    for (uint64_t t0 = util_now_ns();
+         !atomic_load(&dev->irq_want) && util_now_ns() - t0 < 4000000000ull;)
+        sleep_ns(1000000);
     EXPECT_EQ(atomic_load(&dev->irq_want), 1);
     uint64_t v2;
     EXPECT_EQ(hcq_q_release_timeline(q, &v2), 0);
