@@ -525,11 +525,11 @@ void hcqcl_events_progress(void) { tracker_progress(); }
 void hcqcl_event_retire(cl_event e)
 {
     /* Never waits for the lock: the notifier's pass does the same work. */
-    const unsigned slot = hcqcl_cmd_release_begin();
-    if (pthread_mutex_trylock(&T.lock)) {
-        hcqcl_cmd_release_end(slot);
+    if (pthread_mutex_trylock(&T.lock))
         return;
-    }
+    /* Before anything is made final: a thread that sees it final sees
+     * the stretch too. */
+    const unsigned slot = hcqcl_cmd_release_begin();
     struct act a[8];
     size_t n = collect_locked(a, UTIL_ARRAY_SIZE(a), e->stream);
     pthread_mutex_unlock(&T.lock);
