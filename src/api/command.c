@@ -246,7 +246,9 @@ struct hcq_queue *hcqcl_cmd_hq(struct hcqcl_cmd *cmd)
     return cmd->hq;
 }
 
-static void retain_obj(struct hcqcl_cmd *cmd, struct hcqcl_obj *o)
+/* The command holds o until it is final; retain: take a reference for
+ * that, else the caller's becomes the command's. */
+static void hold_obj(struct hcqcl_cmd *cmd, struct hcqcl_obj *o, bool retain)
 {
     cl_event e = cmd->ev;
     if (e->nobjs == e->capobjs) {
@@ -257,6 +259,8 @@ static void retain_obj(struct hcqcl_cmd *cmd, struct hcqcl_obj *o)
              * on the application keeping the object alive. */
             util_log(UTIL_LOG_ERR, "api: cannot retain an object for a command");
             cmd->err = cmd->err ? cmd->err : CL_OUT_OF_HOST_MEMORY;
+            if (!retain)
+                hcqcl_cmd_objs_release(&o, 1);
             return;
         }
         for (size_t i = 0; i < e->nobjs; i++)
@@ -267,7 +271,8 @@ static void retain_obj(struct hcqcl_cmd *cmd, struct hcqcl_obj *o)
         e->capobjs = cap;
     }
     e->objs[e->nobjs++] = o;
-    hcqcl_cmd_obj_retain(o);
+    if (retain)
+        hcqcl_cmd_obj_retain(o);
 }
 
 void hcqcl_cmd_obj_retain(struct hcqcl_obj *o)
@@ -326,10 +331,17 @@ void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n)
     }
 }
 
-void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m) { retain_obj(cmd, (struct hcqcl_obj *)m); }
+void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m)
+{
+    hold_obj(cmd, (struct hcqcl_obj *)m, true);
+}
+void hcqcl_cmd_own_mem(struct hcqcl_cmd *cmd, cl_mem m)
+{
+    hold_obj(cmd, (struct hcqcl_obj *)m, false);
+}
 void hcqcl_cmd_retain_kernel(struct hcqcl_cmd *cmd, cl_kernel k)
 {
-    retain_obj(cmd, (struct hcqcl_obj *)k);
+    hold_obj(cmd, (struct hcqcl_obj *)k, true);
 }
 
 cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg)
@@ -633,6 +645,7 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
         hcqcl_event_track(e);
         util_unlock(&cmd->q->lock);
         hcqcl_event_unref(e);
+        hcqcl_event_tell_lost(cmd->q->ctx, cmd->q); /* when that is why */
         return;
     }
     /* Nothing could be recorded: release at once. Slots with releases
@@ -650,4 +663,5 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
         fn(e->release_arg);
     }
     hcqcl_event_unref(e);
+    hcqcl_event_tell_lost(cmd->q->ctx, cmd->q);
 }

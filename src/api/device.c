@@ -90,9 +90,11 @@ cl_int CL_API_CALL hcqcl_clGetDeviceIDs(cl_platform_id platform, cl_device_type 
     cl_device_id *all;
     cl_uint count;
     hcqcl_device_list(&all, &count);
-    bool gpu = device_type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_DEFAULT);
-    /* DEFAULT names one device: the first. */
-    cl_uint found = !gpu ? 0 : device_type == CL_DEVICE_TYPE_DEFAULT ? UTIL_MIN(count, 1u) : count;
+    /* Every device is a GPU; DEFAULT names one of them, the first, so a
+     * type of DEFAULT and bits other than GPU matches that one alone. */
+    cl_uint found = (device_type & CL_DEVICE_TYPE_GPU)       ? count
+                    : (device_type & CL_DEVICE_TYPE_DEFAULT) ? UTIL_MIN(count, 1u)
+                                                             : 0;
     /* CL_DEVICE_NOT_FOUND if no OpenCL devices that matched device_type were found */
     if (found == 0) {
         if (num_devices)

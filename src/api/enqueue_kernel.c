@@ -289,7 +289,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
     /* The same launch as the queue's last one without an event: validated
      * then. */
     cl_int memo_err;
-    if (!event && !num_events && !(q->props & HCQCL_LITE_EXCLUDED) &&
+    if (!event && !num_events && !wait_list && !(q->props & HCQCL_LITE_EXCLUDED) &&
         memo_launch(q, kernel, work_dim, global_work_offset, global_work_size, local_work_size,
                     &memo_err))
         return memo_err;
@@ -422,7 +422,8 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
     struct hcqcl_lite_cmd lc;
     struct hcqcl_obj *objs[HCQCL_LITE_OBJS];
     size_t nobj = 0;
-    if (!event && !num_events) {
+    /* (A wait list given with no events is refused on the way with one.) */
+    if (!event && !num_events && !wait_list) {
         cl_mem m[HCQCL_LITE_OBJS - 1];
         nobj = 1 + hcqcl_kernel_mem_args(kernel, m, UTIL_ARRAY_SIZE(m));
         objs[0] = &kernel->obj;

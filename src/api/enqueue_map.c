@@ -54,7 +54,7 @@ static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags fla
 struct pinned_region {
     const uint8_t *cpu; /* the mapped pointer */
     size_t size;
-    cl_mem m;           /* retained while listed */
+    cl_mem m;           /* not retained: its destruction takes it off */
     size_t offset;      /* of the region in m */
     struct pinned_region *next;
 };
@@ -68,7 +68,6 @@ static void pinned_add(cl_mem m, const struct hcqcl_mapping *map)
     if (!r)
         return; /* only an optimisation is lost */
     *r = (struct pinned_region){map->ptr, map->size, m, map->offset, NULL};
-    hcqcl_clRetainMemObject(m);
     pthread_mutex_lock(&pinned_lock);
     r->next = pinned_list;
     pinned_list = r;
@@ -87,9 +86,28 @@ static void pinned_remove(cl_mem m, const void *cpu)
         }
     }
     pthread_mutex_unlock(&pinned_lock);
-    if (gone) {
-        /* Outside the lock: the last release runs destructor callbacks. */
-        hcqcl_clReleaseMemObject(gone->m);
+    free(gone);
+}
+
+/* m is being destroyed (no references left): its mappings, released
+ * without an unmap, are usable no longer. */
+void hcqcl_map_pinned_forget(cl_mem m)
+{
+    struct pinned_region *gone = NULL;
+    pthread_mutex_lock(&pinned_lock);
+    for (struct pinned_region **pp = &pinned_list; *pp;) {
+        struct pinned_region *r = *pp;
+        if (r->m == m) {
+            *pp = r->next;
+            r->next = gone;
+            gone = r;
+        } else {
+            pp = &r->next;
+        }
+    }
+    pthread_mutex_unlock(&pinned_lock);
+    for (struct pinned_region *next; gone; gone = next) {
+        next = gone->next;
         free(gone);
     }
 }
@@ -106,9 +124,20 @@ bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void
         uint64_t base = hcqcl_mem_va(r->m, dev);
         if (!base)
             continue; /* a buffer of a context without dev */
+        /* The app may unmap and release it while the copy is in flight:
+         * the command holds it. Not one whose last reference is gone (it
+         * is being destroyed, and leaves the list before its memory). */
+        uint32_t refs = atomic_load_explicit(&r->m->obj.refs, memory_order_relaxed);
+        do {
+            if (!refs)
+                break;
+        } while (!atomic_compare_exchange_weak_explicit(&r->m->obj.refs, &refs, refs + 1,
+                                                        memory_order_relaxed,
+                                                        memory_order_relaxed));
+        if (!refs)
+            continue;
         *va = base + r->offset + (size_t)(p - r->cpu);
-        /* The app may unmap and release it while the copy is in flight. */
-        hcqcl_cmd_retain_mem(cmd, r->m);
+        hcqcl_cmd_own_mem(cmd, r->m);
         found = true;
     }
     pthread_mutex_unlock(&pinned_lock);

@@ -458,8 +458,15 @@ static void finished_outside(cl_event e, cl_int status)
 
 void hcqcl_event_tell_lost(cl_context ctx, cl_command_queue q)
 {
-    static _Atomic bool told;
-    if (!hcq_device_lost(q->hdev) || atomic_exchange(&told, true))
+    if (!hcq_device_lost(q->hdev))
+        return;
+    /* Once per device of each context: "errors ... that occur at runtime
+     * in this context". */
+    cl_uint i = 0;
+    while (i < ctx->num_devices && ctx->devices[i] != hcqcl_queue_device(q))
+        i++;
+    const uint64_t bit = 1ull << (i % 64);
+    if (atomic_fetch_or(&ctx->lost_told, bit) & bit)
         return;
     /* The core names the cause (Xid and what it means). */
     char why[224], msg[256];

@@ -392,6 +392,8 @@ static cl_mem mem_new(cl_context ctx, cl_mem_flags flags, size_t size)
  * its callback, so the pages must be unregistered by then. */
 static void mem_destroy(cl_mem m)
 {
+    if (m->maps) /* released while mapped */
+        hcqcl_map_pinned_forget(m);
     for (struct hcqcl_mapping *map = m->maps, *next; map; map = next) {
         next = map->next;
         hcqcl_mapping_free(map);

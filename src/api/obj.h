@@ -408,6 +408,7 @@ struct _cl_context {
     pthread_mutex_t lock;
     struct hcqcl_context_cb *destructors; /* newest first: run in this order */
     struct hcqcl_printf_buf *printf_pool; /* idle printf buffers (printf.c), under lock */
+    _Atomic uint64_t lost_told;   /* devices (by index, mod 64) whose loss was reported */
 };
 bool hcqcl_context_valid(cl_context c);
 /* True when d is one of c's devices. */
@@ -686,6 +687,7 @@ struct _cl_program {
     cl_context ctx;             /* retained */
     char *source;               /* clCreateProgramWithSource, else NULL */
     size_t source_len;
+    bool linked;                /* made by clLinkProgram (source: its units) */
     cl_uint num_devices;
     struct hcqcl_program_dev *devs;
     pthread_mutex_t lock;       /* builds and their results */
@@ -1164,6 +1166,8 @@ struct hcq_queue *hcqcl_cmd_hq(struct hcqcl_cmd *cmd);
 /* Keep an object (mem, kernel, ...) retained until the command finished:
  * takes a new reference, released with the object's clRelease*. */
 void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m);
+/* The same with a reference the caller took: the command's from now. */
+void hcqcl_cmd_own_mem(struct hcqcl_cmd *cmd, cl_mem m);
 void hcqcl_cmd_retain_kernel(struct hcqcl_cmd *cmd, cl_kernel k);
 /* CL_OUT_OF_HOST_MEMORY when the hook can't be recorded. */
 cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg);
@@ -1353,6 +1357,8 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
  * usual way to get pinned bandwidth in OpenCL). Any thread. */
 bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void *ptr,
                        size_t size, uint64_t *va);
+/* m is destroyed with regions still mapped: they are no longer found. */
+void hcqcl_map_pinned_forget(cl_mem m);
 
 /* A rectangle of a buffer or host region after the pitch defaults were
  * applied: byte `offset` of the first element, `span` bytes from it to one

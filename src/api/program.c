@@ -384,7 +384,9 @@ cl_int hcqcl_clGetProgramInfo(cl_program program, cl_program_info param_name,
         goto out;
     case CL_PROGRAM_NUM_KERNELS:
     case CL_PROGRAM_KERNEL_NAMES:
-        /* CL_INVALID_PROGRAM_EXECUTABLE if param_name is CL_PROGRAM_NUM_KERNELS or CL_PROGRAM_KERNEL_NAMES and a successful program executable has not been built for at least one device */
+    case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
+    case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
+        /* CL_INVALID_PROGRAM_EXECUTABLE if param_name is CL_PROGRAM_NUM_KERNELS, CL_PROGRAM_KERNEL_NAMES, CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT, or CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT and a successful program executable has not been built for at least one device in the list of devices associated with program */
         if (!program_built_any(program) || program->building) {
             err = CL_INVALID_PROGRAM_EXECUTABLE;
             util_log_check(__func__, "built", hcqcl_error_name(err), "program %p not built",
@@ -394,15 +396,13 @@ cl_int hcqcl_clGetProgramInfo(cl_program program, cl_program_info param_name,
         if (param_name == CL_PROGRAM_NUM_KERNELS) {
             v.s = program->num_kernels;
             n = sizeof(v.s);
-        } else {
+        } else if (param_name == CL_PROGRAM_KERNEL_NAMES) {
             src = program->kernel_names ? program->kernel_names : "";
             n = strlen(src) + 1;
+        } else { /* no program-scope constructors or destructors are run */
+            v.b = CL_FALSE;
+            n = sizeof(v.b);
         }
-        break;
-    case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
-    case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
-        v.b = CL_FALSE;
-        n = sizeof(v.b);
         break;
     default:
         err = CL_INVALID_VALUE;
@@ -451,12 +451,14 @@ cl_int hcqcl_clGetProgramBuildInfo(cl_program program, cl_device_id device,
     pthread_mutex_lock(&program->lock);
     switch (param_name) {
     case CL_PROGRAM_BUILD_STATUS: v.st = pd->status; n = sizeof(v.st); break;
+    /* "If build status of the specified program for device is
+     * CL_BUILD_NONE, an empty string is returned." (options and log) */
     case CL_PROGRAM_BUILD_OPTIONS:
-        src = pd->options ? pd->options : "";
+        src = pd->options && pd->status != CL_BUILD_NONE ? pd->options : "";
         n = strlen(src) + 1;
         break;
     case CL_PROGRAM_BUILD_LOG:
-        src = pd->log ? pd->log : "";
+        src = pd->log && pd->status != CL_BUILD_NONE ? pd->log : "";
         n = strlen(src) + 1;
         break;
     case CL_PROGRAM_BINARY_TYPE: v.bt = pd->bin_type; n = sizeof(v.bt); break;

@@ -201,6 +201,9 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
     err = pick_devices(program, num_devices, device_list, pfn_notify != NULL, user_data, targets);
     if (err != CL_SUCCESS)
         return err;
+    /* CL_INVALID_OPERATION if program was not created with clCreateProgramWithSource, clCreateProgramWithIL or clCreateProgramWithBinary */
+    HCQCL_CHECK(!program->linked, CL_INVALID_OPERATION, "program %p was made by clLinkProgram",
+                (void *)program);
     /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid */
     HCQCL_CHECK(options_valid(options, OPT_COMPILE | OPT_LINK, why, sizeof(why)),
                 CL_INVALID_BUILD_OPTIONS, "%s", why);
@@ -371,8 +374,8 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
     HCQCL_CHECK(options_valid(options, OPT_COMPILE, why, sizeof(why)), CL_INVALID_COMPILER_OPTIONS,
                 "%s", why);
     /* CL_INVALID_OPERATION if program has no source or IL available */
-    HCQCL_CHECK(program->source, CL_INVALID_OPERATION, "program %p has no source",
-                (void *)program);
+    HCQCL_CHECK(program->source && !program->linked, CL_INVALID_OPERATION,
+                "program %p has no source", (void *)program);
     err = begin_build(program, targets);
     if (err != CL_SUCCESS)
         return err;
@@ -647,6 +650,7 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     HCQCL_CHECK_GOTO(err == CL_SUCCESS, err, err, "combining the inputs");
     p->source = src.s;
     p->source_len = src.len;
+    p->linked = true;
     src.s = NULL;
 
     p->building = true;
@@ -680,6 +684,13 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     if (result == CL_SUCCESS)
         result = err;
     free(opts.s);
+    opts.s = NULL;
+    /* "Otherwise clLinkProgram returns a NULL program object": only a
+     * failed link hands back the program, which carries its log. */
+    if (result != CL_SUCCESS && result != CL_LINK_PROGRAM_FAILURE) {
+        err = result;
+        goto fail;
+    }
     if (pfn_notify)
         pfn_notify(p, user_data);
     if (result != CL_SUCCESS)

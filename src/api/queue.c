@@ -119,6 +119,12 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device,
      * CL_QUEUE_ON_DEVICE */
     HCQCL_CHECK_GOTO(!(props & CL_QUEUE_ON_DEVICE_DEFAULT) || (props & CL_QUEUE_ON_DEVICE), err,
                      CL_INVALID_VALUE, "ON_DEVICE_DEFAULT without ON_DEVICE");
+    /* CL_INVALID_VALUE if values specified in properties are not valid:
+     * "If CL_QUEUE_ON_DEVICE is set, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+     * must also be set." */
+    HCQCL_CHECK_GOTO(!(props & CL_QUEUE_ON_DEVICE) ||
+                         (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE),
+                     err, CL_INVALID_VALUE, "ON_DEVICE without OUT_OF_ORDER_EXEC_MODE_ENABLE");
     /* CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
      * valid but are not supported by the device (no device-side enqueue) */
     HCQCL_CHECK_GOTO(!(props & ~supported_props), err, CL_INVALID_QUEUE_PROPERTIES,
@@ -276,9 +282,12 @@ cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_prop
      * command-queue */
     HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
     /* CL_INVALID_VALUE if the values specified in properties are not
-     * valid */
-    HCQCL_CHECK(!(properties & ~valid_props), CL_INVALID_VALUE, "properties 0x%llx",
-                (unsigned long long)properties);
+     * valid: "Only command-queue properties specified in this table
+     * [out-of-order execution, profiling] can be used" */
+    HCQCL_CHECK(!(properties &
+                  ~(cl_command_queue_properties)(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE |
+                                                 CL_QUEUE_PROFILING_ENABLE)),
+                CL_INVALID_VALUE, "properties 0x%llx", (unsigned long long)properties);
     /* CL_INVALID_QUEUE_PROPERTIES if values specified in properties are
      * valid but are not supported by the device: the device-queue bits. */
     HCQCL_CHECK(!(properties & ~supported_props), CL_INVALID_QUEUE_PROPERTIES,

@@ -223,6 +223,36 @@ static void test_refcount_and_destructors(void)
            norder, order[0], order[1]);
 }
 
+/* Released while mapped: the object goes once its commands are done, its
+ * destructor callbacks run, and its mapping no longer counts as one of its
+ * references. Host memory (mapped in place) and device memory (mapped
+ * through a staging). */
+static void test_release_while_mapped(void)
+{
+    const cl_mem_flags kinds[] = {CL_MEM_ALLOC_HOST_PTR, 0};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        cl_mem m = make(kinds[i], 65536, NULL, CL_SUCCESS);
+        if (!m)
+            return;
+        norder = 0;
+        EXPECT_OK(clSetMemObjectDestructorCallback(m, dtor, (void *)(intptr_t)5));
+        cl_int err;
+        unsigned *p = clEnqueueMapBuffer(queue, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 65536,
+                                         0, NULL, NULL, &err);
+        EXPECT(p && err == CL_SUCCESS, "map: %d", err);
+        cl_uint refs = 0;
+        EXPECT_OK(clGetMemObjectInfo(m, CL_MEM_REFERENCE_COUNT, sizeof(refs), &refs, NULL));
+        EXPECT(refs == 1, "flags 0x%llx: %u references while mapped", (unsigned long long)kinds[i],
+               refs);
+        if (p)
+            p[0] = 1;
+        EXPECT_OK(clReleaseMemObject(m));
+        EXPECT_OK(clFinish(queue));
+        EXPECT(norder == 1 && order[0] == 5, "flags 0x%llx: destructor ran %d times",
+               (unsigned long long)kinds[i], norder);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 
 static cl_mem sub(cl_mem parent, cl_mem_flags flags, size_t origin, size_t size, cl_int want)
@@ -516,6 +546,7 @@ int main(void)
     test_valid_flags();
     test_info_errors();
     test_refcount_and_destructors();
+    test_release_while_mapped();
     test_sub_buffers();
     test_contents();
     test_use_host_ptr_copy();

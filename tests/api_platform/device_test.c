@@ -457,6 +457,11 @@ static void test_enumeration(cl_platform_id p, cl_uint want, cl_device_id *all, 
     EXPECT(m == 1, "%u default devices", m);
     EXPECT_OK(clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_CPU, 0, NULL, &m));
     EXPECT(m == n, "GPU|CPU gives %u", m);
+    /* Only the default device is of both: the default, and a CPU. */
+    EXPECT_OK(clGetDeviceIDs(p, CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_CPU, 0, NULL, &m));
+    EXPECT(m == 1, "DEFAULT|CPU gives %u", m);
+    EXPECT_OK(clGetDeviceIDs(p, CL_DEVICE_TYPE_DEFAULT | CL_DEVICE_TYPE_GPU, 0, NULL, &m));
+    EXPECT(m == n, "DEFAULT|GPU gives %u", m);
     m = 99;
     EXPECT_ERR(clGetDeviceIDs(p, CL_DEVICE_TYPE_CPU, 0, NULL, &m), CL_DEVICE_NOT_FOUND);
     EXPECT(m == 0, "num_devices %u after CL_DEVICE_NOT_FOUND", m);

@@ -153,6 +153,20 @@ static void test_build_and_program_info(void)
     cl_int err;
     EXPECT(!clCreateKernel(p, "vadd", &err) && err == CL_INVALID_PROGRAM_EXECUTABLE,
            "kernel before build: %d", err);
+    cl_bool ctors = CL_TRUE;
+    EXPECT_ERR(clGetProgramInfo(p, CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT, sizeof(ctors), &ctors,
+                                NULL),
+               CL_INVALID_PROGRAM_EXECUTABLE);
+    EXPECT_ERR(clGetProgramInfo(p, CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT, sizeof(ctors), &ctors,
+                                NULL),
+               CL_INVALID_PROGRAM_EXECUTABLE);
+    /* "If build status ... is CL_BUILD_NONE, an empty string is returned." */
+    char none[64] = "x";
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_OPTIONS, sizeof(none), none, NULL));
+    EXPECT(!none[0], "options before a build: '%s'", none);
+    none[0] = 'x';
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BUILD_LOG, sizeof(none), none, NULL));
+    EXPECT(!none[0], "log before a build: '%s'", none);
 
     /* Option and argument rules. */
     EXPECT_ERR(clBuildProgram(p, 0, NULL, "-no-such-option", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
@@ -186,6 +200,9 @@ static void test_build_and_program_info(void)
 
     EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(nk), &nk, NULL));
     EXPECT(nk == 8, "NUM_KERNELS %zu", nk);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT, sizeof(ctors), &ctors,
+                               NULL));
+    EXPECT(ctors == CL_FALSE, "ctors present %u", ctors);
     EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof(names), names, NULL));
     const char *want[] = {"vadd", "smem_win", "local_win", "dyn_smem", "consts", "dims",
                           "copy_bytes", "fill_bytes"};
@@ -206,10 +223,10 @@ static void test_build_and_program_info(void)
     EXPECT(n == 1, "SOURCE of a binary program: %zu bytes", n);
     EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_IL, 0, NULL, &n));
     EXPECT(n == 0, "IL: %zu bytes", n);
-    cl_bool ctors = CL_TRUE;
-    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT, sizeof(ctors), &ctors,
+    ctors = CL_TRUE;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT, sizeof(ctors), &ctors,
                                NULL));
-    EXPECT(ctors == CL_FALSE, "ctors");
+    EXPECT(ctors == CL_FALSE, "dtors");
     EXPECT_ERR(clGetProgramInfo(p, 0x7777, sizeof(n), &n, NULL), CL_INVALID_VALUE);
     EXPECT_ERR(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, 1, &nk, NULL), CL_INVALID_VALUE);
 
@@ -683,8 +700,36 @@ static void test_link_units(void)
         EXPECT(!src[0], "a linked program has no source of its own: '%s'", src);
         if (k)
             clReleaseKernel(k);
+        /* Not made from source, IL or a binary: neither built nor
+         * compiled again. */
+        EXPECT_ERR(clBuildProgram(x, 0, NULL, NULL, NULL, NULL), CL_INVALID_OPERATION);
+        EXPECT_ERR(clCompileProgram(x, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL),
+                   CL_INVALID_OPERATION);
         clReleaseProgram(x);
     }
+    /* A compiled object loaded from its binary has not been built: no
+     * options or log yet, whatever the object was compiled with. */
+    size_t osize = 0;
+    EXPECT_OK(clGetProgramInfo(pa, CL_PROGRAM_BINARY_SIZES, sizeof(osize), &osize, NULL));
+    unsigned char *obin = malloc(osize ? osize : 1);
+    EXPECT_OK(clGetProgramInfo(pa, CL_PROGRAM_BINARIES, sizeof(obin), &obin, NULL));
+    const unsigned char *obins[] = {obin};
+    cl_int ost = 1;
+    cl_program po = clCreateProgramWithBinary(ctx, 1, &dev, &osize, obins, &ost, &err);
+    EXPECT(po && err == CL_SUCCESS && ost == CL_SUCCESS, "object from its binary: %d", err);
+    if (po) {
+        char o[64] = "x";
+        EXPECT_OK(clGetProgramBuildInfo(po, dev, CL_PROGRAM_BUILD_OPTIONS, sizeof(o), o, NULL));
+        EXPECT(!o[0], "options of an object not built here: '%s'", o);
+        clReleaseProgram(po);
+    }
+    free(obin);
+    /* A link that fails for another reason than the link itself gives no
+     * program. */
+    x = clLinkProgram(ctx, 0, NULL, "-no-such-linker-option", 2, in, NULL, NULL, &err);
+    EXPECT(!x && err == CL_INVALID_LINKER_OPTIONS, "bad linker option: %p, %d", (void *)x, err);
+    if (x)
+        clReleaseProgram(x);
     /* A library of the first, then linked with the second. */
     cl_program lib = clLinkProgram(ctx, 0, NULL, "-create-library", 1, &pa, NULL, NULL, &err);
     EXPECT(lib && err == CL_SUCCESS, "library: %d", err);

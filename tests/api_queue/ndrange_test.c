@@ -228,6 +228,15 @@ static void test_errors(cl_program p, cl_kernel k)
                CL_INVALID_KERNEL);
     EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, g, l, 1, NULL, NULL),
                CL_INVALID_EVENT_WAIT_LIST);
+    /* A wait list with no events, without an event asked for: refused on
+     * the short ways too (the same launch twice: the second is the one
+     * the queue remembers). */
+    cl_event no_ev = NULL;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, g, l, 0, NULL, NULL));
+    EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, g, l, 0, &no_ev, NULL),
+               CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT_ERR(clEnqueueTask(q, k, 0, &no_ev, NULL), CL_INVALID_EVENT_WAIT_LIST);
+    EXPECT_OK(clFinish(q));
     cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
     cl_command_queue oq = clCreateCommandQueueWithProperties(other, dev, NULL, &err);
     REQUIRE(oq, "queue of a second context: %d", err);

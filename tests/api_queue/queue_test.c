@@ -55,6 +55,11 @@ static void test_create_errors(void)
     cl_queue_properties dflt_only[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE_DEFAULT, 0};
     EXPECT(!clCreateCommandQueueWithProperties(ctx, dev, dflt_only, &err), "default only");
     EXPECT(err == CL_INVALID_VALUE, "ON_DEVICE_DEFAULT alone: %d", err);
+    /* "If CL_QUEUE_ON_DEVICE is set, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+     * must also be set": not valid, whatever the device supports. */
+    cl_queue_properties on_dev_in_order[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_ON_DEVICE, 0};
+    EXPECT(!clCreateCommandQueueWithProperties(ctx, dev, on_dev_in_order, &err), "in order");
+    EXPECT(err == CL_INVALID_VALUE, "ON_DEVICE without out-of-order: %d", err);
     /* A handle of the wrong type where a device belongs. */
     EXPECT(!clCreateCommandQueueWithProperties(ctx, (cl_device_id)ctx, NULL, &err), "bad dev");
     EXPECT(err == CL_INVALID_DEVICE, "context as device: %d", err);
@@ -105,8 +110,9 @@ static void test_info(void)
     cl_command_queue_properties old = 0;
     EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_PROFILING_ENABLE, CL_FALSE, &old));
     EXPECT(old == CL_QUEUE_PROFILING_ENABLE, "old properties");
+    /* Only the out-of-order and profiling bits are valid there. */
     EXPECT_ERR(clSetCommandQueueProperty(q, CL_QUEUE_ON_DEVICE, CL_TRUE, NULL),
-               CL_INVALID_QUEUE_PROPERTIES);
+               CL_INVALID_VALUE);
     EXPECT_ERR(clSetCommandQueueProperty(q, 1 << 20, CL_TRUE, NULL), CL_INVALID_VALUE);
     EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_PROFILING_ENABLE, CL_TRUE, NULL));
     EXPECT_OK(clReleaseCommandQueue(q));

@@ -37,6 +37,12 @@ static void CL_CALLBACK on_error(const char *info, const void *priv, size_t cb, 
     }
 }
 
+static atomic_int notified2; /* the second context's */
+static void CL_CALLBACK on_error2(const char *info, const void *priv, size_t cb, void *data)
+{
+    atomic_fetch_add(&notified2, 1);
+}
+
 static uint64_t now_ns(void)
 {
     struct timespec ts;
@@ -60,6 +66,12 @@ int main(void)
     REQUIRE(ctx != NULL);
     cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
     REQUIRE(q != NULL);
+    /* A second context on the device, its own queue and buffer. */
+    cl_context ctx2 = clCreateContext(NULL, 1, &dev, on_error2, NULL, &err);
+    REQUIRE(ctx2 != NULL);
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx2, dev, NULL, &err);
+    cl_mem b2 = clCreateBuffer(ctx2, CL_MEM_READ_WRITE, 4096, NULL, &err);
+    REQUIRE(q2 && b2);
     cl_program prog = cltest_program(ctx, dev, "queue_kernels.cubin");
     cl_kernel k = clCreateKernel(prog, "ids2d", &err);
     REQUIRE(k != NULL);
@@ -103,7 +115,21 @@ int main(void)
     check_report(atomic_load(&notified) == 1 && named, "cl_fault_notify",
                  "pfn_notify %d time(s): \"%s\"", atomic_load(&notified), notice);
 
-    bool clean = clReleaseEvent(bad) == CL_SUCCESS && clReleaseKernel(k) == CL_SUCCESS &&
+    /* The other context hears of the loss too, once, when its own work
+     * fails for it; a device that lost one channel only runs it. */
+    cl_int r2 = clEnqueueReadBuffer(q2, b2, CL_TRUE, 0, sizeof(buf), buf, 0, NULL, NULL);
+    cl_int f2 = clFinish(q2);
+    for (int i = 0; i < 1000 && r2 != CL_SUCCESS && atomic_load(&notified2) == 0; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    check_report(r2 == CL_SUCCESS ? atomic_load(&notified2) == 0 : atomic_load(&notified2) == 1,
+                 "cl_fault_notify_other", "second context: read %d, finish %d, pfn_notify %d time(s)",
+                 r2, f2, atomic_load(&notified2));
+    bool clean2 = clReleaseMemObject(b2) == CL_SUCCESS && clReleaseCommandQueue(q2) == CL_SUCCESS &&
+                  clReleaseContext(ctx2) == CL_SUCCESS;
+
+    bool clean = clean2 && clReleaseEvent(bad) == CL_SUCCESS && clReleaseKernel(k) == CL_SUCCESS &&
                  clReleaseProgram(prog) == CL_SUCCESS && clReleaseMemObject(out) == CL_SUCCESS &&
                  clReleaseMemObject(loc) == CL_SUCCESS && clReleaseCommandQueue(q) == CL_SUCCESS &&
                  clReleaseContext(ctx) == CL_SUCCESS;
