@@ -81,9 +81,8 @@ static void choose_local(cl_uint dim, const size_t *global, size_t max_threads,
     }
 }
 
-/* The program of k on d was built allowing non-uniform work-groups: an
- * OpenCL C 2.0+ build without -cl-uniform-work-group-size, on a device
- * that reports the support. */
+/* The program of k on d allows non-uniform work-groups, on a device that
+ * reports the support. */
 static bool non_uniform_allowed(cl_kernel k, cl_device_id d)
 {
     cl_bool dev_ok = CL_FALSE;
@@ -91,15 +90,9 @@ static bool non_uniform_allowed(cl_kernel k, cl_device_id d)
                               &dev_ok, NULL) != CL_SUCCESS ||
         !dev_ok)
         return false;
-    for (cl_uint i = 0; i < k->prog->num_devices; i++) {
-        const struct hcqcl_program_dev *pd = &k->prog->devs[i];
-        if (pd->dev != d)
-            continue;
-        const char *o = pd->options ? pd->options : "";
-        if (strstr(o, "-cl-uniform-work-group-size"))
-            return false;
-        return strstr(o, "-cl-std=CL2") || strstr(o, "-cl-std=CL3");
-    }
+    for (cl_uint i = 0; i < k->prog->num_devices; i++)
+        if (k->prog->devs[i].dev == d)
+            return hcqcl_program_dev_non_uniform(k->prog, &k->prog->devs[i]);
     return false;
 }
 

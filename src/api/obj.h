@@ -680,6 +680,7 @@ struct hcqcl_program_dev {
     struct cubin *cubin;        /* parsed binary (cubin of the container) */
     struct cubin_container *meta; /* the container's metadata, or NULL */
     struct hcq_program *loaded; /* on the GPU, once built */
+    bool inputs_non_uniform;    /* linked: every input allows non-uniform groups */
 };
 
 struct _cl_program {
@@ -688,6 +689,7 @@ struct _cl_program {
     char *source;               /* clCreateProgramWithSource, else NULL */
     size_t source_len;
     bool linked;                /* made by clLinkProgram (source: its units) */
+    bool from_binary;           /* made by clCreateProgramWithBinary */
     cl_uint num_devices;
     struct hcqcl_program_dev *devs;
     pthread_mutex_t lock;       /* builds and their results */
@@ -772,6 +774,11 @@ cl_int hcqcl_program_keep_included(cl_program p, const char *options);
  * kept headers. CL_SUCCESS or CL_OUT_OF_HOST_MEMORY (nothing added). */
 cl_int hcqcl_program_add_header(cl_program p, const char *name, size_t name_len,
                                const char *text, size_t text_len);
+/* Whether launches of pd's program may have non-uniform work-groups
+ * (a global size that is not a multiple of the local size): built without
+ * -cl-uniform-work-group-size and, from source, for OpenCL C 2.0 or later;
+ * linked, when every input allowed them (program.c). */
+bool hcqcl_program_dev_non_uniform(cl_program p, const struct hcqcl_program_dev *pd);
 bool hcqcl_program_object_is(const void *data, size_t size);
 cl_int hcqcl_program_object_load(cl_program p, struct hcqcl_program_dev *pd, const void *data,
                                  size_t size);

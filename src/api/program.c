@@ -135,6 +135,26 @@ fail:
     return NULL;
 }
 
+bool hcqcl_program_dev_non_uniform(cl_program p, const struct hcqcl_program_dev *pd)
+{
+    static const char uniform[] = "-cl-uniform-work-group-size";
+    const char *o = pd->options ? pd->options : "";
+    if (strstr(o, uniform))
+        return false;
+    /* "If the program was created using clLinkProgram, then all input
+     * programs must support non-uniform work-groups." */
+    if (p->linked)
+        return pd->inputs_non_uniform;
+    /* "If the program was created with clCreateProgramWithIL or
+     * clCreateProgramWithBinary, then the program must be compiled or built
+     * without the -cl-uniform-work-group-size build options." (Those it was
+     * first built with included.) */
+    if (p->from_binary)
+        return !(pd->meta && pd->meta->options && strstr(pd->meta->options, uniform));
+    /* From source: OpenCL C 2.0 or later. */
+    return strstr(o, "-cl-std=CL2") || strstr(o, "-cl-std=CL3");
+}
+
 cl_program hcqcl_clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
                                            const cl_device_id *device_list, const size_t *lengths,
                                            const unsigned char **binaries, cl_int *binary_status,
@@ -174,6 +194,7 @@ cl_program hcqcl_clCreateProgramWithBinary(cl_context context, cl_uint num_devic
 
     p = hcqcl_program_new(context, num_devices, device_list);
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
+    p->from_binary = true;
     cl_uint bad = num_devices;
     for (cl_uint i = 0; i < num_devices; i++) {
         cl_int st = hcqcl_program_object_is(binaries[i], lengths[i])

@@ -222,12 +222,25 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
         struct hcqcl_program_dev *pd = &program->devs[i];
         if (!targets[i])
             continue;
-        set_options(pd, options);
+        /* "If the program was created using clCreateProgramWithBinary and
+         * options is a NULL pointer, the program will be built as if
+         * options were the same as when the program binary was originally
+         * built": an object's compile options, an executable's own. */
+        char *orig = NULL;
+        if (!options && program->from_binary) {
+            const char *o = pd->bin_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE
+                                ? (pd->meta ? pd->meta->options : NULL)
+                                : pd->options;
+            orig = o ? strdup(o) : NULL;
+        }
+        const char *use = options ? options : orig;
+        set_options(pd, use);
         hcqcl_program_dev_log_clear(pd);
         err = program->source ? hcqcl_program_dev_compile(pd, program->source,
-                                                          program->source_len, options,
+                                                          program->source_len, use,
                                                           CL_BUILD_PROGRAM_FAILURE)
                               : CL_SUCCESS;
+        free(orig);
         if (err == CL_SUCCESS)
             err = hcqcl_program_dev_load(pd);
         pthread_mutex_lock(&program->lock);
@@ -633,6 +646,7 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
                           num_devices ? device_list : context->devices);
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
     for (cl_uint i = 0; i < p->num_devices; i++) {
+        p->devs[i].inputs_non_uniform = true;
         for (cl_uint k = 0; k < num_input_programs; k++) {
             const struct hcqcl_program_dev *in = NULL;
             for (cl_uint j = 0; j < input_programs[k]->num_devices; j++)
@@ -643,6 +657,8 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
                                  (in->bin_type == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT ||
                                   in->bin_type == CL_PROGRAM_BINARY_TYPE_LIBRARY),
                              err, CL_INVALID_OPERATION, "input %u has no compiled object", k);
+            p->devs[i].inputs_non_uniform = p->devs[i].inputs_non_uniform &&
+                                            hcqcl_program_dev_non_uniform(input_programs[k], in);
         }
     }
     bool library = options && strstr(options, "-create-library");

@@ -829,6 +829,95 @@ static void test_link_units(void)
     clReleaseProgram(pc);
 }
 
+/* Enqueue nu (3 work-items in groups of 2: one group of 1 left over) and
+ * return the enqueue's answer; what ran is waited for. */
+static cl_int launch_non_uniform(cl_program p, cl_mem out)
+{
+    cl_int err;
+    cl_kernel k = clCreateKernel(p, "nu", &err);
+    EXPECT(k, "kernel nu: %d", err);
+    if (!k)
+        return err;
+    EXPECT_OK(clSetKernelArg(k, 0, sizeof(out), &out));
+    const size_t g = 3, l = 2;
+    err = clEnqueueNDRangeKernel(queue, k, 1, NULL, &g, &l, 0, NULL, NULL);
+    EXPECT_OK(clFinish(queue));
+    clReleaseKernel(k);
+    return err;
+}
+
+static cl_program built(const char *src, const char *options)
+{
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    REQUIRE(p, "source: %d", err);
+    EXPECT_OK(clBuildProgram(p, 0, NULL, options, NULL, NULL));
+    return p;
+}
+
+static cl_program rebuilt_from_binary(cl_program p)
+{
+    size_t size = 0;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(size), &size, NULL));
+    unsigned char *bin = malloc(size ? size : 1);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL));
+    const unsigned char *bins[] = {bin};
+    cl_int err, st;
+    cl_program b = clCreateProgramWithBinary(ctx, 1, &dev, &size, bins, &st, &err);
+    free(bin);
+    REQUIRE(b, "program from the binary: %d", err);
+    EXPECT_OK(clBuildProgram(b, 0, NULL, NULL, NULL, NULL));
+    return b;
+}
+
+/* Which programs allow non-uniform work-groups (clEnqueueNDRangeKernel):
+ * from source, built for OpenCL C 2.0+ without -cl-uniform-work-group-size;
+ * from a binary, built without it (the options it was first built with
+ * count); linked, when every input allows them. */
+static void test_non_uniform_rules(void)
+{
+    cl_bool nu = CL_FALSE;
+    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_NON_UNIFORM_WORK_GROUP_SUPPORT, sizeof(nu), &nu,
+                              NULL));
+    if (!nu)
+        return;
+    const char *src = "kernel void nu(global int *o) { o[get_global_id(0)] = 1; }\n";
+    const cl_int refused = CL_INVALID_WORK_GROUP_SIZE;
+    cl_int err;
+    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    REQUIRE(out, "buffer: %d", err);
+
+    cl_program cl12 = built(src, NULL), cl30 = built(src, "-cl-std=CL3.0");
+    cl_program uni = built(src, "-cl-std=CL3.0 -cl-uniform-work-group-size");
+    EXPECT_ERR(launch_non_uniform(cl12, out), refused);
+    EXPECT_OK(launch_non_uniform(cl30, out));
+    EXPECT_ERR(launch_non_uniform(uni, out), refused);
+    cl_program b12 = rebuilt_from_binary(cl12), buni = rebuilt_from_binary(uni);
+    EXPECT_OK(launch_non_uniform(b12, out));
+    EXPECT_ERR(launch_non_uniform(buni, out), refused);
+    char opts[128] = "";
+    EXPECT_OK(clGetProgramBuildInfo(buni, dev, CL_PROGRAM_BUILD_OPTIONS, sizeof(opts), opts,
+                                    NULL));
+    EXPECT(strstr(opts, "-cl-uniform-work-group-size"),
+           "a binary built with NULL options keeps its own: '%s'", opts);
+
+    cl_program o30 = compiled(src, "-cl-std=CL3.0"), o12 = compiled(src, NULL);
+    cl_program l30 = clLinkProgram(ctx, 0, NULL, NULL, 1, &o30, NULL, NULL, &err);
+    EXPECT(l30, "link: %d", err);
+    cl_program l12 = clLinkProgram(ctx, 0, NULL, NULL, 1, &o12, NULL, NULL, &err);
+    EXPECT(l12, "link: %d", err);
+    if (l30)
+        EXPECT_OK(launch_non_uniform(l30, out));
+    if (l12)
+        EXPECT_ERR(launch_non_uniform(l12, out), refused);
+
+    cl_program all[] = {cl12, cl30, uni, b12, buni, o30, o12, l30, l12};
+    for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+        if (all[i])
+            clReleaseProgram(all[i]);
+    clReleaseMemObject(out);
+}
+
 static void test_source_programs(void)
 {
     const char *cc = getenv("HCQCL_CC");
@@ -966,6 +1055,7 @@ static void test_source_programs(void)
     clReleaseProgram(f);
 
     test_link_units();
+    test_non_uniform_rules();
 
     /* A compile error fails the build with a log. */
     const char *broken = "kernel void k(global int *p) { p[0] = undeclared; }";
