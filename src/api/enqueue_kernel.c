@@ -26,25 +26,36 @@
 struct seg {
     size_t start, groups, local;
 };
-enum { MAX_SEGS = 8 };
 
-/* Cut a dimension into segments of at most max_groups groups, plus the
- * remainder (a group of global % local items). */
-static unsigned split_dim(size_t global, size_t local, size_t max_groups, struct seg *s)
+/* A dimension cut into pieces of at most max_groups groups, plus the
+ * remainder (a group of global % local items): how many pieces, and the
+ * j-th of them. */
+struct dim_cut {
+    size_t global, local, max_groups, full, nfull;
+};
+
+static size_t cut_dim(struct dim_cut *c, size_t global, size_t local, size_t max_groups)
 {
-    unsigned n = 0;
-    size_t full = global / local, done = 0;
-    while (done < full && n < MAX_SEGS - 1) {
-        size_t g = UTIL_MIN(full - done, max_groups);
-        s[n++] = (struct seg){done * local, g, local};
-        done += g;
-    }
-    if (done < full)
-        return 0; /* would need more launches than MAX_SEGS */
-    if (global % local)
-        s[n++] = (struct seg){full * local, 1, global % local};
-    return n;
+    c->global = global;
+    c->local = local;
+    c->max_groups = max_groups;
+    c->full = global / local;
+    c->nfull = c->full / max_groups + (c->full % max_groups != 0);
+    return c->nfull + (global % local != 0);
 }
+
+static struct seg cut_piece(const struct dim_cut *c, size_t j)
+{
+    if (j < c->nfull) {
+        size_t done = j * c->max_groups;
+        return (struct seg){done * c->local, UTIL_MIN(c->full - done, c->max_groups), c->local};
+    }
+    return (struct seg){c->full * c->local, 1, c->global % c->local};
+}
+
+/* Launches one enqueue may take: beyond, the grid is refused (a 1-D range
+ * never needs more than two; each piece is a QMD). */
+enum { MAX_LAUNCHES = 1 << 16 };
 
 /* Largest divisor of g not above cap, preferring multiples of the warp. */
 static size_t pick_divisor(size_t g, size_t cap)
@@ -110,8 +121,8 @@ static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk,
                               uint32_t params_size, uint32_t dyn_shared, uint64_t printf_va,
                               struct hcq_launch *single)
 {
-    struct seg segs[3][MAX_SEGS];
-    unsigned nseg[3] = {1, 1, 1};
+    struct dim_cut cut[3];
+    size_t nseg[3] = {1, 1, 1};
     /* One launch description for every piece of the NDRange: what they
      * share is written once, what differs (grid, block, BASE, GROUP0) per
      * piece. Every register is written (hcq.h, enum hcq_envreg), so none
@@ -139,7 +150,7 @@ static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk,
     /* Dimensions from work_dim on are one item at offset 0. */
     for (cl_uint i = 0; i < 3; i++) {
         if (i >= dim) {
-            segs[i][0] = (struct seg){0, 1, 1};
+            cut_dim(&cut[i], 1, 1, 1);
             put64(er, HCQ_ENVREG_OFFSET + 2 * i, 0);
             put64(er, HCQ_ENVREG_GLOBAL + 2 * i, 1);
             er[HCQ_ENVREG_NUM_GROUPS + i] = 1;
@@ -155,26 +166,30 @@ static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk,
          * more groups than that per dimension */
         HCQCL_CHECK(groups <= UINT32_MAX, CL_INVALID_GLOBAL_WORK_SIZE,
                     "dimension %u: %zu work-groups", i, groups);
-        nseg[i] = split_dim(global[i], local[i], di->max_grid_dim[i], segs[i]);
-        /* CL_INVALID_GLOBAL_WORK_SIZE if global_work_size exceeds what the
-         * device can launch */
-        HCQCL_CHECK(nseg[i] > 0, CL_INVALID_GLOBAL_WORK_SIZE, "dimension %u: %zu items", i,
-                    global[i]);
+        nseg[i] = cut_dim(&cut[i], global[i], local[i], di->max_grid_dim[i]);
         put64(er, HCQ_ENVREG_OFFSET + 2 * i, offset[i]);
         put64(er, HCQ_ENVREG_GLOBAL + 2 * i, global[i]);
         er[HCQ_ENVREG_NUM_GROUPS + i] = (uint32_t)groups;
         er[HCQ_ENVREG_ENQ_LOCAL + i] = (uint32_t)local[i];
     }
-    for (unsigned z = 0; z < nseg[2]; z++)
-        for (unsigned y = 0; y < nseg[1]; y++)
-            for (unsigned x = 0; x < nseg[0]; x++) {
-                const struct seg *s[3] = {&segs[0][x], &segs[1][y], &segs[2][z]};
+    /* CL_OUT_OF_RESOURCES if there is a failure to queue the execution
+     * instance of kernel on the command-queue because of insufficient
+     * resources needed to execute the kernel: more pieces than one
+     * enqueue records */
+    HCQCL_CHECK(nseg[0] <= MAX_LAUNCHES && nseg[1] <= MAX_LAUNCHES / nseg[0] &&
+                    nseg[2] <= MAX_LAUNCHES / (nseg[0] * nseg[1]),
+                CL_OUT_OF_RESOURCES, "%zu x %zu x %zu launches", nseg[0], nseg[1], nseg[2]);
+    for (size_t z = 0; z < nseg[2]; z++)
+        for (size_t y = 0; y < nseg[1]; y++)
+            for (size_t x = 0; x < nseg[0]; x++) {
+                const struct seg s[3] = {cut_piece(&cut[0], x), cut_piece(&cut[1], y),
+                                         cut_piece(&cut[2], z)};
                 for (unsigned i = 0; i < 3; i++) {
-                    l.grid[i] = (uint32_t)s[i]->groups;
-                    l.block[i] = (uint32_t)s[i]->local;
-                    uint64_t base = (i < dim ? (uint64_t)offset[i] : 0) + s[i]->start;
+                    l.grid[i] = (uint32_t)s[i].groups;
+                    l.block[i] = (uint32_t)s[i].local;
+                    uint64_t base = (i < dim ? (uint64_t)offset[i] : 0) + s[i].start;
                     put64(er, HCQ_ENVREG_BASE + 2 * i, base);
-                    er[HCQ_ENVREG_GROUP0 + i] = (uint32_t)(s[i]->start / local[i]);
+                    er[HCQ_ENVREG_GROUP0 + i] = (uint32_t)(s[i].start / local[i]);
                 }
                 if (hcq_q_exec(hq, hk, &l) < 0)
                     return CL_OUT_OF_RESOURCES;

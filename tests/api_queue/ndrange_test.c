@@ -140,10 +140,11 @@ static void test_non_uniform(void)
 }
 
 /* More groups in y than one grid holds (65535): split into consecutive
- * launches whose offsets continue where the previous one ended. */
-static void test_split_grid(cl_program p)
+ * launches whose offsets continue where the previous one ended; rows of
+ * 65537 groups (two launches) and of 600000 (ten, more than eight). */
+static void test_split_grid(cl_program p, size_t rows_y)
 {
-    enum { ROWS = 65537 + 3 };
+    const size_t ROWS = rows_y + 3;
     cl_int err;
     cl_kernel k = clCreateKernel(p, "ids2d", &err);
     REQUIRE(k, "kernel: %d", err);
@@ -155,14 +156,14 @@ static void test_split_grid(cl_program p)
     EXPECT_OK(clSetKernelArg(k, 0, sizeof(o), &o));
     EXPECT_OK(clSetKernelArg(k, 1, sizeof(l), &l));
     EXPECT_OK(clSetKernelArg(k, 2, sizeof(width), &width));
-    const size_t off[] = {0, 2}, g[] = {1, 65537}, loc1[] = {1, 1};
+    const size_t off[] = {0, 2}, g[] = {1, rows_y}, loc1[] = {1, 1};
     EXPECT_OK(clEnqueueNDRangeKernel(q, k, 2, off, g, loc1, 0, NULL, NULL));
     unsigned *h = malloc(ROWS * 4);
     REQUIRE(h, "host copy");
     EXPECT_OK(clEnqueueReadBuffer(q, o, CL_TRUE, 0, ROWS * 4, h, 0, NULL, NULL));
     int bad = 0;
     for (unsigned y = 0; y < ROWS && bad < 5; y++) {
-        unsigned want = y >= 2 && y < 2 + 65537 ? 1u + (y << 12) + (2u << 24) : 0;
+        unsigned want = y >= 2 && y < 2 + rows_y ? 1u + (y << 12) + (2u << 24) : 0;
         if (h[y] != want) {
             bad++;
             EXPECT(false, "split grid: row %u = 0x%x, want 0x%x", y, h[y], want);
@@ -322,7 +323,8 @@ int main(void)
 
     test_ranges(k);
     test_non_uniform();
-    test_split_grid(prog);
+    test_split_grid(prog, 65537);
+    test_split_grid(prog, 600000);
     test_errors(prog, k);
     test_rebuild_after_release();
 
