@@ -478,7 +478,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         for (size_t i = 0; i < nmem; i++)
             hcqcl_cmd_retain_mem(&cmd, mems[i]);
     }
-    if (!empty) {
+    if (!empty && !hcqcl_cmd_terminated(&cmd)) {
         /* A kernel that calls printf: a buffer for it, printed at completion. */
         uint64_t printf_va = 0;
         if (kernel->desc->printf)

@@ -231,7 +231,7 @@ void *hcqcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl
     if (map_reads(map_flags)) {
         if (map->kind == HCQCL_MAP_CPU_COPY) {
             err = hcqcl_cmd_before(&cmd, map_pull_cb, map);
-        } else if (map->kind == HCQCL_MAP_GPU_COPY) {
+        } else if (map->kind == HCQCL_MAP_GPU_COPY && !hcqcl_cmd_terminated(&cmd)) {
             if (hcq_q_copy(hcqcl_cmd_hq(&cmd), map->staging->va,
                            hcqcl_mem_va(buffer, dev) + offset, size) < 0)
                 err = CL_OUT_OF_RESOURCES;
@@ -329,6 +329,7 @@ cl_int hcqcl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memo
         return err;
     }
     if (map_writes(map->flags) && map->kind == HCQCL_MAP_GPU_COPY &&
+        !hcqcl_cmd_terminated(&cmd) &&
         hcq_q_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(memobj, map->dev) + map->offset,
                    map->staging->va, map->size) < 0) {
         /* The mapping now belongs to the aborted command: a copy from

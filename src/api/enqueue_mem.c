@@ -250,7 +250,7 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_
 cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va, void *host,
                        size_t size, bool to_gpu, bool blocking)
 {
-    if (size == 0)
+    if (size == 0 || hcqcl_cmd_terminated(cmd))
         return CL_SUCCESS;
     uint64_t pinned;
     if (hcqcl_xfer_pinned(cmd, dev, host, size, &pinned)) {
@@ -428,7 +428,8 @@ cl_int hcqcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buff
         hcqcl_cmd_expect(&cmd, HCQCL_RATE_D2D, size);
     const uint64_t dst_va = hcqcl_mem_va(dst_buffer, dev) + dst_offset;
     const uint64_t src_va = hcqcl_mem_va(src_buffer, dev) + src_offset;
-    if (size && (kernel ? hcq_builtin_copy(hcqcl_cmd_hq(&cmd), dst_va, src_va, size)
+    if (size && !hcqcl_cmd_terminated(&cmd) &&
+        (kernel ? hcq_builtin_copy(hcqcl_cmd_hq(&cmd), dst_va, src_va, size)
                         : hcq_q_copy(hcqcl_cmd_hq(&cmd), dst_va, src_va, size)) < 0) {
         hcqcl_cmd_abort(&cmd);
         return CL_OUT_OF_RESOURCES;
@@ -516,7 +517,7 @@ cl_int hcqcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
     hcqcl_cmd_retain_mem(&cmd, buffer);
     uint64_t va = hcqcl_mem_va(buffer, dev) + offset;
     unsigned unit = fill_unit(pattern, pattern_size);
-    if (size == 0)
+    if (size == 0 || hcqcl_cmd_terminated(&cmd))
         err = CL_SUCCESS;
     else if (kernel)
         err = hcq_builtin_fill(hcqcl_cmd_hq(&cmd), va, size, pattern, (unsigned)pattern_size) < 0

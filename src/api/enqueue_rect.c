@@ -206,8 +206,10 @@ static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
      * what was recorded may still run. */
     uint64_t sva = job->staging->va, bva = hcqcl_mem_va(buf, dev) + b.offset;
     const size_t prow = region[0], pslice = region[0] * region[1];
-    int rc;
-    if (write) {
+    int rc = 0;
+    if (hcqcl_cmd_terminated(&cmd)) {
+        /* nothing moves */
+    } else if (write) {
         rect_pack(job->staging->cpu, ptr, &h);
         rc = rect_copy(hcqcl_cmd_hq(&cmd), bva, b.row_pitch, b.slice_pitch, sva, prow, pslice,
                        region);
@@ -300,7 +302,8 @@ cl_int hcqcl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_
     hcqcl_cmd_retain_mem(&cmd, src_buffer);
     hcqcl_cmd_retain_mem(&cmd, dst_buffer);
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
-    if (rect_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(dst_buffer, dev) + d.offset, d.row_pitch,
+    if (!hcqcl_cmd_terminated(&cmd) &&
+        rect_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(dst_buffer, dev) + d.offset, d.row_pitch,
                   d.slice_pitch, hcqcl_mem_va(src_buffer, dev) + s.offset, s.row_pitch,
                   s.slice_pitch, region) < 0) {
         hcqcl_cmd_abort(&cmd);

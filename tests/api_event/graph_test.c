@@ -291,6 +291,66 @@ static void test_failure(void)
     two_queues_close(&f);
 }
 
+/* An event of the wait list failed before the command was enqueued: the
+ * command is terminated ("all enqueued commands that wait on this user
+ * event"), it moves nothing; its event fails, a blocking one returns the
+ * wait-list error. Every kind of command that moves data. */
+static void test_terminated(void)
+{
+    cl_int err;
+    struct two_queues f;
+    two_queues_open(&f);
+    cl_context c = f.c;
+    cl_command_queue q = f.q1;
+    enum { B = N * 4 };
+    float zero[N] = {0}, got[N], ones[N];
+    for (int i = 0; i < N; i++)
+        ones[i] = 1.0f;
+    cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, B, zero, &err);
+    cl_mem y = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, B, ones, &err);
+    REQUIRE(x && y, "buffers: %d", err);
+    cl_event u = clCreateUserEvent(c, &err);
+    EXPECT_OK(clSetUserEventStatus(u, -3));
+    cl_event ev[6] = {NULL};
+    const float two = 2.0f;
+    EXPECT_OK(clEnqueueFillBuffer(q, x, &two, sizeof(two), 0, B, 1, &u, &ev[0]));
+    EXPECT_OK(clEnqueueCopyBuffer(q, y, x, 0, 0, B, 1, &u, &ev[1]));
+    EXPECT_ERR(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, B, ones, 1, &u, NULL),
+               CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_FALSE, 0, B, ones, 1, &u, &ev[2]));
+    const size_t org[3] = {0, 0, 0}, reg[3] = {16, 4, 1};
+    EXPECT_OK(clEnqueueWriteBufferRect(q, x, CL_FALSE, org, org, reg, 16, 0, 16, 0, ones, 1, &u,
+                                       &ev[3]));
+    EXPECT_OK(clEnqueueCopyBufferRect(q, y, x, org, org, reg, 16, 0, 16, 0, 1, &u, &ev[4]));
+    const size_t g = N;
+    vadd_args(f.k, y, y, x, 1, N); /* x = 1 + 1 + 1 */
+    EXPECT_OK(clEnqueueNDRangeKernel(q, f.k, 1, NULL, &g, NULL, 1, &u, &ev[5]));
+    for (int i = 0; i < 6; i++) {
+        EXPECT_ERR(clWaitForEvents(1, &ev[i]), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+        EXPECT(status_of(ev[i]) < 0, "command %d: status %d", i, status_of(ev[i]));
+    }
+    /* A read terminated the same way leaves the host memory alone. */
+    for (int i = 0; i < N; i++)
+        got[i] = -1.0f;
+    EXPECT_ERR(clEnqueueReadBuffer(q, y, CL_TRUE, 0, B, got, 1, &u, NULL),
+               CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT(got[0] == -1.0f && got[N - 1] == -1.0f, "terminated read wrote %g", got[0]);
+    EXPECT_OK(clFinish(q));
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, B, got, 0, NULL, NULL));
+    int moved = 0;
+    for (int i = 0; i < N; i++)
+        moved += got[i] != 0.0f;
+    EXPECT(moved == 0, "terminated commands changed %d of %d values (x[0] = %g)", moved, N,
+           got[0]);
+    for (int i = 0; i < 6; i++)
+        if (ev[i])
+            clReleaseEvent(ev[i]);
+    clReleaseEvent(u);
+    clReleaseMemObject(x);
+    clReleaseMemObject(y);
+    two_queues_close(&f);
+}
+
 /* Two GPUs of one context: a command on the second waits for one on the
  * first (no common signal memory: the host bridges the dependency). The
  * buffer lives in host pages both GPUs map. */
@@ -493,6 +553,7 @@ int main(void)
     test_in_order_channels();
     test_held();
     test_failure();
+    test_terminated();
     test_two_devices(p);
     return cltest_result("api_event_graph");
 }
