@@ -681,6 +681,7 @@ struct hcqcl_program_dev {
     struct cubin_container *meta; /* the container's metadata, or NULL */
     struct hcq_program *loaded; /* on the GPU, once built */
     bool inputs_non_uniform;    /* linked: every input allows non-uniform groups */
+    bool not_linked;            /* linked: no input was compiled for this device */
 };
 
 struct _cl_program {

@@ -645,22 +645,34 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     p = hcqcl_program_new(context, num_devices ? num_devices : context->num_devices,
                           num_devices ? device_list : context->devices);
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
+    /* Per device: every input holds an object for it (linked), none does
+     * ("no link is performed ... for this device"), or some do. */
+    cl_uint linked_devices = 0;
     for (cl_uint i = 0; i < p->num_devices; i++) {
-        p->devs[i].inputs_non_uniform = true;
+        struct hcqcl_program_dev *pd = &p->devs[i];
+        cl_uint have = 0;
+        pd->inputs_non_uniform = true;
         for (cl_uint k = 0; k < num_input_programs; k++) {
             const struct hcqcl_program_dev *in = NULL;
             for (cl_uint j = 0; j < input_programs[k]->num_devices; j++)
-                if (input_programs[k]->devs[j].dev == p->devs[i].dev)
+                if (input_programs[k]->devs[j].dev == pd->dev)
                     in = &input_programs[k]->devs[j];
-            /* CL_INVALID_OPERATION if the input programs do not hold a compiled binary or library for every device */
-            HCQCL_CHECK_GOTO(in && input_programs[k]->source &&
-                                 (in->bin_type == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT ||
-                                  in->bin_type == CL_PROGRAM_BINARY_TYPE_LIBRARY),
-                             err, CL_INVALID_OPERATION, "input %u has no compiled object", k);
-            p->devs[i].inputs_non_uniform = p->devs[i].inputs_non_uniform &&
-                                            hcqcl_program_dev_non_uniform(input_programs[k], in);
+            if (!in || !input_programs[k]->source ||
+                (in->bin_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
+                 in->bin_type != CL_PROGRAM_BINARY_TYPE_LIBRARY))
+                continue;
+            have++;
+            pd->inputs_non_uniform =
+                pd->inputs_non_uniform && hcqcl_program_dev_non_uniform(input_programs[k], in);
         }
+        /* CL_INVALID_OPERATION if the rules for devices containing compiled binaries or libraries as described in input_programs argument below are not followed (some inputs hold one for a device, others not) */
+        HCQCL_CHECK_GOTO(have == 0 || have == num_input_programs, err, CL_INVALID_OPERATION,
+                         "%u of %u inputs compiled for device %u", have, num_input_programs, i);
+        pd->not_linked = have == 0;
+        linked_devices += have != 0;
     }
+    /* CL_INVALID_OPERATION if the rules ... are not followed: no input holds an object for any device */
+    HCQCL_CHECK_GOTO(linked_devices, err, CL_INVALID_OPERATION, "no input has a compiled object");
     bool library = options && strstr(options, "-create-library");
     err = link_inputs(p, num_input_programs, input_programs, options, library, &src, &opts);
     HCQCL_CHECK_GOTO(err == CL_SUCCESS, err, err, "combining the inputs");
@@ -672,6 +684,8 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     p->building = true;
     for (cl_uint i = 0; i < p->num_devices; i++) {
         struct hcqcl_program_dev *pd = &p->devs[i];
+        if (pd->not_linked)
+            continue; /* CL_BUILD_NONE, no executable for it */
         set_options(pd, options);
         /* A library is an object: it may leave references to other units. */
         cl_int e = compile_with_headers(pd, p->source, p->source_len, opts.s, p->num_headers,

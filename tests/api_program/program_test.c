@@ -1123,6 +1123,40 @@ static void test_two_devices(cl_platform_id plat)
         }
         clReleaseProgram(p);
     }
+    /* Linking for every device of the context (device_list NULL): only
+     * those an object was compiled for; one input compiled for a device
+     * and another not is an error. */
+    const char *cc = getenv("HCQCL_CC");
+    if (cc && *cc) {
+        const char *ua = "int twice(int v) { return 2 * v; }\n";
+        const char *ub = "int twice(int v);\nkernel void t(global int *o) { o[0] = twice(o[0]); }\n";
+        cl_program a = clCreateProgramWithSource(c2, 1, &ua, NULL, &err);
+        cl_program b = clCreateProgramWithSource(c2, 1, &ub, NULL, &err);
+        REQUIRE(a && b, "sources: %d", err);
+        EXPECT_OK(clCompileProgram(a, 1, &devs[0], NULL, 0, NULL, NULL, NULL, NULL));
+        EXPECT_OK(clCompileProgram(b, 1, &devs[0], NULL, 0, NULL, NULL, NULL, NULL));
+        cl_program in[] = {a, b};
+        cl_program x = clLinkProgram(c2, 0, NULL, NULL, 2, in, NULL, NULL, &err);
+        EXPECT(x && err == CL_SUCCESS, "link for the device compiled for: %p, %d", (void *)x, err);
+        if (x) {
+            cl_build_status bs[2] = {0, 0};
+            EXPECT_OK(clGetProgramBuildInfo(x, devs[0], CL_PROGRAM_BUILD_STATUS, sizeof(bs[0]),
+                                            &bs[0], NULL));
+            EXPECT_OK(clGetProgramBuildInfo(x, devs[1], CL_PROGRAM_BUILD_STATUS, sizeof(bs[1]),
+                                            &bs[1], NULL));
+            EXPECT(bs[0] == CL_BUILD_SUCCESS && bs[1] == CL_BUILD_NONE,
+                   "linked for device 0 only: %d %d", bs[0], bs[1]);
+            clReleaseProgram(x);
+        }
+        EXPECT_OK(clCompileProgram(b, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL));
+        x = clLinkProgram(c2, 0, NULL, NULL, 2, in, NULL, NULL, &err);
+        EXPECT(!x && err == CL_INVALID_OPERATION, "device 1 has one object of two: %p, %d",
+               (void *)x, err);
+        if (x)
+            clReleaseProgram(x);
+        clReleaseProgram(a);
+        clReleaseProgram(b);
+    }
     clReleaseContext(c2);
 }
 
