@@ -34,18 +34,37 @@ static bool map_writes(cl_map_flags flags)
     return map_effective(flags) & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
 }
 
-/* True when [offset, offset + size) mapped with flags would overlap a
- * region of m already mapped, and either of the two is for writing. */
-static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags flags)
+/* True when [at, at + size) of a buffer, mapped with flags, overlaps a
+ * region of o (at o_at in that buffer) already mapped, and either of the
+ * two is for writing. o->lock held. */
+static bool maps_overlap_locked(cl_mem o, size_t o_at, size_t at, size_t size, cl_map_flags flags)
 {
-    bool conflict = false;
-    pthread_mutex_lock(&m->lock);
-    for (const struct hcqcl_mapping *p = m->maps; p && !conflict; p = p->next) {
+    for (const struct hcqcl_mapping *p = o->maps; p; p = p->next) {
         if (!map_writes(flags) && !map_writes(p->flags))
             continue;
-        conflict = offset < p->offset + p->size && p->offset < offset + size;
+        if (at < o_at + p->offset + p->size && o_at + p->offset < at + size)
+            return true;
     }
-    pthread_mutex_unlock(&m->lock);
+    return false;
+}
+
+/* The same for m and its "associated memory objects": the buffer of a
+ * sub-buffer and the buffer's other sub-buffers ("Mapping ... overlapped
+ * regions in a memory object and/or associated memory objects (sub-buffer
+ * objects ...) for writing is an error"). Locks: a buffer's, then each of
+ * its sub-buffers'. */
+static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags flags)
+{
+    cl_mem root = m->parent ? m->parent : m;
+    const size_t at = m->offset + offset; /* a buffer's offset is 0 */
+    pthread_mutex_lock(&root->lock);
+    bool conflict = maps_overlap_locked(root, 0, at, size, flags);
+    for (cl_mem s = root->subs; s && !conflict; s = s->sub_next) {
+        pthread_mutex_lock(&s->lock);
+        conflict = maps_overlap_locked(s, s->offset, at, size, flags);
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&root->lock);
     return conflict;
 }
 

@@ -392,6 +392,15 @@ static cl_mem mem_new(cl_context ctx, cl_mem_flags flags, size_t size)
  * its callback, so the pages must be unregistered by then. */
 static void mem_destroy(cl_mem m)
 {
+    if (m->parent) { /* first: a map of a relative looks at its mappings */
+        pthread_mutex_lock(&m->parent->lock);
+        for (cl_mem *pp = &m->parent->subs; *pp; pp = &(*pp)->sub_next)
+            if (*pp == m) {
+                *pp = m->sub_next;
+                break;
+            }
+        pthread_mutex_unlock(&m->parent->lock);
+    }
     if (m->maps) /* released while mapped */
         hcqcl_map_pinned_forget(m);
     for (struct hcqcl_mapping *map = m->maps, *next; map; map = next) {
@@ -566,6 +575,10 @@ cl_mem hcqcl_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
     m->offset = r->origin;
     if (buffer->host_ptr)
         m->host_ptr = (uint8_t *)buffer->host_ptr + r->origin;
+    pthread_mutex_lock(&buffer->lock);
+    m->sub_next = buffer->subs;
+    buffer->subs = m;
+    pthread_mutex_unlock(&buffer->lock);
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
     return m;

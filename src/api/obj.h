@@ -548,6 +548,7 @@ struct _cl_mem {
     void *host_ptr;             /* CL_MEM_HOST_PTR: USE_HOST_PTR pointer */
     cl_mem parent;              /* sub-buffer: its buffer (retained) */
     size_t offset;              /* sub-buffer: origin in parent */
+    cl_mem subs, sub_next;      /* a buffer's live sub-buffers, under its lock */
     cl_mem_properties *props;   /* CL_MEM_PROPERTIES as passed, or NULL */
     size_t props_size;          /* bytes, 0 when none were passed */
     /* Store (buffers only; sub-buffers use the parent's): index = the

@@ -363,6 +363,38 @@ static void test_map(void)
     EXPECT_OK(clFinish(t.q));
     EXPECT_OK(clGetMemObjectInfo(buf, CL_MEM_MAP_COUNT, sizeof(count), &count, NULL));
     EXPECT(count == 0);
+
+    /* The same across a buffer and its sub-buffers ("associated memory
+     * objects"): sub at 256..511 of buf, sub2 at 512..767. */
+    cl_buffer_region r256 = {256, 256}, r512 = {512, 256};
+    cl_mem sub = clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r256, &err);
+    cl_mem sub2 = clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &r512, &err);
+    EXPECT(sub && sub2 && err == CL_SUCCESS);
+    if (sub && sub2) {
+        w = MAP(buf, CL_MAP_WRITE, 300, 16); /* inside sub */
+        EXPECT(w && err == CL_SUCCESS);
+        p = MAP(sub, CL_MAP_WRITE, 0, 64);
+        EXPECT(!p && err == CL_INVALID_OPERATION);
+        p = MAP(sub, CL_MAP_READ, 40, 8);
+        EXPECT(!p && err == CL_INVALID_OPERATION);
+        void *s2 = MAP(sub2, CL_MAP_WRITE, 0, 64); /* beside it: fine */
+        EXPECT(s2 && err == CL_SUCCESS);
+        p = MAP(buf, CL_MAP_READ, 500, 16); /* reaches into sub2's write map */
+        EXPECT(!p && err == CL_INVALID_OPERATION);
+        if (w)
+            EXPECT_OK(clEnqueueUnmapMemObject(t.q, buf, w, 0, NULL, NULL));
+        p = MAP(sub, CL_MAP_WRITE, 0, 64); /* unmapped: fine now */
+        EXPECT(p && err == CL_SUCCESS);
+        if (p)
+            EXPECT_OK(clEnqueueUnmapMemObject(t.q, sub, p, 0, NULL, NULL));
+        if (s2)
+            EXPECT_OK(clEnqueueUnmapMemObject(t.q, sub2, s2, 0, NULL, NULL));
+        EXPECT_OK(clFinish(t.q));
+    }
+    if (sub)
+        clReleaseMemObject(sub);
+    if (sub2)
+        clReleaseMemObject(sub2);
     /* Wait lists of map */
     cl_event bogus = (cl_event)buf;
     p = clEnqueueMapBuffer(t.q, buf, CL_TRUE, CL_MAP_READ, 0, 4, 1, NULL, NULL, &err);
