@@ -285,40 +285,53 @@ void hcqcl_cmd_obj_retain(struct hcqcl_obj *o)
 
 /* Threads between taking finished commands' objects and releasing them:
  * a slot per stretch, found from the thread's identity (no _Thread_local:
- * in a shared library each use is a call). A thread's own stretches are
- * not waited for: a destructor callback run in one may build a program. */
+ * in a shared library each use is a call), or, when all are taken, a count
+ * of the others. Taking one never waits: it may be taken with a lock
+ * held that a slot's owner waits for. */
 enum { RELEASERS = 64 };
 static struct {
     _Atomic uintptr_t who; /* packed: quiesce reads eight lines */
 } releasers[RELEASERS];
+static _Atomic uint32_t releasers_more;
 
 unsigned hcqcl_cmd_release_begin(void)
 {
     const uintptr_t self = util_thread_self();
     const unsigned home = (unsigned)((self * 0x9e3779b97f4a7c15ull) >> 58) & (RELEASERS - 1);
-    for (unsigned i = home;; i = (i + 1) & (RELEASERS - 1)) {
+    for (unsigned k = 0; k < RELEASERS; k++) {
+        const unsigned i = (home + k) & (RELEASERS - 1);
         uintptr_t free_ = 0;
         if (!atomic_load_explicit(&releasers[i].who, memory_order_relaxed) &&
             atomic_compare_exchange_strong_explicit(&releasers[i].who, &free_, self,
                                                     memory_order_relaxed, memory_order_relaxed))
             return i;
-        if (((i + 1) & (RELEASERS - 1)) == home)
-            sched_yield(); /* every slot taken: one frees soon */
     }
+    atomic_fetch_add_explicit(&releasers_more, 1, memory_order_relaxed);
+    return RELEASERS;
 }
 
 void hcqcl_cmd_release_end(unsigned slot)
 {
-    atomic_store_explicit(&releasers[slot].who, 0, memory_order_release);
+    if (slot < RELEASERS)
+        atomic_store_explicit(&releasers[slot].who, 0, memory_order_release);
+    else
+        atomic_fetch_sub_explicit(&releasers_more, 1, memory_order_release);
 }
 
 void hcqcl_cmd_release_quiesce(void)
 {
+    /* A thread in a stretch of its own (a destructor callback releasing a
+     * queue, say) waits for nobody: two such threads would wait for each
+     * other. */
     const uintptr_t self = util_thread_self();
     for (unsigned i = 0; i < RELEASERS; i++)
-        for (uintptr_t who; (who = atomic_load_explicit(&releasers[i].who, memory_order_acquire)) &&
-                            who != self;)
+        if (atomic_load_explicit(&releasers[i].who, memory_order_relaxed) == self)
+            return;
+    for (unsigned i = 0; i < RELEASERS; i++)
+        while (atomic_load_explicit(&releasers[i].who, memory_order_acquire))
             sched_yield();
+    while (atomic_load_explicit(&releasers_more, memory_order_acquire))
+        sched_yield();
 }
 
 void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n)

@@ -297,11 +297,8 @@ cl_int hcqcl_lite_drain(cl_command_queue q)
         q->lite_sig = NULL;
     util_unlock(&q->lock);
     /* Commands with events that these followed are done too: make them
-     * final before clFinish returns. And what the notifier took from the
-     * ring is released too (a buffer's destructor callbacks have run). */
-    if (any) {
+     * final before clFinish returns. */
+    if (any)
         hcqcl_events_progress();
-        hcqcl_cmd_release_quiesce();
-    }
     return err;
 }

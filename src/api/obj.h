@@ -1273,10 +1273,10 @@ void hcqcl_cmd_obj_retain(struct hcqcl_obj *o);
 void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n);
 /* Finished commands' objects are taken for release and released within a
  * stretch: begin (before the command is seen final or its objects leave
- * the lock that holds them) returns a slot for end. Quiesce returns once
- * no other thread is in a stretch: whoever sees a command final and then
- * asks what is still attached (a build, clFinish's destructor callbacks)
- * calls it first. */
+ * the lock that holds them; it never waits) returns a slot for end.
+ * Quiesce returns once no other thread is in a stretch (at once when the
+ * caller is in one): whoever sees a command final and then asks what is
+ * still attached (a build, clFinish's destructor callbacks) calls it. */
 unsigned hcqcl_cmd_release_begin(void);
 void hcqcl_cmd_release_end(unsigned slot);
 void hcqcl_cmd_release_quiesce(void);

@@ -565,11 +565,17 @@ static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const
     cl_int err = CL_SUCCESS;
     sb_add(&units, CUBIN_UNITS_MAGIC, CUBIN_UNITS_MAGIC_LEN);
     for (cl_uint k = 0; k < n && err == CL_SUCCESS; k++) {
+        /* The input's object for a device the link is for. */
         const struct hcqcl_program_dev *pd = NULL;
-        for (cl_uint i = 0; i < in[k]->num_devices && !pd; i++)
+        for (cl_uint i = 0; i < in[k]->num_devices && !pd; i++) {
+            const struct hcqcl_program_dev *d = &in[k]->devs[i];
+            if (d->bin_type != CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT &&
+                d->bin_type != CL_PROGRAM_BINARY_TYPE_LIBRARY)
+                continue;
             for (cl_uint j = 0; j < out->num_devices; j++)
-                if (in[k]->devs[i].dev == out->devs[j].dev)
-                    pd = &in[k]->devs[i];
+                if (d->dev == out->devs[j].dev && !out->devs[j].not_linked)
+                    pd = d;
+        }
         /* Compile options; "-create-library" of a library kept as source. */
         struct strbuf own = {0};
         sb_str(&own, "");

@@ -1148,6 +1148,17 @@ static void test_two_devices(cl_platform_id plat)
                    "linked for device 0 only: %d %d", bs[0], bs[1]);
             clReleaseProgram(x);
         }
+        /* Compiled for the second device only: its own options serve the
+         * link (N comes from them). */
+        const char *un = "kernel void n(global int *o) { o[0] = N; }\n";
+        cl_program pn = clCreateProgramWithSource(c2, 1, &un, NULL, &err);
+        REQUIRE(pn, "source: %d", err);
+        EXPECT_OK(clCompileProgram(pn, 1, &devs[1], "-DN=4", 0, NULL, NULL, NULL, NULL));
+        x = clLinkProgram(c2, 0, NULL, NULL, 1, &pn, NULL, NULL, &err);
+        EXPECT(x && err == CL_SUCCESS, "link for the second device: %p, %d", (void *)x, err);
+        if (x)
+            clReleaseProgram(x);
+        clReleaseProgram(pn);
         EXPECT_OK(clCompileProgram(b, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL));
         x = clLinkProgram(c2, 0, NULL, NULL, 2, in, NULL, NULL, &err);
         EXPECT(!x && err == CL_INVALID_OPERATION, "device 1 has one object of two: %p, %d",
