@@ -318,7 +318,7 @@ void hcqcl_cmd_release_end(unsigned slot)
         atomic_fetch_sub_explicit(&releasers_more, 1, memory_order_release);
 }
 
-void hcqcl_cmd_release_quiesce(void)
+bool hcqcl_cmd_release_quiesce(uint64_t max_ns)
 {
     /* A thread in a stretch of its own (a destructor callback releasing a
      * queue, say) waits for nobody: two such threads would wait for each
@@ -326,12 +326,18 @@ void hcqcl_cmd_release_quiesce(void)
     const uintptr_t self = util_thread_self();
     for (unsigned i = 0; i < RELEASERS; i++)
         if (atomic_load_explicit(&releasers[i].who, memory_order_relaxed) == self)
-            return;
-    for (unsigned i = 0; i < RELEASERS; i++)
-        while (atomic_load_explicit(&releasers[i].who, memory_order_acquire))
+            return false;
+    /* A stretch runs destructor callbacks, which are the application's:
+     * one that blocks is not waited for beyond max_ns. */
+    const uint64_t t0 = util_now_ns();
+    for (unsigned i = 0; i <= RELEASERS; i++)
+        while (i < RELEASERS ? atomic_load_explicit(&releasers[i].who, memory_order_acquire) != 0
+                             : atomic_load_explicit(&releasers_more, memory_order_acquire) != 0) {
+            if (util_now_ns() - t0 > max_ns)
+                return false;
             sched_yield();
-    while (atomic_load_explicit(&releasers_more, memory_order_acquire))
-        sched_yield();
+        }
+    return true;
 }
 
 void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n)

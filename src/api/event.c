@@ -651,7 +651,7 @@ void hcqcl_events_settle(void)
     }
     /* The notifier may have made a command final, or taken a ring's
      * entries, and not yet released what they held. */
-    hcqcl_cmd_release_quiesce();
+    (void)hcqcl_cmd_release_quiesce(1000000000ull);
 }
 
 void hcqcl_event_watch_queue(cl_command_queue q)

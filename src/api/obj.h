@@ -1275,11 +1275,13 @@ void hcqcl_cmd_objs_release(struct hcqcl_obj *const *objs, size_t n);
  * stretch: begin (before the command is seen final or its objects leave
  * the lock that holds them; it never waits) returns a slot for end.
  * Quiesce returns once no other thread is in a stretch (at once when the
- * caller is in one): whoever sees a command final and then asks what is
- * still attached (a build, clFinish's destructor callbacks) calls it. */
+ * caller is in one, or after max_ns): whoever sees a command final and
+ * then asks what is still attached (a build, clFinish's destructor
+ * callbacks) calls it. */
 unsigned hcqcl_cmd_release_begin(void);
 void hcqcl_cmd_release_end(unsigned slot);
-void hcqcl_cmd_release_quiesce(void);
+/* False when it gave up: the caller is in a stretch, or max_ns passed. */
+bool hcqcl_cmd_release_quiesce(uint64_t max_ns);
 /* Settle every finished command the tracker holds (event.c). */
 void hcqcl_events_progress(void);
 /* That, and the finished commands without events of every queue: objects

@@ -411,7 +411,7 @@ static cl_int queue_finish(cl_command_queue q)
         lost = true;
     /* What another thread (the notifier) took from finished commands is
      * released too: a buffer's destructor callbacks have run. */
-    hcqcl_cmd_release_quiesce();
+    (void)hcqcl_cmd_release_quiesce(100000000ull);
     /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
      * required by the OpenCL implementation on the device (device lost) */
     HCQCL_CHECK(!lost, CL_OUT_OF_RESOURCES, "device lost");
