@@ -4,7 +4,9 @@
  * catches its own standard output around the launch (the lines appear
  * when the kernel completes, in no particular order) and checks it, line
  * for line, against what the host's printf makes of the same values.
- * usage: hello_printf [work-items] [local size]
+ * With a number of launches, the same kernel runs that many times, queued
+ * back to back without a wait, and every launch's lines are checked.
+ * usage: hello_printf [work-items] [local size] [launches]
  */
 #include "sample.h"
 
@@ -34,6 +36,9 @@ int main(int argc, char **argv)
 {
     cl_uint n = argc > 1 ? (cl_uint)strtoul(argv[1], NULL, 0) : 1000;
     size_t local = argc > 2 ? strtoul(argv[2], NULL, 0) : 64;
+    unsigned launches = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : 1;
+    if (launches == 0)
+        launches = 1;
     float *x = malloc(n * sizeof(float));
     cl_int *r = malloc(n * sizeof(cl_int));
     for (cl_uint i = 0; i < n; i++)
@@ -68,7 +73,9 @@ int main(int argc, char **argv)
     dup2(fileno(caught), STDOUT_FILENO);
     size_t global = (n + local - 1) / local * local;
     double t0 = sample_now();
-    cl_int run = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    cl_int run = CL_SUCCESS;
+    for (unsigned l = 0; l < launches && run == CL_SUCCESS; l++)
+        run = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
     cl_int fin = clFinish(q);
     double t1 = sample_now();
     fflush(stdout);
@@ -88,13 +95,15 @@ int main(int argc, char **argv)
     fclose(caught);
 
     /* The same lines from the host's printf. */
-    size_t cap = (size_t)n * 160 + 1, len = 0;
+    size_t cap = (size_t)n * launches * 160 + 1, len = 0;
     char *want = malloc(cap);
-    for (cl_uint i = 0; i < n; i++)
+    for (cl_uint j = 0; j < n * launches; j++) {
+        cl_uint i = j % n;
         len += (size_t)snprintf(want + len, cap - len,
                                 "work-item %u of group %u: x = %.3f, %#x, %d,%d,%d,%d, %s, %c, %ld\n",
                                 i, (cl_uint)(i / local), (double)x[i], i * 17u, (int)i, -(int)i,
                                 (int)(2 * i), 3, "hello", 'A' + (int)(i % 26), (long)i << 33);
+    }
     char **gl, **wl;
     size_t ng = sorted_lines(got, &gl), nw = sorted_lines(want, &wl);
     size_t wrong = 0, failed_calls = 0;
@@ -114,8 +123,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "%zu printf calls returned non-zero\n", failed_calls);
         wrong++;
     }
-    printf("hello_printf on %s: %u work-items, %zu lines checked, %.3f ms (kernel + output), %s\n",
-           name, n, ng, (t1 - t0) * 1e3, wrong ? "FAILED" : "PASSED");
+    printf("hello_printf on %s: %u work-items x %u launches, %zu lines checked, %.3f ms (kernels "
+           "+ output), %s\n",
+           name, n, launches, ng, (t1 - t0) * 1e3, wrong ? "FAILED" : "PASSED");
 
     free(gl);
     free(wl);

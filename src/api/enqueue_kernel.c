@@ -455,11 +455,26 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         goto out;
     }
 
+    /* A kernel that calls printf: a buffer for it, printed at completion,
+     * taken before the queue is locked (it may wait for one). */
+    struct hcqcl_printf_buf *pbuf = NULL;
+    if (kernel->desc->printf && !empty) {
+        pbuf = hcqcl_printf_take(q);
+        /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
+         * required by the OpenCL implementation on the device */
+        if (!pbuf) {
+            err = CL_OUT_OF_RESOURCES;
+            util_log_check(__func__, "printf buffer", hcqcl_error_name(err), "none came");
+            goto out;
+        }
+    }
     struct hcqcl_cmd cmd;
     err = hcqcl_cmd_begin(q, CL_COMMAND_NDRANGE_KERNEL, HCQ_ENGINE_COMPUTE, num_events, wait_list,
                           &cmd);
-    if (err != CL_SUCCESS)
+    if (err != CL_SUCCESS) {
+        hcqcl_printf_put(pbuf);
         goto out;
+    }
     hcqcl_cmd_retain_kernel(&cmd, kernel);
     cl_mem mems[16];
     size_t nmem = hcqcl_kernel_mem_args(kernel, mems, UTIL_ARRAY_SIZE(mems));
@@ -467,6 +482,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         cl_mem *all = malloc(nmem * sizeof(*all));
         if (!all) {
             hcqcl_cmd_abort(&cmd);
+            hcqcl_printf_put(pbuf);
             err = CL_OUT_OF_HOST_MEMORY;
             goto out;
         }
@@ -478,11 +494,12 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         for (size_t i = 0; i < nmem; i++)
             hcqcl_cmd_retain_mem(&cmd, mems[i]);
     }
-    if (!empty && !hcqcl_cmd_terminated(&cmd)) {
-        /* A kernel that calls printf: a buffer for it, printed at completion. */
+    if (hcqcl_cmd_terminated(&cmd)) {
+        hcqcl_printf_put(pbuf);
+    } else if (!empty) {
         uint64_t printf_va = 0;
-        if (kernel->desc->printf)
-            err = hcqcl_printf_attach(&cmd, &printf_va);
+        if (pbuf)
+            err = hcqcl_printf_attach(&cmd, pbuf, &printf_va);
         if (err == CL_SUCCESS)
             err = record_launches(hcqcl_cmd_hq(&cmd), hk, work_dim, global_work_offset,
                                   global_work_size, local, di, block, psize, dyn, printf_va,

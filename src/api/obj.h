@@ -408,6 +408,7 @@ struct _cl_context {
     pthread_mutex_t lock;
     struct hcqcl_context_cb *destructors; /* newest first: run in this order */
     struct hcqcl_printf_buf *printf_pool; /* idle printf buffers (printf.c), under lock */
+    uint32_t printf_out;          /* printf buffers taken by launches, under lock */
     _Atomic uint64_t lost_told;   /* devices (by index, mod 64) whose loss was reported */
 };
 bool hcqcl_context_valid(cl_context c);
@@ -1193,10 +1194,18 @@ cl_int hcqcl_cmd_on_release(struct hcqcl_cmd *cmd, void (*fn)(void *), void *arg
 
 /* printf.c. The size CL_DEVICE_PRINTF_BUFFER_SIZE reports. */
 #define HCQCL_PRINTF_BUFFER_SIZE (1u << 20)
-/* A printf buffer for the launches of cmd (a kernel that calls printf):
- * *va is its GPU address, for HCQ_ENVREG_PRINTF; the records are written
- * to stdout when the command has completed (an after-hook). */
-cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, uint64_t *va);
+/* A printf buffer for a launch on q, taken before the command begins (no
+ * lock held): an idle one, a new one, or, when device memory is short,
+ * one that a launch in flight gives back (waiting for it while launches
+ * complete). NULL when none came (CL_OUT_OF_RESOURCES). */
+struct hcqcl_printf_buf *hcqcl_printf_take(cl_command_queue q);
+/* Give b to cmd's launches (a kernel that calls printf): *va is its GPU
+ * address, for HCQ_ENVREG_PRINTF; the records are written to stdout when
+ * the command has completed (an after-hook). b is cmd's from then on,
+ * whatever the result. */
+cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, struct hcqcl_printf_buf *b, uint64_t *va);
+/* A buffer taken and not attached (the enqueue failed). */
+void hcqcl_printf_put(struct hcqcl_printf_buf *b);
 /* Free a context's idle printf buffers (its last release). */
 void hcqcl_printf_release(cl_context c);
 /* Finish the command. Returns CL_SUCCESS, CL_OUT_OF_RESOURCES (a verb

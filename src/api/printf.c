@@ -12,13 +12,16 @@
  * Output that did not fit is dropped, and said once.
  *
  * Buffers are kept per context for the next launch (a few; more are
- * freed), and freed with the context.
+ * freed), and freed with the context. A launch takes its buffer before
+ * its command begins: when device memory is short it waits for one that
+ * a launch in flight gives back.
  */
 #include "api/obj.h"
 #include "cubin/container.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct hcqcl_printf_buf {
     struct hcqcl_printf_buf *next;
@@ -28,6 +31,7 @@ struct hcqcl_printf_buf {
 
 enum { POOL_MAX = 4 };
 
+/* An idle buffer of hw, or a new one; NULL when device memory is short. */
 static struct hcqcl_printf_buf *take(cl_context c, struct hcq_device *hw)
 {
     pthread_mutex_lock(&c->lock);
@@ -35,6 +39,7 @@ static struct hcqcl_printf_buf *take(cl_context c, struct hcq_device *hw)
         if ((*p)->mem->dev == hw) {
             struct hcqcl_printf_buf *b = *p;
             *p = b->next;
+            c->printf_out++;
             pthread_mutex_unlock(&c->lock);
             return b;
         }
@@ -47,6 +52,9 @@ static struct hcqcl_printf_buf *take(cl_context c, struct hcq_device *hw)
         free(b);
         return NULL;
     }
+    pthread_mutex_lock(&c->lock);
+    c->printf_out++;
+    pthread_mutex_unlock(&c->lock);
     return b;
 }
 
@@ -55,6 +63,7 @@ static void give_back(struct hcqcl_printf_buf *b)
     cl_context c = b->ctx;
     size_t n = 0;
     pthread_mutex_lock(&c->lock);
+    c->printf_out--;
     for (struct hcqcl_printf_buf *p = c->printf_pool; p; p = p->next)
         n++;
     if (n < POOL_MAX) {
@@ -67,6 +76,44 @@ static void give_back(struct hcqcl_printf_buf *b)
         hcq_mem_free(b->mem);
         free(b);
     }
+}
+
+/* How long a take waits with no buffer coming back before it gives up
+ * (the launches in flight may wait on something the caller does next). */
+#define TAKE_PATIENCE_NS 1000000000ull
+
+struct hcqcl_printf_buf *hcqcl_printf_take(cl_command_queue q)
+{
+    cl_context c = q->ctx;
+    uint64_t since = util_now_ns();
+    uint32_t last_out = UINT32_MAX;
+    for (;;) {
+        struct hcqcl_printf_buf *b = take(c, q->hdev);
+        if (b)
+            return b;
+        pthread_mutex_lock(&c->lock);
+        const uint32_t out = c->printf_out;
+        pthread_mutex_unlock(&c->lock);
+        const uint64_t now = util_now_ns();
+        if (out < last_out)
+            since = now; /* one came back (and went): patience again */
+        last_out = out;
+        if (!out || now - since > TAKE_PATIENCE_NS || hcq_device_lost(q->hdev))
+            return NULL;
+        /* What holds them runs to its end: this queue's held-back work is
+         * submitted, finished commands are settled (their buffers come
+         * back), and the rest of the time is slept. */
+        hcqcl_queue_flush(q, false);
+        hcqcl_events_progress();
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+void hcqcl_printf_put(struct hcqcl_printf_buf *b)
+{
+    if (b)
+        give_back(b);
 }
 
 /* The launch's records, as text on stdout. */
@@ -107,13 +154,8 @@ static void after(void *arg, cl_int status)
 
 static void release(void *arg) { give_back(arg); }
 
-cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, uint64_t *va)
+cl_int hcqcl_printf_attach(struct hcqcl_cmd *cmd, struct hcqcl_printf_buf *b, uint64_t *va)
 {
-    cl_command_queue q = cmd->q;
-    struct hcqcl_printf_buf *b = take(q->ctx, q->hdev);
-    /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources
-     * required by the OpenCL implementation on the device */
-    HCQCL_CHECK(b, CL_OUT_OF_RESOURCES, "no printf buffer");
     volatile uint32_t *h = b->mem->cpu;
     h[0] = 0;
     h[1] = HCQCL_PRINTF_BUFFER_SIZE - CUBIN_PRINTF_HEADER;
