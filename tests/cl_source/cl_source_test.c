@@ -467,19 +467,25 @@ int main(int argc, char **argv)
     check_kernel_info(p, "source");
 
     /* A second build of the same source is served from the cache: well
-     * under 50 ms (a compile takes hundreds). */
+     * under 50 ms (a compile takes hundreds). The best of three: a loaded
+     * machine may stall one; a compile would be slow every time. */
     {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        cl_program again = clCreateProgramWithSource(ctx, 1, strings, &len, &err);
-        REQUIRE(again && err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
-        err = clBuildProgram(again, 1, &dev, CL_SOURCE_OPTIONS, NULL, NULL);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-        printf("cl_source: second build of %s from the cache: %.2f ms\n", path, ms);
-        EXPECT_EQ(err, CL_SUCCESS);
-        EXPECT(ms < 50.0);
-        clReleaseProgram(again);
+        double best = 1e9;
+        for (int attempt = 0; attempt < 3 && best >= 50.0; attempt++) {
+            struct timespec t0, t1;
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            cl_program again = clCreateProgramWithSource(ctx, 1, strings, &len, &err);
+            REQUIRE(again && err == CL_SUCCESS, "clCreateProgramWithSource: %d", err);
+            err = clBuildProgram(again, 1, &dev, CL_SOURCE_OPTIONS, NULL, NULL);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            double ms =
+                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+            printf("cl_source: build of %s from the cache: %.2f ms\n", path, ms);
+            EXPECT_EQ(err, CL_SUCCESS);
+            best = ms < best ? ms : best;
+            clReleaseProgram(again);
+        }
+        EXPECT(best < 50.0);
     }
 
     check_atomics32(ctx, q, p, "source");
