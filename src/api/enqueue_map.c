@@ -135,7 +135,7 @@ bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void
                        size_t size, uint64_t *va)
 {
     const uint8_t *p = ptr;
-    bool found = false;
+    cl_mem found = NULL;
     pthread_mutex_lock(&pinned_lock);
     for (struct pinned_region *r = pinned_list; r && !found; r = r->next) {
         if (p < r->cpu || (size_t)(p - r->cpu) > r->size || size > r->size - (size_t)(p - r->cpu))
@@ -156,11 +156,14 @@ bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void
         if (!refs)
             continue;
         *va = base + r->offset + (size_t)(p - r->cpu);
-        hcqcl_cmd_own_mem(cmd, r->m);
-        found = true;
+        found = r->m;
     }
     pthread_mutex_unlock(&pinned_lock);
-    return found;
+    /* Outside the lock: a failure to record it releases the reference,
+     * which may be the last (its destruction takes the lock). */
+    if (found)
+        hcqcl_cmd_own_mem(cmd, found);
+    return found != NULL;
 }
 
 static void map_pull_cb(void *arg, cl_int status)
