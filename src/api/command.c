@@ -674,6 +674,9 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
     atomic_store(&e->status, CL_OUT_OF_RESOURCES);
     atomic_store(&e->phase, HCQCL_PH_DONE);
     util_unlock(&cmd->q->lock);
+    /* Now, not at its last reference: a channel's blocker may keep it,
+     * and drop it with the queue locked (destructor callbacks there). */
+    hcqcl_event_release_held(e);
     if (e->after_fn)
         e->after_fn(e->after_arg, CL_OUT_OF_RESOURCES);
     if (e->release_fn) {

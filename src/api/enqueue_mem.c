@@ -248,7 +248,7 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_
 }
 
 cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va, void *host,
-                       size_t size, bool to_gpu, bool blocking)
+                       size_t size, bool to_gpu)
 {
     if (size == 0 || hcqcl_cmd_terminated(cmd))
         return CL_SUCCESS;
@@ -265,15 +265,21 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
 
     /* Resources first: until the release hook owns the job, failing here
      * leaves nothing recorded on the GPU and the job is freed at once. */
-    /* A non-blocking transfer goes the same way when nothing it waits
-     * for needs the host (a user event, another device): the GPU gets to
-     * it without the application's help, so the call may wait for it.
+    /* The pipeline waits for the GPU inline, with the queue locked and the
+     * command not yet tracked: only when nothing it waits for needs the
+     * host (a user event, another device), blocking or not, and its channel
+     * is not behind another command that does (an out-of-order queue whose
+     * every channel of the engine is). Otherwise the gate it waits behind
+     * could never open (the tracker opens gates of tracked commands, and
+     * the application sets the user event after the call), and another
+     * thread's enqueue on the queue, maybe the one that would set the user
+     * event, would wait for the lock.
      * Done before the call returns is allowed for a non-blocking command,
      * and the pipeline moves pageable memory 3-4x faster than the GPU
      * reading the user's pages registered for it (clpeak on the H200:
      * 9.3 GB/s each way registered). */
-    const bool pipelined =
-        size > XFER_PIPELINE_MIN && (blocking || (!cmd->gated && !cmd->ev->host_wait));
+    const bool pipelined = size > XFER_PIPELINE_MIN && !cmd->gated && !cmd->ev->host_wait &&
+                           !hcqcl_chan_blocked(cmd->chan);
     uint64_t hva = 0;
     if (pipelined) {
         /* A ring's worth: the rest of the pool stays for other transfers. */
@@ -337,8 +343,7 @@ static cl_int xfer_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking, 
     if (err != CL_SUCCESS)
         return err;
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
-    err = hcqcl_xfer_host(&cmd, dev, hcqcl_mem_va(buf, dev) + offset, ptr, size, write,
-                          blocking);
+    err = hcqcl_xfer_host(&cmd, dev, hcqcl_mem_va(buf, dev) + offset, ptr, size, write);
     if (err != CL_SUCCESS) {
         hcqcl_cmd_abort(&cmd);
         return err;

@@ -136,6 +136,12 @@ static void release_deps(cl_event e)
     e->capdeps = UTIL_ARRAY_SIZE(e->deps_inline);
 }
 
+void hcqcl_event_release_held(cl_event e)
+{
+    release_deps(e);
+    release_objs(e);
+}
+
 void hcqcl_event_unref(cl_event e)
 {
     if (atomic_fetch_sub_explicit(&e->internal, 1, memory_order_acq_rel) != 1)

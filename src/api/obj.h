@@ -1038,6 +1038,9 @@ struct _cl_event {
 /* Event internals for command.c / queue.c (event.c). */
 cl_event hcqcl_event_new(cl_context ctx, cl_command_queue q, cl_command_type type);
 /* Drop one internal reference (frees when none of either kind is left). */
+/* Let go of what a final event holds (its dependencies, its command's
+ * objects) now, not at its last reference; no lock held. */
+void hcqcl_event_release_held(cl_event e);
 void hcqcl_event_unref(cl_event e);
 void hcqcl_event_ref(cl_event e);
 /* Hand a built command to the tracker (phase GATED or GPU). */
@@ -1363,19 +1366,19 @@ cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bo
                              cl_command_type type, cl_uint num_events,
                              const cl_event *wait_list, struct hcqcl_cmd *cmd);
 /* Move size bytes between pageable host memory and GPU VA va inside a
- * begun command (to_gpu: host -> va). Chooses how: blocking transfers
- * above 2 MiB are pipelined inline through a ring of pool
- * chunks (the copy threads of hcqcl_staging_copy fill/drain chunk i+1
- * while the copy engine moves chunk i; reads keep the ring queued ahead);
- * smaller ones use one staging buffer (reads land in host from the
- * command's after-hook, so a non-blocking read is in place when its event
- * completes); large non-blocking ones copy straight from/to the user's
- * pages registered with the GPU, or through one dedicated staging buffer
- * when they can't be registered. Uses the command's after and on-release
+ * begun command (to_gpu: host -> va). Chooses how: transfers above
+ * 2 MiB whose dependencies need nothing from the host are pipelined
+ * inline through a ring of pool chunks (the copy threads of
+ * hcqcl_staging_copy fill/drain chunk i+1 while the copy engine moves
+ * chunk i; reads keep the ring queued ahead); smaller ones use one
+ * staging buffer (reads land in host from the command's after-hook, so a
+ * non-blocking read is in place when its event completes); other large
+ * ones copy straight from/to the user's pages registered with the GPU, or
+ * through one dedicated staging buffer when they can't be registered. Uses the command's after and on-release
  * hooks. CL_SUCCESS, CL_OUT_OF_RESOURCES or CL_OUT_OF_HOST_MEMORY; on
  * error the caller aborts the command. */
 cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va, void *host,
-                       size_t size, bool to_gpu, bool blocking);
+                       size_t size, bool to_gpu);
 /* Host pointers the GPU can already reach (enqueue_map.c): regions mapped
  * with no copy (HCQCL_MAP_DIRECT: pinned host memory, registered user
  * pages, BAR1-mapped vidmem) are remembered from map to unmap. When

@@ -11,9 +11,11 @@
  */
 #include "vadd_steps.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { N = 1000 };
 
@@ -351,6 +353,115 @@ static void test_terminated(void)
     two_queues_close(&f);
 }
 
+/* Sets a user event after 100 ms, after a non-blocking write on a queue
+ * (when given) that a blocking call of the main thread may be in. */
+struct late_setter {
+    cl_event u;
+    cl_command_queue q;
+    cl_mem b;
+    const void *src;
+    size_t size;
+    cl_int wrote;
+};
+
+static void *set_late(void *arg)
+{
+    struct late_setter *ls = arg;
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    if (ls->q)
+        ls->wrote = clEnqueueWriteBuffer(ls->q, ls->b, CL_FALSE, 0, ls->size, ls->src, 0, NULL,
+                                         NULL);
+    clSetUserEventStatus(ls->u, CL_COMPLETE);
+    return NULL;
+}
+
+/* Blocking transfers of more than 2 MiB behind a user event another thread
+ * sets later: they wait for it and complete (they used to wait inline on
+ * the GPU, behind a gate only a tracked command can have opened, holding
+ * the queue's lock the setting thread's enqueue needed). */
+static void test_gated_blocking(void)
+{
+    enum { MB = 1 << 20, SZ = 8 * MB };
+    cl_int err;
+    struct two_queues f;
+    two_queues_open(&f);
+    cl_context c = f.c;
+    cl_command_queue q = f.q1;
+    uint8_t *src = malloc(SZ), *got = malloc(SZ);
+    REQUIRE(src && got, "host memory");
+    for (size_t i = 0; i < SZ; i++)
+        src[i] = (uint8_t)(i * 7 + 1);
+    cl_mem b = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, SZ, src, &err);
+    cl_mem b2 = clCreateBuffer(c, CL_MEM_READ_WRITE, SZ, NULL, &err);
+    REQUIRE(b && b2, "buffers: %d", err);
+    alarm(120); /* a hang fails the test instead of the suite's timeout */
+
+    /* A read of 3 MiB behind the user event. */
+    struct late_setter ls = {clCreateUserEvent(c, &err), NULL, NULL, NULL, 0, 0};
+    pthread_t th;
+    pthread_create(&th, NULL, set_late, &ls);
+    memset(got, 0, SZ);
+    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, 3 * MB, got, 1, &ls.u, NULL));
+    pthread_join(th, NULL);
+    EXPECT(!memcmp(got, src, 3 * MB), "gated blocking read: wrong bytes");
+    clReleaseEvent(ls.u);
+
+    /* A write of 6 MiB behind one (more pieces than the ring has chunks). */
+    for (size_t i = 0; i < SZ; i++)
+        src[i] ^= 0x5a;
+    ls = (struct late_setter){clCreateUserEvent(c, &err), NULL, NULL, NULL, 0, 0};
+    pthread_create(&th, NULL, set_late, &ls);
+    EXPECT_OK(clEnqueueWriteBuffer(q, b, CL_TRUE, 0, 6 * MB, src, 1, &ls.u, NULL));
+    pthread_join(th, NULL);
+    clReleaseEvent(ls.u);
+    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, 6 * MB, got, 0, NULL, NULL));
+    EXPECT(!memcmp(got, src, 6 * MB), "gated blocking write: wrong bytes");
+
+    /* In order behind a gated marker: the other thread enqueues on the
+     * same queue while the read blocks, then sets the event. */
+    ls = (struct late_setter){clCreateUserEvent(c, &err), q, b2, src, SZ, 1};
+    EXPECT_OK(clEnqueueMarkerWithWaitList(q, 1, &ls.u, NULL));
+    pthread_create(&th, NULL, set_late, &ls);
+    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_TRUE, 0, SZ, got, 0, NULL, NULL));
+    pthread_join(th, NULL);
+    EXPECT_OK(ls.wrote);
+    EXPECT(!memcmp(got, src, 6 * MB), "read behind a gated marker: wrong bytes");
+    EXPECT_OK(clFinish(q));
+    clReleaseEvent(ls.u);
+
+    /* Out of order: writes behind a user event take every copy channel;
+     * a large independent read then lands behind one of them, and the
+     * call must still return before the event is set. */
+    cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+    cl_command_queue oq = clCreateCommandQueueWithProperties(c, dev, ooo, &err);
+    REQUIRE(oq, "out-of-order queue: %d", err);
+    cl_event u = clCreateUserEvent(c, &err);
+    cl_mem small[6];
+    for (int i = 0; i < 6; i++) {
+        small[i] = clCreateBuffer(c, CL_MEM_READ_WRITE, 4096, NULL, &err);
+        EXPECT_OK(clEnqueueWriteBuffer(oq, small[i], CL_FALSE, 0, 4096, src, 1, &u, NULL));
+    }
+    cl_event rd;
+    memset(got, 0, SZ);
+    EXPECT_OK(clEnqueueReadBuffer(oq, b, CL_FALSE, 0, SZ, got, 0, NULL, &rd));
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clWaitForEvents(1, &rd));
+    EXPECT(!memcmp(got, src, 6 * MB), "read beside gated writes: wrong bytes");
+    EXPECT_OK(clFinish(oq));
+    alarm(0);
+    clReleaseEvent(rd);
+    clReleaseEvent(u);
+    for (int i = 0; i < 6; i++)
+        clReleaseMemObject(small[i]);
+    clReleaseCommandQueue(oq);
+    clReleaseMemObject(b);
+    clReleaseMemObject(b2);
+    free(src);
+    free(got);
+    two_queues_close(&f);
+}
+
 /* Two GPUs of one context: a command on the second waits for one on the
  * first (no common signal memory: the host bridges the dependency). The
  * buffer lives in host pages both GPUs map. */
@@ -554,6 +665,7 @@ int main(void)
     test_held();
     test_failure();
     test_terminated();
+    test_gated_blocking();
     test_two_devices(p);
     return cltest_result("api_event_graph");
 }
