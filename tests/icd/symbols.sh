@@ -1,5 +1,6 @@
 #!/bin/sh
-# The ICD exports exactly the three functions the ICD loaders look up.
+# The ICD exports exactly the three functions the ICD loaders look up, and
+# stays loaded once loaded.
 set -eu
 lib=${1:?usage: symbols.sh LIBHCQCL}
 got=$(nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWwDdBbRriV]$/ { print $3 }' | LC_ALL=C sort)
@@ -9,4 +10,9 @@ if [ "$got" != "$want" ]; then
     printf 'expected:\n%s\ngot:\n%s\n' "$want" "$got" >&2
     exit 1
 fi
-echo "icd_symbols: exactly the three ICD exports"
+# Its threads outlive any dlclose: the library stays mapped (DF_1_NODELETE).
+if ! readelf -d "$lib" | grep -q 'Flags:.*NODELETE'; then
+    echo "the library is not marked NODELETE (-z nodelete)" >&2
+    exit 1
+fi
+echo "icd_symbols: exactly the three ICD exports, NODELETE"
