@@ -619,17 +619,19 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
      * cache instead of bouncing through the notifier's. */
     hcqcl_event_retire(e);
 
-    if (event_out) {
-        atomic_store(&e->obj.refs, 1);
-        hcqcl_event_ref(e); /* the application's share */
-        *event_out = e;
-    }
     cl_int ret = CL_SUCCESS;
     if (blocking) {
         cl_int st = hcqcl_event_wait(e);
         if (st < 0)
             ret = st == CL_OUT_OF_RESOURCES ? CL_OUT_OF_RESOURCES
                                             : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    /* "If event is NULL or the enqueue is unsuccessful, no event will be
+     * created": a blocking call that failed hands none back. */
+    if (event_out && ret == CL_SUCCESS) {
+        atomic_store(&e->obj.refs, 1);
+        hcqcl_event_ref(e); /* the application's share */
+        *event_out = e;
     }
     hcqcl_event_unref(e); /* the builder's */
     return ret;

@@ -317,8 +317,11 @@ static void test_terminated(void)
     const float two = 2.0f;
     EXPECT_OK(clEnqueueFillBuffer(q, x, &two, sizeof(two), 0, B, 1, &u, &ev[0]));
     EXPECT_OK(clEnqueueCopyBuffer(q, y, x, 0, 0, B, 1, &u, &ev[1]));
-    EXPECT_ERR(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, B, ones, 1, &u, NULL),
+    /* "If ... the enqueue is unsuccessful, no event will be created." */
+    cl_event none = NULL;
+    EXPECT_ERR(clEnqueueWriteBuffer(q, x, CL_TRUE, 0, B, ones, 1, &u, &none),
                CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT(!none, "a blocking write that failed handed back an event");
     EXPECT_OK(clEnqueueWriteBuffer(q, x, CL_FALSE, 0, B, ones, 1, &u, &ev[2]));
     const size_t org[3] = {0, 0, 0}, reg[3] = {16, 4, 1};
     EXPECT_OK(clEnqueueWriteBufferRect(q, x, CL_FALSE, org, org, reg, 16, 0, 16, 0, ones, 1, &u,
