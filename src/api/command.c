@@ -204,6 +204,10 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
         cmd->hq = cmd->chan ? cmd->chan->hq : NULL;
         if (!cmd->hq)
             err = CL_OUT_OF_RESOURCES;
+        /* Behind a command that waits on the host (every channel of the
+         * engine was): so does this one, for what depends on it too. */
+        else if (hcqcl_chan_blocked(cmd->chan))
+            e->host_wait = true;
     }
     /* The same for this queue's other channels. */
     if (err == CL_SUCCESS)

@@ -267,9 +267,8 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
      * leaves nothing recorded on the GPU and the job is freed at once. */
     /* The pipeline waits for the GPU inline, with the queue locked and the
      * command not yet tracked: only when nothing it waits for needs the
-     * host (a user event, another device), blocking or not, and its channel
-     * is not behind another command that does (an out-of-order queue whose
-     * every channel of the engine is). Otherwise the gate it waits behind
+     * host (a user event, another device, a command on a channel that
+     * waits for one: host_wait), blocking or not. Otherwise the gate it waits behind
      * could never open (the tracker opens gates of tracked commands, and
      * the application sets the user event after the call), and another
      * thread's enqueue on the queue, maybe the one that would set the user
@@ -278,8 +277,7 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
      * and the pipeline moves pageable memory 3-4x faster than the GPU
      * reading the user's pages registered for it (clpeak on the H200:
      * 9.3 GB/s each way registered). */
-    const bool pipelined = size > XFER_PIPELINE_MIN && !cmd->gated && !cmd->ev->host_wait &&
-                           !hcqcl_chan_blocked(cmd->chan);
+    const bool pipelined = size > XFER_PIPELINE_MIN && !cmd->gated && !cmd->ev->host_wait;
     uint64_t hva = 0;
     if (pipelined) {
         /* A ring's worth: the rest of the pool stays for other transfers. */

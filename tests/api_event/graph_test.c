@@ -452,6 +452,24 @@ static void test_gated_blocking(void)
     EXPECT_OK(clWaitForEvents(1, &rd));
     EXPECT(!memcmp(got, src, 6 * MB), "read beside gated writes: wrong bytes");
     EXPECT_OK(clFinish(oq));
+    clReleaseEvent(u);
+
+    /* The same one step removed: a small write lands behind the gated
+     * writes, and a large read on the in-order queue waits for it. */
+    u = clCreateUserEvent(c, &err);
+    for (int i = 0; i < 6; i++)
+        EXPECT_OK(clEnqueueWriteBuffer(oq, small[i], CL_FALSE, 0, 4096, src, 1, &u, NULL));
+    cl_event bev;
+    EXPECT_OK(clEnqueueWriteBuffer(oq, small[0], CL_FALSE, 0, 4096, src, 0, NULL, &bev));
+    cl_event rd2;
+    memset(got, 0, SZ);
+    EXPECT_OK(clEnqueueReadBuffer(q, b, CL_FALSE, 0, SZ, got, 1, &bev, &rd2));
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clWaitForEvents(1, &rd2));
+    EXPECT(!memcmp(got, src, 6 * MB), "read after a write behind gated ones: wrong bytes");
+    EXPECT_OK(clFinish(oq));
+    clReleaseEvent(bev);
+    clReleaseEvent(rd2);
     alarm(0);
     clReleaseEvent(rd);
     clReleaseEvent(u);
