@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { N = 1000 };
 
@@ -296,6 +297,54 @@ static void test_release_in_callback(void)
     EXPECT_OK(clReleaseProgram(p));
 }
 
+/* A destructor callback that finishes a queue and releases another, run
+ * while the commands that held its buffer are retired (inside a release
+ * stretch, on whichever thread retires them): it returns, as does the
+ * application's own clFinish meanwhile. */
+struct finisher {
+    cl_command_queue finish, release;
+    atomic_int ran;
+};
+
+static void CL_CALLBACK finish_in_destructor(cl_mem m, void *data)
+{
+    (void)m;
+    struct finisher *f = data;
+    EXPECT_OK(clFinish(f->finish));
+    EXPECT_OK(clReleaseCommandQueue(f->release));
+    atomic_fetch_add(&f->ran, 1);
+}
+
+static void test_finish_in_destructor(void)
+{
+    cl_int err;
+    cl_kernel k = vadd();
+    alarm(60); /* a wait for itself fails the test instead of hanging */
+    for (int round = 0; round < 20; round++) {
+        cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+        cl_command_queue q3 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+        REQUIRE(q2 && q3, "queues: %d", err);
+        struct finisher f = {q2, q3, 0};
+        cl_mem x = buffer(CL_MEM_READ_WRITE);
+        EXPECT_OK(clSetMemObjectDestructorCallback(x, finish_in_destructor, &f));
+        for (int s = 0; s < 4; s++) {
+            step(k, x, s, NULL);
+            vadd_step(q2, k, x, x, x, s, N, 0, NULL, NULL);
+            vadd_step(q3, k, x, x, x, s, N, 0, NULL, NULL);
+        }
+        EXPECT_OK(clReleaseMemObject(x));
+        EXPECT_OK(clFinish(q));
+        uint64_t t0 = host_ns();
+        while (!atomic_load(&f.ran) && host_ns() - t0 < 5000000000ull)
+            ;
+        EXPECT(atomic_load(&f.ran) == 1, "round %d: destructor ran %d times", round,
+               atomic_load(&f.ran));
+        EXPECT_OK(clReleaseCommandQueue(q2));
+    }
+    alarm(0);
+    EXPECT_OK(clReleaseKernel(k));
+}
+
 /* One kernel launched again and again with its arguments set once: the
  * same launch each time (enqueue_kernel.c remembers it), its objects'
  * references handed from command to command (command_lite.c). Every
@@ -404,6 +453,7 @@ int main(void)
     test_release_while_queued();
     test_map_after();
     test_release_in_callback();
+    test_finish_in_destructor();
     test_many_and_held();
     test_same_launch();
 
