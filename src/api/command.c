@@ -127,6 +127,8 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
         e->nprop = e->ndeps;
     if (needs_gate(cmd, d) || d->host_wait)
         e->host_wait = true;
+    if (d->after_fn || d->hook_wait)
+        e->hook_wait = true;
     return CL_SUCCESS;
 }
 

@@ -268,7 +268,10 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
     /* The pipeline waits for the GPU inline, with the queue locked and the
      * command not yet tracked: only when nothing it waits for needs the
      * host (a user event, another device, a command on a channel that
-     * waits for one: host_wait), blocking or not. Otherwise the gate it waits behind
+     * waits for one: host_wait) or an after-hook the tracker runs (a
+     * staged read's copy-out: hook_wait; the tracker may be the notifier,
+     * in an application callback that enqueues on this queue), blocking
+     * or not. Otherwise the gate it waits behind
      * could never open (the tracker opens gates of tracked commands, and
      * the application sets the user event after the call), and another
      * thread's enqueue on the queue, maybe the one that would set the user
@@ -277,7 +280,8 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
      * and the pipeline moves pageable memory 3-4x faster than the GPU
      * reading the user's pages registered for it (clpeak on the H200:
      * 9.3 GB/s each way registered). */
-    const bool pipelined = size > XFER_PIPELINE_MIN && !cmd->gated && !cmd->ev->host_wait;
+    const bool pipelined =
+        size > XFER_PIPELINE_MIN && !cmd->gated && !cmd->ev->host_wait && !cmd->ev->hook_wait;
     uint64_t hva = 0;
     if (pipelined) {
         /* A ring's worth: the rest of the pool stays for other transfers. */

@@ -579,7 +579,10 @@ static void flush_held(void)
     for (unsigned si = 0; si < T.nstreams && n < UTIL_ARRAY_SIZE(v); si++) {
         cl_event e = T.streams[si].last;
         cl_command_queue q = e ? e->q : NULL;
-        if (q && atomic_load(&e->phase) == HCQCL_PH_GPU &&
+        /* Gated too: the work held in front of its gate (the commands it
+         * may wait for) goes to the GPU; behind a closed gate it waits. */
+        const int ph = q ? atomic_load(&e->phase) : HCQCL_PH_DONE;
+        if (q && (ph == HCQCL_PH_GPU || ph == HCQCL_PH_GATED) &&
             atomic_load_explicit(&q->held, memory_order_relaxed) &&
             now - atomic_load_explicit(&q->held_since, memory_order_relaxed) >= HELD_MAX_NS) {
             hcqcl_event_ref(e); /* keeps e->q alive */

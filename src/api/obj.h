@@ -996,6 +996,7 @@ struct _cl_event {
     uint64_t lite_val;
     bool host_wait;             /* when recorded, it waited (maybe through
                                  * others) for an event only the host ends */
+    bool hook_wait;             /* ... or for an after-hook the tracker runs */
     /* What dependents wait on: GPU signal (NULL: host-tracked only). */
     const struct hcq_signal *sig;
     uint64_t val;

@@ -483,6 +483,112 @@ static void test_gated_blocking(void)
     two_queues_close(&f);
 }
 
+/* Work the queue held back in front of a gated command goes to the GPU
+ * with no further call once the gate's events are set: the gated command
+ * waits for it. Seen in host memory the last step writes (any call,
+ * a callback's registration included, would flush the queue). Under
+ * ThreadSanitizer the emulated kernel's stores and this polling are a
+ * race it reports, so there the check waits for clFinish instead. */
+static void test_held_before_gate(void)
+{
+    cl_int err;
+    struct two_queues f;
+    two_queues_open(&f);
+    cl_context c = f.c;
+    cl_command_queue q = f.q1;
+    cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * 4, x0, &err);
+    cl_mem h = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, N * 4, NULL, &err);
+    REQUIRE(x && h, "buffers: %d", err);
+    volatile float *hp =
+        clEnqueueMapBuffer(q, h, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, N * 4, 0, NULL, NULL, &err);
+    REQUIRE(hp, "map: %d", err);
+    for (int i = 0; i < N; i++)
+        hp[i] = 0.0f;
+    cl_event u0 = clCreateUserEvent(c, &err), u2 = clCreateUserEvent(c, &err);
+    cl_event ev[4];
+    vadd_step(q, f.k, x, x, x, 1, N, 1, &u0, &ev[0]); /* the GPU stops at its gate */
+    vadd_step(q, f.k, x, x, x, 1, N, 0, NULL, &ev[1]);
+    vadd_step(q, f.k, x, x, x, 1, N, 0, NULL, &ev[2]); /* held back: the GPU is busy */
+    vadd_step(q, f.k, x, x, h, 1, N, 1, &u2, &ev[3]);  /* gated: waits for u2 and the above */
+    float want = x0[N - 1];
+    for (int s = 0; s < 4; s++)
+        want = want + want + 1.0f;
+    settle();
+    EXPECT_OK(clSetUserEventStatus(u0, CL_COMPLETE));
+    settle();
+    EXPECT_OK(clSetUserEventStatus(u2, CL_COMPLETE));
+#if !defined(__SANITIZE_THREAD__)
+    uint64_t t0 = host_ns();
+    while (hp[N - 1] != want && host_ns() - t0 < 5000000000ull)
+        ;
+    EXPECT(hp[N - 1] == want, "no call after the events: h[%d] = %g, want %g", N - 1,
+           (double)hp[N - 1], (double)want);
+#endif
+    EXPECT_OK(clFinish(q));
+    EXPECT(hp[N - 1] == want, "after clFinish: h[%d] = %g, want %g", N - 1, (double)hp[N - 1],
+           (double)want);
+    for (int i = 0; i < 4; i++)
+        clReleaseEvent(ev[i]);
+    clReleaseEvent(u0);
+    clReleaseEvent(u2);
+    EXPECT_OK(clEnqueueUnmapMemObject(q, h, (void *)hp, 0, NULL, NULL));
+    EXPECT_OK(clFinish(q));
+    clReleaseMemObject(x);
+    clReleaseMemObject(h);
+    two_queues_close(&f);
+}
+
+/* A large read after a small staged one (whose copy-out the tracker runs)
+ * while the notifier is in an application callback that enqueues on the
+ * same queue: the large read does not wait for the GPU with the queue
+ * locked (the callback would wait for the lock, the GPU for the callback's
+ * thread). */
+static cl_command_queue cb_queue;
+static atomic_int cb_done;
+static void CL_CALLBACK enqueue_later(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    (void)status;
+    (void)data;
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    cl_event mk;
+    if (clEnqueueMarkerWithWaitList(cb_queue, 0, NULL, &mk) == CL_SUCCESS)
+        clReleaseEvent(mk);
+    atomic_store(&cb_done, 1);
+}
+
+static void test_read_beside_callback(void)
+{
+    enum { BIG = 8 << 20 };
+    cl_int err;
+    struct two_queues f;
+    two_queues_open(&f);
+    cb_queue = f.q1;
+    cl_mem b = clCreateBuffer(f.c, CL_MEM_READ_WRITE, BIG, NULL, &err);
+    char *host = malloc(BIG), small[4096];
+    REQUIRE(b && host, "buffer: %d", err);
+    EXPECT_OK(clFinish(cb_queue));
+    cl_event u = clCreateUserEvent(f.c, &err);
+    atomic_store(&cb_done, 0);
+    EXPECT_OK(clSetEventCallback(u, CL_COMPLETE, enqueue_later, NULL));
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL); /* the notifier is in the callback now */
+    alarm(60);
+    EXPECT_OK(clEnqueueReadBuffer(cb_queue, b, CL_FALSE, 0, sizeof(small), small, 0, NULL, NULL));
+    EXPECT_OK(clEnqueueReadBuffer(cb_queue, b, CL_FALSE, 0, BIG, host, 0, NULL, NULL));
+    EXPECT_OK(clFinish(cb_queue));
+    while (!atomic_load(&cb_done)) /* the queue lives until the callback is done */
+        nanosleep(&ts, NULL);
+    EXPECT_OK(clFinish(cb_queue));
+    alarm(0);
+    clReleaseEvent(u);
+    clReleaseMemObject(b);
+    free(host);
+    two_queues_close(&f);
+}
+
 /* Two GPUs of one context: a command on the second waits for one on the
  * first (no common signal memory: the host bridges the dependency). The
  * buffer lives in host pages both GPUs map. */
@@ -687,6 +793,8 @@ int main(void)
     test_failure();
     test_terminated();
     test_gated_blocking();
+    test_held_before_gate();
+    test_read_beside_callback();
     test_two_devices(p);
     return cltest_result("api_event_graph");
 }
