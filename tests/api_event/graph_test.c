@@ -494,17 +494,16 @@ static void test_held_before_gate(void)
     cl_int err;
     struct two_queues f;
     two_queues_open(&f);
-    cl_context c = f.c;
-    cl_command_queue q = f.q1;
-    cl_mem x = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * 4, x0, &err);
-    cl_mem h = clCreateBuffer(c, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, N * 4, NULL, &err);
+    cl_command_queue q = f.q1; /* in order */
+    cl_mem x = clCreateBuffer(f.c, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, N * 4, x0, &err);
+    cl_mem h = clCreateBuffer(f.c, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, N * 4, NULL, &err);
     REQUIRE(x && h, "buffers: %d", err);
     volatile float *hp =
         clEnqueueMapBuffer(q, h, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, N * 4, 0, NULL, NULL, &err);
     REQUIRE(hp, "map: %d", err);
     for (int i = 0; i < N; i++)
         hp[i] = 0.0f;
-    cl_event u0 = clCreateUserEvent(c, &err), u2 = clCreateUserEvent(c, &err);
+    cl_event u0 = clCreateUserEvent(f.c, &err), u2 = clCreateUserEvent(f.c, &err);
     cl_event ev[4];
     vadd_step(q, f.k, x, x, x, 1, N, 1, &u0, &ev[0]); /* the GPU stops at its gate */
     vadd_step(q, f.k, x, x, x, 1, N, 0, NULL, &ev[1]);
