@@ -227,9 +227,14 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
     if (hcq_q_signal_next_quiet(hq, &v) == 0)
         held = ok ? hcq_q_commit(hq) : hcq_q_submit(hq);
     if (held < 0) {
+        /* lc->objs may be the queue's remembered launch, which another
+         * thread may overwrite once the lock is let go: a copy. */
+        struct hcqcl_obj *objs[HCQCL_LITE_OBJS];
+        const uint32_t n = lc->moved ? 0 : nobjs;
+        for (uint32_t i = 0; i < n; i++)
+            objs[i] = lc->objs[i];
         util_unlock(&q->lock);
-        if (!lc->moved)
-            hcqcl_cmd_objs_release(lc->objs, nobjs);
+        hcqcl_cmd_objs_release(objs, n);
         return CL_OUT_OF_RESOURCES;
     }
     if (lc->moved) /* the entry before hands its references to this one */

@@ -404,8 +404,10 @@ cl_int hcqcl_kernel_params(cl_kernel k, cl_device_id d, void *block, uint32_t *d
         } else if (ad->kind == HCQCL_ARG_GLOBAL || (ad->kind == HCQCL_ARG_POINTER && av->mem)) {
             word = 0;
             if (av->mem) {
+                /* A buffer made after the release may have its address:
+                 * its serial tells them apart. */
                 HCQCL_CHECK(hcqcl_mem_is_live_since(av->mem, &av->mem_seen) &&
-                                hcqcl_mem_valid(av->mem),
+                                hcqcl_mem_valid(av->mem) && av->mem->serial == av->mem_serial,
                             CL_INVALID_MEM_OBJECT,
                             "'%s' arg %u: buffer released", desc->name, a);
                 word = hcqcl_mem_va(av->mem, d->hw);

@@ -109,6 +109,8 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
     }
     if (err != CL_SUCCESS)
         return err;
+    if (nv.mem)
+        nv.mem_serial = nv.mem->serial;
     kernel->args[arg_index] = nv;
     hcqcl_kernel_args_changed(kernel);
     return CL_SUCCESS;

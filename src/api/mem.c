@@ -373,6 +373,8 @@ static cl_mem mem_new(cl_context ctx, cl_mem_flags flags, size_t size)
         return NULL;
     }
     hcqcl_obj_init(&m->obj, HCQCL_TYPE_MEM);
+    static _Atomic uint64_t serials;
+    m->serial = atomic_fetch_add_explicit(&serials, 1, memory_order_relaxed) + 1;
     m->obj.dispatch = ctx->obj.dispatch;
     m->ctx = ctx;
     m->type = CL_MEM_OBJECT_BUFFER;

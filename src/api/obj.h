@@ -550,6 +550,7 @@ struct _cl_mem {
     cl_mem parent;              /* sub-buffer: its buffer (retained) */
     size_t offset;              /* sub-buffer: origin in parent */
     cl_mem subs, sub_next;      /* a buffer's live sub-buffers, under its lock */
+    uint64_t serial;            /* never reused, unlike the address */
     cl_mem_properties *props;   /* CL_MEM_PROPERTIES as passed, or NULL */
     size_t props_size;          /* bytes, 0 when none were passed */
     /* Store (buffers only; sub-buffers use the parent's): index = the
@@ -712,6 +713,7 @@ struct _cl_program {
 struct hcqcl_arg_value {
     bool set;
     cl_mem mem;                 /* GLOBAL/POINTER: the buffer, or NULL */
+    uint64_t mem_serial;        /* its serial: another buffer at its address differs */
     _Atomic uint64_t mem_seen;  /* hcqcl_mem_is_live_since's epoch for mem */
     uint32_t local_size;        /* LOCAL (or POINTER used as local): bytes */
     bool is_local;
