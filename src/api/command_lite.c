@@ -266,22 +266,18 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
     struct hcqcl_obj *done[RETIRE_BATCH];
     uint32_t ndone = 0;
     bool full = false;
-    unsigned slot = 0;
-    if ((q->lite_head - q->lite_tail) % RETIRE_EVERY == 0) {
-        slot = hcqcl_cmd_release_begin();
+    const bool retire = (q->lite_head - q->lite_tail) % RETIRE_EVERY == 0;
+    const unsigned slot = retire ? hcqcl_cmd_release_begin() : 0;
+    if (retire)
         ndone = retire_locked(q, done, RETIRE_BATCH, &full);
-        if (!ndone)
-            hcqcl_cmd_release_end(slot);
-    }
     util_unlock(&q->lock);
     if (watch)
         hcqcl_event_watch_queue(q);
     if (drop)
         hcqcl_event_unref(drop);
-    if (ndone) {
-        hcqcl_cmd_objs_release(done, ndone);
+    hcqcl_cmd_objs_release(done, ndone);
+    if (retire)
         hcqcl_cmd_release_end(slot);
-    }
     return ok ? CL_SUCCESS : CL_OUT_OF_RESOURCES;
 }
 

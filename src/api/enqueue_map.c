@@ -146,14 +146,7 @@ bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void
         /* The app may unmap and release it while the copy is in flight:
          * the command holds it. Not one whose last reference is gone (it
          * is being destroyed, and leaves the list before its memory). */
-        uint32_t refs = atomic_load_explicit(&r->m->obj.refs, memory_order_relaxed);
-        do {
-            if (!refs)
-                break;
-        } while (!atomic_compare_exchange_weak_explicit(&r->m->obj.refs, &refs, refs + 1,
-                                                        memory_order_relaxed,
-                                                        memory_order_relaxed));
-        if (!refs)
+        if (!hcqcl_obj_retain_live(&r->m->obj))
             continue;
         *va = base + r->offset + (size_t)(p - r->cpu);
         found = r->m;

@@ -271,11 +271,11 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
      * waits for one: host_wait) or an after-hook the tracker runs (a
      * staged read's copy-out: hook_wait; the tracker may be the notifier,
      * in an application callback that enqueues on this queue), blocking
-     * or not. Otherwise the gate it waits behind
-     * could never open (the tracker opens gates of tracked commands, and
-     * the application sets the user event after the call), and another
-     * thread's enqueue on the queue, maybe the one that would set the user
-     * event, would wait for the lock.
+     * or not. Otherwise the gate it waits behind could never open (the
+     * tracker opens gates of tracked commands, and the application sets
+     * the user event after the call), and another thread's enqueue on the
+     * queue, maybe the one that would set the user event, would wait for
+     * the lock.
      * Done before the call returns is allowed for a non-blocking command,
      * and the pipeline moves pageable memory 3-4x faster than the GPU
      * reading the user's pages registered for it (clpeak on the H200:

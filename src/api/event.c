@@ -147,8 +147,7 @@ void hcqcl_event_unref(cl_event e)
     if (atomic_fetch_sub_explicit(&e->internal, 1, memory_order_acq_rel) != 1)
         return;
     e->obj.type = HCQCL_TYPE_NONE;
-    release_deps(e);
-    release_objs(e);
+    hcqcl_event_release_held(e);
     struct hcqcl_event_cb *cb = e->cbs;
     while (cb) {
         struct hcqcl_event_cb *n = cb->next;

@@ -56,6 +56,17 @@ static inline void hcqcl_obj_retain(struct hcqcl_obj *o)
 {
     atomic_fetch_add_explicit(&o->refs, 1, memory_order_relaxed);
 }
+/* A reference, unless the last one is already gone (the object is being
+ * destroyed): false then. */
+static inline bool hcqcl_obj_retain_live(struct hcqcl_obj *o)
+{
+    uint32_t refs = atomic_load_explicit(&o->refs, memory_order_relaxed);
+    while (refs && !atomic_compare_exchange_weak_explicit(&o->refs, &refs, refs + 1,
+                                                          memory_order_relaxed,
+                                                          memory_order_relaxed))
+        ;
+    return refs != 0;
+}
 /* Returns true when this release dropped the last reference; the caller
  * then destroys the object (and must clear o->type first). */
 static inline bool hcqcl_obj_release(struct hcqcl_obj *o)
