@@ -123,6 +123,14 @@ static const cl_name_version opencl_c_versions[] = {
     {CL_MAKE_VERSION(1, 2, 0), "OpenCL C"},
     {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
 };
+bool hcqcl_device_opencl_c(cl_version version)
+{
+    for (size_t i = 0; i < UTIL_ARRAY_SIZE(opencl_c_versions); i++)
+        if (opencl_c_versions[i].version == version)
+            return true;
+    return false;
+}
+
 /* What clang 16 defines for NVPTX under -cl-std=CL3.0, nothing more. */
 static const cl_name_version opencl_c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},

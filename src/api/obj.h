@@ -390,6 +390,9 @@ struct _cl_device_id {
     _Atomic uint64_t rate[HCQCL_RATES];
 };
 bool hcqcl_device_valid(cl_device_id d);
+/* True when version (CL_MAKE_VERSION, patch 0) is one of the device's
+ * CL_DEVICE_OPENCL_C_ALL_VERSIONS. */
+bool hcqcl_device_opencl_c(cl_version version);
 /* All devices; the first call enumerates them (hcq_enumerate, once, any
  * thread). *count 0 when no GPU could be used (the reason is logged). */
 void hcqcl_device_list(cl_device_id **devices, cl_uint *count);

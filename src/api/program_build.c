@@ -51,6 +51,7 @@ static const struct {
     {"-cl-std=CL1.0", OPT_COMPILE, false, false},
     {"-cl-std=CL1.1", OPT_COMPILE, false, false},
     {"-cl-std=CL1.2", OPT_COMPILE, false, false},
+    {"-cl-std=CL2.0", OPT_COMPILE, false, false},
     {"-cl-std=CL3.0", OPT_COMPILE, false, false},
     {"-cl-kernel-arg-info", OPT_COMPILE, false, false},
     {"-g", OPT_COMPILE, false, false},
