@@ -10,7 +10,9 @@
 #
 # A default is hcqcl_default_clXxx with hcqcl_clXxx a weak alias of it: in
 # the linked library both names sit at one address until an api file
-# defines hcqcl_clXxx itself.
+# defines hcqcl_clXxx itself. A definition that validates more and then
+# refuses a feature the device does not offer carries a marker symbol,
+# hcqcl_not_offered_clXxx (HCQCL_NOT_OFFERED in src/api/obj.h).
 set -eu
 
 check=
@@ -24,10 +26,11 @@ lib=${1:?usage: status.sh [--check] LIBHCQCL [STATUS_MD]}
 generate() {
     nm --defined-only "$lib" | awk '
         $3 ~ /^hcqcl_default_cl[A-Z][A-Za-z0-9]*$/ { name = substr($3, 15); def[name] = $1; next }
+        $3 ~ /^hcqcl_not_offered_cl[A-Z][A-Za-z0-9]*$/ { name = substr($3, 19); off[name] = 1; next }
         $3 ~ /^hcqcl_cl[A-Z][A-Za-z0-9]*$/         { name = substr($3, 7);  addr[name] = $1 }
         END {
             for (n in addr) {
-                state = (n in def && def[n] == addr[n]) ? "not supported (error returned)" : "implemented"
+                state = ((n in def && def[n] == addr[n]) || n in off) ? "not supported (error returned)" : "implemented"
                 print n "\t" state
             }
         }' | LC_ALL=C sort > "$tmp"
@@ -44,7 +47,7 @@ fails when this file no longer matches the build. Regenerate with
 **implemented**: hcqcl answers the call. **not supported (error returned)**:
 the entry point returns the error the OpenCL 3.0 specification names for a
 feature the device does not offer (or \`CL_INVALID_OPERATION\`; NULL with
-\`errcode_ret\` set for constructors) after validating its first handle.
+\`errcode_ret\` set for constructors) after validating its arguments.
 
 $impl of $total entry points are implemented.
 

@@ -307,8 +307,12 @@ cl_int CL_API_CALL hcqcl_clGetSupportedImageFormats(cl_context context, cl_mem_f
                                CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR | CL_MEM_COPY_HOST_PTR |
                                CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_READ_ONLY |
                                CL_MEM_HOST_NO_ACCESS | CL_MEM_KERNEL_READ_AND_WRITE;
-    /* CL_INVALID_VALUE if flags or image_type are not valid */
+    /* CL_INVALID_VALUE if flags or image_type are not valid (the buffer rules: known bits, one
+     * of each mutually exclusive group; CL_MEM_KERNEL_READ_AND_WRITE besides) */
     HCQCL_CHECK(!(flags & ~known), CL_INVALID_VALUE, "flags 0x%llx", (unsigned long long)flags);
+    cl_int err = hcqcl_mem_check_flags(flags & ~(cl_mem_flags)CL_MEM_KERNEL_READ_AND_WRITE);
+    if (err != CL_SUCCESS)
+        return err;
     HCQCL_CHECK(
         image_type == CL_MEM_OBJECT_IMAGE1D || image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER ||
             image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY || image_type == CL_MEM_OBJECT_IMAGE2D ||

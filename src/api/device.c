@@ -345,6 +345,7 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
 
 /* ---- Sub-devices and reference counts --------------------------------- */
 
+HCQCL_NOT_OFFERED(clCreateSubDevices);
 cl_int CL_API_CALL hcqcl_clCreateSubDevices(cl_device_id in_device,
                                             const cl_device_partition_property *properties,
                                             cl_uint num_entries, cl_device_id *out_devices,

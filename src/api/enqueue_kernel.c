@@ -527,6 +527,7 @@ cl_int hcqcl_clEnqueueTask(cl_command_queue q, cl_kernel kernel, cl_uint num_eve
                                         event);
 }
 
+HCQCL_NOT_OFFERED(clEnqueueNativeKernel);
 cl_int hcqcl_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *user_func)(void *),
                                    void *args, size_t cb_args, cl_uint num_mem_objects,
                                    const cl_mem *mem_list, const void **args_mem_loc,

@@ -25,6 +25,28 @@ static int kernel_dev_index(cl_kernel k, cl_device_id d)
     return -1;
 }
 
+/* The device of a per-device query: device, or with NULL the only one the
+ * kernel was built for. Its index in *out, or CL_INVALID_DEVICE. */
+static cl_int kernel_query_device(cl_kernel kernel, cl_device_id device, int *out)
+{
+    int i = -1;
+    if (!device) {
+        /* CL_INVALID_DEVICE if device is NULL but there is more than one device associated with kernel */
+        for (cl_uint d = 0; d < kernel->prog->num_devices; d++) {
+            if (!kernel->hk[d])
+                continue;
+            HCQCL_CHECK(i < 0, CL_INVALID_DEVICE, "device NULL, kernel built for several");
+            i = (int)d;
+        }
+    } else {
+        i = kernel_dev_index(kernel, device);
+    }
+    /* CL_INVALID_DEVICE if device is not in the list of devices associated with kernel */
+    HCQCL_CHECK(i >= 0 && kernel->hk[i], CL_INVALID_DEVICE, "device %p", (void *)device);
+    *out = i;
+    return CL_SUCCESS;
+}
+
 const struct hcq_kernel *hcqcl_kernel_hcq(cl_kernel k, cl_device_id d)
 {
     int i = kernel_dev_index(k, d);
@@ -273,19 +295,9 @@ cl_int hcqcl_clGetKernelWorkGroupInfo(cl_kernel kernel, cl_device_id device,
 
     /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
     HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
-    if (!device) {
-        /* CL_INVALID_DEVICE if device is NULL but there is more than one device associated with kernel */
-        for (cl_uint d = 0; d < kernel->prog->num_devices; d++) {
-            if (!kernel->hk[d])
-                continue;
-            HCQCL_CHECK(i < 0, CL_INVALID_DEVICE, "device NULL, kernel built for several");
-            i = (int)d;
-        }
-    } else {
-        i = kernel_dev_index(kernel, device);
-    }
-    /* CL_INVALID_DEVICE if device is not in the list of devices associated with kernel */
-    HCQCL_CHECK(i >= 0 && kernel->hk[i], CL_INVALID_DEVICE, "device %p", (void *)device);
+    cl_int err = kernel_query_device(kernel, device, &i);
+    if (err != CL_SUCCESS)
+        return err;
     const struct hcq_kernel_info *info = &kernel->info[i];
     switch (param_name) {
     case CL_KERNEL_GLOBAL_WORK_SIZE:
@@ -350,6 +362,7 @@ cl_int hcqcl_clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index, cl_kernel_a
     return hcqcl_info_out(src, n, param_value_size, param_value, param_value_size_ret);
 }
 
+HCQCL_NOT_OFFERED(clGetKernelSubGroupInfo);
 cl_int hcqcl_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
                                      cl_kernel_sub_group_info param_name, size_t input_value_size,
                                      const void *input_value, size_t param_value_size,
@@ -357,13 +370,16 @@ cl_int hcqcl_clGetKernelSubGroupInfo(cl_kernel kernel, cl_device_id device,
 {
     /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
     HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
-    /* CL_INVALID_DEVICE if device is not in the list of devices associated with kernel */
-    HCQCL_CHECK(!device || kernel_dev_index(kernel, device) >= 0, CL_INVALID_DEVICE, "device %p",
-                (void *)device);
+    /* CL_INVALID_DEVICE if device is not in the list of devices associated with kernel or if device is NULL but there is more than one device associated with kernel */
+    int i;
+    cl_int err = kernel_query_device(kernel, device, &i);
+    if (err != CL_SUCCESS)
+        return err;
     /* CL_INVALID_OPERATION if device does not support subgroups */
     HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports sub-groups");
 }
 
+HCQCL_NOT_OFFERED(clGetKernelSubGroupInfoKHR);
 cl_int hcqcl_clGetKernelSubGroupInfoKHR(cl_kernel kernel, cl_device_id device,
                                         cl_kernel_sub_group_info param_name,
                                         size_t input_value_size, const void *input_value,

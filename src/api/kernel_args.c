@@ -116,6 +116,7 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
     return CL_SUCCESS;
 }
 
+HCQCL_NOT_OFFERED(clSetKernelArgSVMPointer);
 cl_int hcqcl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
     /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
@@ -124,11 +125,26 @@ cl_int hcqcl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const
     HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports SVM");
 }
 
+HCQCL_NOT_OFFERED(clSetKernelExecInfo);
 cl_int hcqcl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
                                  size_t param_value_size, const void *param_value)
 {
     /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
     HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
-    /* CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM */
-    HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports SVM");
+    switch (param_name) {
+    case CL_KERNEL_EXEC_INFO_SVM_PTRS:
+        /* CL_INVALID_OPERATION for CL_KERNEL_EXEC_INFO_SVM_PTRS if no devices in the context associated with kernel support SVM */
+        HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports SVM");
+    case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
+        /* CL_INVALID_VALUE if param_value is NULL or if the size specified by param_value_size is not valid */
+        HCQCL_CHECK(param_value && param_value_size == sizeof(cl_bool), CL_INVALID_VALUE,
+                    "SVM_FINE_GRAIN_SYSTEM: value %p, %zu bytes", param_value, param_value_size);
+        /* CL_INVALID_OPERATION if param_name is CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM and param_value is CL_TRUE but no devices in context associated with kernel support fine-grain system SVM allocations */
+        HCQCL_CHECK(!*(const cl_bool *)param_value, CL_INVALID_OPERATION,
+                    "no device supports fine-grain system SVM");
+        return CL_SUCCESS; /* the kernel uses no system SVM pointers: nothing to note */
+    default:
+        /* CL_INVALID_VALUE if param_name is not valid */
+        HCQCL_FAIL(CL_INVALID_VALUE, "param_name 0x%x", param_name);
+    }
 }

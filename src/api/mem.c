@@ -175,7 +175,7 @@ const struct hcq_mem *hcqcl_mem_store(cl_mem m, struct hcq_device *dev)
 /* ------------------------------------------------------------------ */
 
 /* The memory-flag rules of clCreateBuffer (OpenCL 3.0, "Memory Flags"). */
-static cl_int mem_check_flags(cl_mem_flags flags)
+cl_int hcqcl_mem_check_flags(cl_mem_flags flags)
 {
     /* CL_INVALID_VALUE if values specified in flags are not valid */
     HCQCL_CHECK(!(flags & ~(cl_mem_flags)MEM_BUFFER_FLAGS), CL_INVALID_VALUE,
@@ -442,7 +442,7 @@ static cl_mem mem_create_buffer(cl_context ctx, const cl_mem_properties *props,
     err = mem_check_props(props, &props_size);
     if (err != CL_SUCCESS)
         goto fail;
-    err = mem_check_flags(flags);
+    err = hcqcl_mem_check_flags(flags);
     if (err != CL_SUCCESS)
         goto fail;
     for (cl_uint i = 0; i < ctx->num_devices; i++)
@@ -507,7 +507,7 @@ cl_mem hcqcl_clCreateBufferWithProperties(cl_context context, const cl_mem_prope
 static cl_int sub_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *out)
 {
     /* CL_INVALID_VALUE if values specified in flags are not valid */
-    cl_int err = mem_check_flags(flags);
+    cl_int err = hcqcl_mem_check_flags(flags);
     if (err != CL_SUCCESS)
         return err;
     /* CL_INVALID_VALUE if flags specifies CL_MEM_USE_HOST_PTR, CL_MEM_ALLOC_HOST_PTR or CL_MEM_COPY_HOST_PTR */

@@ -446,6 +446,11 @@ void hcqcl_context_notify(cl_context c, const char *errinfo, const void *private
     extern __typeof__(hcqcl_default_##name) hcqcl_##name                                  \
         __attribute__((weak, alias("hcqcl_default_" #name)));                             \
     ret CL_API_CALL hcqcl_default_##name params
+/* Beside a definition of hcqcl_<name> that validates its arguments and
+ * then answers with the error of a feature the device does not offer:
+ * scripts/status.sh lists the entry point as not supported. */
+#define HCQCL_NOT_OFFERED(name)                                                           \
+    __attribute__((visibility("hidden"), used)) const char hcqcl_not_offered_##name = 0
 /* Log "<func>: not supported" (HCQCL_LOG=api). */
 void hcqcl_unsupported(const char *func, cl_int err);
 /* Same, then *errcode_ret = err (when not NULL); returns NULL. */
@@ -591,6 +596,9 @@ struct _cl_mem {
 
 /* True when m is a live memory object. */
 bool hcqcl_mem_valid(cl_mem m);
+/* The "Memory Flags" rules of buffers (known bits, mutually exclusive
+ * groups): CL_SUCCESS or CL_INVALID_VALUE. */
+cl_int hcqcl_mem_check_flags(cl_mem_flags flags);
 /* True when handle is a live memory object of hcqcl, decided without
  * dereferencing it (for bytes that may or may not be a handle). Any
  * thread. */

@@ -221,6 +221,7 @@ fail:
     return NULL;
 }
 
+HCQCL_NOT_OFFERED(clCreateProgramWithIL);
 cl_program hcqcl_clCreateProgramWithIL(cl_context context, const void *il, size_t length,
                                        cl_int *errcode_ret)
 {
@@ -238,6 +239,7 @@ fail:
     return NULL;
 }
 
+HCQCL_NOT_OFFERED(clCreateProgramWithBuiltInKernels);
 cl_program hcqcl_clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
                                                    const cl_device_id *device_list,
                                                    const char *kernel_names, cl_int *errcode_ret)
@@ -285,6 +287,7 @@ cl_int hcqcl_clReleaseProgram(cl_program program)
     return CL_SUCCESS;
 }
 
+HCQCL_NOT_OFFERED(clSetProgramReleaseCallback);
 cl_int hcqcl_clSetProgramReleaseCallback(cl_program program,
                                          void(CL_CALLBACK *pfn_notify)(cl_program, void *),
                                          void *user_data)
@@ -297,6 +300,7 @@ cl_int hcqcl_clSetProgramReleaseCallback(cl_program program,
     HCQCL_FAIL(CL_INVALID_OPERATION, "no program-scope global destructors");
 }
 
+HCQCL_NOT_OFFERED(clSetProgramSpecializationConstant);
 cl_int hcqcl_clSetProgramSpecializationConstant(cl_program program, cl_uint spec_id,
                                                 size_t spec_size, const void *spec_value)
 {
@@ -438,16 +442,6 @@ out:
     return err;
 }
 
-/* Bytes of program-scope variables (.nv.global sections) of a cubin. */
-static size_t program_globals_size(const struct cubin *cb)
-{
-    size_t total = 0;
-    for (uint32_t i = 0; cb && i < cb->num_sections; i++)
-        if (strncmp(cb->sections[i].name, ".nv.global", 10) == 0)
-            total += cb->sections[i].size;
-    return total;
-}
-
 cl_int hcqcl_clGetProgramBuildInfo(cl_program program, cl_device_id device,
                                    cl_program_build_info param_name, size_t param_value_size,
                                    void *param_value, size_t *param_value_size_ret)
@@ -484,7 +478,10 @@ cl_int hcqcl_clGetProgramBuildInfo(cl_program program, cl_device_id device,
         break;
     case CL_PROGRAM_BINARY_TYPE: v.bt = pd->bin_type; n = sizeof(v.bt); break;
     case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
-        v.s = pd->status == CL_BUILD_SUCCESS ? program_globals_size(pd->cubin) : 0;
+        /* "Returns 0 if device does not support program scope global
+         * variables" (CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE is 0), also for a
+         * binary whose cubin has .nv.global variables of its own. */
+        v.s = 0;
         n = sizeof(v.s);
         break;
     default:

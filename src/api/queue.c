@@ -275,6 +275,20 @@ cl_int hcqcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info par
     return hcqcl_info_out(src, size, param_value_size, param_value, param_value_size_ret);
 }
 
+HCQCL_NOT_OFFERED(clSetDefaultDeviceCommandQueue);
+cl_int hcqcl_clSetDefaultDeviceCommandQueue(cl_context context, cl_device_id device,
+                                            cl_command_queue command_queue)
+{
+    (void)command_queue;
+    /* CL_INVALID_CONTEXT if context is not a valid context */
+    HCQCL_CHECK(hcqcl_context_valid(context), CL_INVALID_CONTEXT, "%p", (void *)context);
+    /* CL_INVALID_DEVICE if device is not a valid device or is not associated with context */
+    HCQCL_CHECK(hcqcl_device_valid(device) && hcqcl_context_has_device(context, device),
+                CL_INVALID_DEVICE, "%p", (void *)device);
+    /* CL_INVALID_OPERATION if device does not support a replaceable default on-device queue */
+    HCQCL_FAIL(CL_INVALID_OPERATION, "no on-device queues");
+}
+
 cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_properties properties,
                                        cl_bool enable, cl_command_queue_properties *old_properties)
 {

@@ -191,11 +191,6 @@ HCQCL_DEFAULT_ERR(cl_int, clCompileProgram, program, PROGRAM, CL_INVALID_PROGRAM
                   const cl_program *input_headers, const char **header_include_names,
                   void(CL_CALLBACK *pfn_notify)(cl_program program, void *user_data),
                   void *user_data))
-HCQCL_DEFAULT_ERR(CL_API_PREFIX__VERSION_2_2_DEPRECATED cl_int, clSetProgramReleaseCallback,
-                  program, PROGRAM, CL_INVALID_PROGRAM, CL_INVALID_OPERATION, (cl_program program,
-                  void(CL_CALLBACK *pfn_notify)(cl_program program, void *user_data),
-                  void *user_data))
-
 /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
 HCQCL_DEFAULT_ERR(cl_int, clRetainKernel, kernel, KERNEL, CL_INVALID_KERNEL, CL_INVALID_OPERATION,
                   (cl_kernel kernel))
@@ -214,10 +209,6 @@ HCQCL_DEFAULT_ERR(cl_int, clGetKernelArgInfo, kernel, KERNEL, CL_INVALID_KERNEL,
                   CL_INVALID_OPERATION, (cl_kernel kernel, cl_uint arg_indx,
                   cl_kernel_arg_info param_name, size_t param_value_size, void *param_value,
                   size_t *param_value_size_ret))
-HCQCL_DEFAULT_ERR(cl_int, clSetKernelExecInfo, kernel, KERNEL, CL_INVALID_KERNEL,
-                  CL_INVALID_OPERATION, (cl_kernel kernel, cl_kernel_exec_info param_name,
-                  size_t param_value_size, const void *param_value))
-
 HCQCL_DEFAULT(cl_int, clWaitForEvents, (cl_uint num_events, const cl_event *event_list))
 {
     return HCQCL_UNSUPPORTED(CL_INVALID_OPERATION);

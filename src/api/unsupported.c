@@ -7,7 +7,11 @@
  * Each answers with the error the OpenCL 3.0 specification names for a
  * device without the feature, after validating its first handle. They are
  * weak aliases like those of unimplemented.c, so a later implementation
- * of a feature replaces them without editing this file.
+ * of a feature replaces them without editing this file. Entry points of
+ * these features that check more than their first handle (native kernels,
+ * IL and built-in-kernel programs, sub-devices, sub-group queries, SVM
+ * kernel arguments, the default device queue) are written out in the
+ * files of their objects and marked with HCQCL_NOT_OFFERED.
  */
 #include "api/obj.h"
 
@@ -80,15 +84,6 @@ HCQCL_DEFAULT_NULL(void *, clEnqueueMapImage, command_queue, QUEUE, CL_INVALID_C
                    const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch,
                    cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                    cl_event *event, cl_int *errcode_ret))
-
-/* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-/* CL_INVALID_OPERATION if the device associated with command_queue cannot execute the native kernel */
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueNativeKernel, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue,
-                  void(CL_CALLBACK *user_func)(void *), void *args, size_t cb_args,
-                  cl_uint num_mem_objects, const cl_mem *mem_list, const void **args_mem_loc,
-                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                  cl_event *event))
 
 /* CL_INVALID_CONTEXT if context is not a valid context */
 /* CL_INVALID_CONTEXT if context is not a valid context or was not created from a GL context */
@@ -187,12 +182,6 @@ HCQCL_DEFAULT_NULL(cl_mem, clCreateImage, context, CONTEXT, CL_INVALID_CONTEXT,
                    CL_INVALID_OPERATION, (cl_context context, cl_mem_flags flags,
                    const cl_image_format *image_format, const cl_image_desc *image_desc,
                    void *host_ptr, cl_int *errcode_ret))
-
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_VALUE if kernel_names contains a kernel name that is not supported by any of the devices in device_list */
-HCQCL_DEFAULT_NULL(cl_program, clCreateProgramWithBuiltInKernels, context, CONTEXT,
-                   CL_INVALID_CONTEXT, CL_INVALID_VALUE, (cl_context context, cl_uint num_devices,
-                   const cl_device_id *device_list, const char *kernel_names, cl_int *errcode_ret))
 
 /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
 /* CL_INVALID_OPERATION if the device associated with command_queue does not support images */
@@ -342,26 +331,6 @@ HCQCL_DEFAULT_NULL(cl_sampler, clCreateSamplerWithProperties, context, CONTEXT, 
                    CL_INVALID_OPERATION, (cl_context context,
                    const cl_sampler_properties *sampler_properties, cl_int *errcode_ret))
 
-/* CL_INVALID_KERNEL if kernel is not a valid kernel object */
-/* CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM */
-HCQCL_DEFAULT_ERR(cl_int, clSetKernelArgSVMPointer, kernel, KERNEL, CL_INVALID_KERNEL,
-                  CL_INVALID_OPERATION, (cl_kernel kernel, cl_uint arg_index,
-                  const void *arg_value))
-
-/* CL_INVALID_KERNEL if in_kernel is not a valid kernel object */
-/* CL_INVALID_OPERATION if device does not support subgroups */
-HCQCL_DEFAULT_ERR(cl_int, clGetKernelSubGroupInfoKHR, in_kernel, KERNEL, CL_INVALID_KERNEL,
-                  CL_INVALID_OPERATION, (cl_kernel in_kernel, cl_device_id in_device,
-                  cl_kernel_sub_group_info param_name, size_t input_value_size,
-                  const void *input_value, size_t param_value_size, void *param_value,
-                  size_t *param_value_size_ret))
-
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_OPERATION if no devices in context support intermediate language programs */
-HCQCL_DEFAULT_NULL(cl_program, clCreateProgramWithIL, context, CONTEXT, CL_INVALID_CONTEXT,
-                   CL_INVALID_OPERATION, (cl_context context, const void *il, size_t length,
-                   cl_int *errcode_ret))
-
 /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
 /* CL_INVALID_OPERATION if the device associated with command_queue does not support SVM */
 HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMigrateMem, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
@@ -369,26 +338,6 @@ HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMigrateMem, command_queue, QUEUE, CL_INVAL
                   const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags,
                   cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                   cl_event *event))
-
-/* CL_INVALID_KERNEL if kernel is not a valid kernel object */
-/* CL_INVALID_OPERATION if device does not support subgroups */
-HCQCL_DEFAULT_ERR(cl_int, clGetKernelSubGroupInfo, kernel, KERNEL, CL_INVALID_KERNEL,
-                  CL_INVALID_OPERATION, (cl_kernel kernel, cl_device_id device,
-                  cl_kernel_sub_group_info param_name, size_t input_value_size,
-                  const void *input_value, size_t param_value_size, void *param_value,
-                  size_t *param_value_size_ret))
-
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_OPERATION if device does not support a replaceable default on-device queue */
-HCQCL_DEFAULT_ERR(cl_int, clSetDefaultDeviceCommandQueue, context, CONTEXT, CL_INVALID_CONTEXT,
-                  CL_INVALID_OPERATION, (cl_context context, cl_device_id device,
-                  cl_command_queue command_queue))
-
-/* CL_INVALID_PROGRAM if program is not a valid program object */
-/* CL_INVALID_OPERATION if no devices associated with program support intermediate language programs */
-HCQCL_DEFAULT_ERR(cl_int, clSetProgramSpecializationConstant, program, PROGRAM, CL_INVALID_PROGRAM,
-                  CL_INVALID_OPERATION, (cl_program program, cl_uint spec_id, size_t spec_size,
-                  const void *spec_value))
 
 /* CL_INVALID_CONTEXT if context is not a valid context */
 /* CL_INVALID_OPERATION if there are no devices in context that support images */

@@ -68,6 +68,19 @@ static void test_basic(cl_platform_id p, const cl_device_id *devs, cl_uint n)
     EXPECT(nf == 0, "%u image formats", nf);
     EXPECT_ERR(clGetSupportedImageFormats(c, CL_MEM_READ_WRITE, 0x1234, 0, NULL, &nf),
                CL_INVALID_VALUE);
+    /* Flags follow the memory-flag rules: one of each exclusive group. */
+    EXPECT_ERR(clGetSupportedImageFormats(c, CL_MEM_READ_ONLY | CL_MEM_WRITE_ONLY,
+                                          CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nf),
+               CL_INVALID_VALUE);
+    EXPECT_ERR(clGetSupportedImageFormats(c, CL_MEM_USE_HOST_PTR | CL_MEM_ALLOC_HOST_PTR,
+                                          CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nf),
+               CL_INVALID_VALUE);
+    EXPECT_OK(clGetSupportedImageFormats(c, CL_MEM_KERNEL_READ_AND_WRITE | CL_MEM_HOST_NO_ACCESS,
+                                         CL_MEM_OBJECT_IMAGE2D, 0, NULL, &nf));
+    /* No on-device queues: the device is checked before that answer. */
+    EXPECT_ERR(clSetDefaultDeviceCommandQueue(c, NULL, NULL), CL_INVALID_DEVICE);
+    EXPECT_ERR(clSetDefaultDeviceCommandQueue(c, (cl_device_id)c, NULL), CL_INVALID_DEVICE);
+    EXPECT_ERR(clSetDefaultDeviceCommandQueue(c, devs[0], NULL), CL_INVALID_OPERATION);
 
     EXPECT_OK(clRetainContext(c));
     EXPECT(refcount(c) == 2, "refcount after retain %u", refcount(c));
