@@ -203,14 +203,20 @@ cl_context CL_API_CALL hcqcl_clCreateContextFromType(
     cl_device_id *all;
     cl_uint count;
     hcqcl_device_list(&all, &count);
-    /* Matching devices are a prefix of the list (all of them are GPUs). */
-    for (cl_uint i = 0; i < n; i++) {
-        /* CL_DEVICE_NOT_AVAILABLE if no devices that match device_type and
-         * property values specified in properties are currently available */
-        HCQCL_CHECK_GOTO(!hcq_device_lost(all[i]->hw), err, CL_DEVICE_NOT_AVAILABLE, "%s lost",
-                         all[i]->info->name);
-    }
-    c = context_create(properties, &pp, n, all, pfn_notify, user_data, &err);
+    /* Matching devices are a prefix of the list (all of them are GPUs);
+     * the context gets those still available. */
+    cl_device_id *avail = malloc((n ? n : 1) * sizeof(*avail));
+    HCQCL_CHECK_GOTO(avail, err, CL_OUT_OF_HOST_MEMORY, "device list");
+    cl_uint navail = 0;
+    for (cl_uint i = 0; i < n; i++)
+        if (!hcq_device_lost(all[i]->hw))
+            avail[navail++] = all[i];
+    if (navail)
+        c = context_create(properties, &pp, navail, avail, pfn_notify, user_data, &err);
+    free(avail);
+    /* CL_DEVICE_NOT_AVAILABLE if no devices that match device_type and
+     * property values specified in properties are currently available */
+    HCQCL_CHECK_GOTO(navail, err, CL_DEVICE_NOT_AVAILABLE, "all %u matching devices lost", n);
 fail:
     if (errcode_ret)
         *errcode_ret = err;

@@ -158,14 +158,14 @@ static cl_int record_launches(struct hcq_queue *hq, const struct hcq_kernel *hk,
             continue;
         }
         size_t groups = global[i] / local[i] + (global[i] % local[i] != 0);
-        /* CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
-         * global_work_size[0], ... global_work_size[work_dim - 1] exceed
-         * the maximum value representable by size_t on the device on
-         * which the kernel-instance will be enqueued: the device numbers
+        /* CL_OUT_OF_RESOURCES if there is a failure to queue the execution
+         * instance of kernel on the command-queue because of insufficient
+         * resources needed to execute the kernel: the device numbers
          * work-groups in 32 bits (get_group_id, get_num_groups), so no
-         * more groups than that per dimension */
-        HCQCL_CHECK(groups <= UINT32_MAX, CL_INVALID_GLOBAL_WORK_SIZE,
-                    "dimension %u: %zu work-groups", i, groups);
+         * more groups than that per dimension (the sizes themselves are
+         * representable: size_t is 64 bits there) */
+        HCQCL_CHECK(groups <= UINT32_MAX, CL_OUT_OF_RESOURCES, "dimension %u: %zu work-groups", i,
+                    groups);
         nseg[i] = cut_dim(&cut[i], global[i], local[i], di->max_grid_dim[i]);
         put64(er, HCQ_ENVREG_OFFSET + 2 * i, offset[i]);
         put64(er, HCQ_ENVREG_GLOBAL + 2 * i, global[i]);
@@ -389,6 +389,13 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
             local[i] = reqd[i] ? reqd[i] : 1;
             if (i < work_dim && global_work_size[i] % local[i])
                 non_uniform = true;
+            /* CL_INVALID_WORK_GROUP_SIZE if ... the global_work_size is
+             * not evenly divisible by the local_work_size: a dimension
+             * from work_dim on has one work-item, which a required size
+             * above 1 there can never be (as with a local size given) */
+            HCQCL_CHECK(i < work_dim || local[i] == 1, CL_INVALID_WORK_GROUP_SIZE,
+                        "reqd_work_group_size[%u] = %zu beyond work_dim %u", i, local[i],
+                        work_dim);
         }
         /* CL_INVALID_WORK_GROUP_SIZE if the number of work-items specified
          * by global_work_size is not evenly divisible by the size of the

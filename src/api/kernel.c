@@ -31,13 +31,13 @@ static cl_int kernel_query_device(cl_kernel kernel, cl_device_id device, int *ou
 {
     int i = -1;
     if (!device) {
-        /* CL_INVALID_DEVICE if device is NULL but there is more than one device associated with kernel */
-        for (cl_uint d = 0; d < kernel->prog->num_devices; d++) {
-            if (!kernel->hk[d])
-                continue;
-            HCQCL_CHECK(i < 0, CL_INVALID_DEVICE, "device NULL, kernel built for several");
-            i = (int)d;
-        }
+        /* "The list of devices is the list of devices in the OpenCL context
+         * that is associated with kernel." CL_INVALID_DEVICE if device is NULL but there is more than one device associated with kernel */
+        HCQCL_CHECK(kernel->prog->ctx->num_devices == 1, CL_INVALID_DEVICE,
+                    "device NULL in a context of %u devices", kernel->prog->ctx->num_devices);
+        for (cl_uint d = 0; d < kernel->prog->num_devices && i < 0; d++)
+            if (kernel->hk[d])
+                i = (int)d;
     } else {
         i = kernel_dev_index(kernel, device);
     }
@@ -164,17 +164,26 @@ cl_int hcqcl_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, c
     /* The lock keeps a build from starting until the kernels are counted. */
     pthread_mutex_lock(&program->lock);
     bool built = program_has_executable(program) && !program->building;
-    cl_uint n = (cl_uint)program->num_kernels;
+    /* "Kernel objects are not created for any __kernel functions in
+     * program that do not have the same function definition across all
+     * devices for which a program executable has been successfully
+     * built." */
+    cl_uint n = 0;
+    for (size_t i = 0; i < program->num_kernels; i++)
+        n += program->kdescs[i].consistent;
     /* CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built executable for any device */
     HCQCL_CHECK_GOTO(built, err, CL_INVALID_PROGRAM_EXECUTABLE, "program %p not built",
                      (void *)program);
     /* CL_INVALID_VALUE if kernels is not NULL and num_kernels is less than the number of kernels */
     HCQCL_CHECK_GOTO(!kernels || num_kernels >= n, err, CL_INVALID_VALUE, "num_kernels %u < %u",
                      num_kernels, n);
-    for (; kernels && made < n; made++) {
-        kernels[made] = kernel_new(program, &program->kdescs[made], &err);
+    for (size_t i = 0; kernels && i < program->num_kernels; i++) {
+        if (!program->kdescs[i].consistent)
+            continue;
+        kernels[made] = kernel_new(program, &program->kdescs[i], &err);
         /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
-        HCQCL_CHECK_GOTO(kernels[made], err, err, "kernel %u", made);
+        HCQCL_CHECK_GOTO(kernels[made], err, err, "kernel %zu", i);
+        made++;
     }
     if (num_kernels_ret)
         *num_kernels_ret = n;

@@ -198,11 +198,12 @@ static void test_errors(cl_program p, cl_kernel k)
     const size_t l0[] = {0};
     EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, g, l0, 0, NULL, NULL),
                CL_INVALID_WORK_GROUP_SIZE);
-    /* 2^32 work-groups in a dimension: group ids are 32 bits on the
-     * device (get_group_id, get_num_groups). */
+    /* 2^32 work-groups in a dimension: representable in the device's
+     * size_t, but group ids are 32 bits there (get_group_id,
+     * get_num_groups): not enough resources, not an invalid size. */
     const size_t g32[] = {(size_t)1 << 32}, l1[] = {1};
     EXPECT_ERR(clEnqueueNDRangeKernel(q, k, 1, NULL, g32, l1, 0, NULL, NULL),
-               CL_INVALID_GLOBAL_WORK_SIZE);
+               CL_OUT_OF_RESOURCES);
     size_t max_items[3] = {0};
     EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof(max_items), max_items,
                               NULL));

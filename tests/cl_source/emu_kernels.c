@@ -337,6 +337,7 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "call_kernel", host_call_kernel },
         { "workitems", host_workitems },
         { "mirror", host_mirror },
+        { "mirror64", host_mirror },
     };
     for (size_t k = 0; !rc && k < sizeof(fns) / sizeof(fns[0]); k++)
         rc = reg->add(reg, fns[k].name, fns[k].fn);

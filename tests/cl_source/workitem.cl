@@ -42,7 +42,7 @@ kernel void workitems(global ulong *out)
  * work-item takes the global id of its mirror in the group (local id
  * n - 1 - l), then the mirror value of its right neighbour (l + 1 mod n).
  * 4 ulongs per work-item: those two, group id, local size | num groups. */
-kernel void mirror(global ulong *out, local ulong *tmp)
+void mirror_items(global ulong *out, local ulong *tmp)
 {
     size_t l = get_local_id(0), n = get_local_size(0);
     tmp[l] = get_global_id(0);
@@ -56,4 +56,18 @@ kernel void mirror(global ulong *out, local ulong *tmp)
     r[1] = tmp[(l + 1) % n];
     r[2] = get_group_id(0);
     r[3] = get_local_size(0) | get_num_groups(0) << 32;
+}
+
+kernel void mirror(global ulong *out, local ulong *tmp)
+{
+    mirror_items(out, tmp);
+}
+
+/* The same with a required work-group size: a range it does not divide
+ * still ends with a smaller group, as non-uniform work-groups are allowed
+ * here (OpenCL C 3.0). */
+__attribute__((reqd_work_group_size(64, 1, 1)))
+kernel void mirror64(global ulong *out, local ulong *tmp)
+{
+    mirror_items(out, tmp);
 }

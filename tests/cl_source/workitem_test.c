@@ -17,7 +17,9 @@
  *              dimension 2 (absent) and index 3.
  *   mirror     1-D, non-uniform, with a global offset: values exchanged
  *              through __local memory across work_group_barrier (both
- *              forms, work-group and device scope).
+ *              forms, work-group and device scope); again as mirror64,
+ *              whose reqd_work_group_size(64, 1, 1) the range does not
+ *              divide, local size given and not.
  *
  * usage: cl_workitem [workitem.cl]   (default: workitem.cl in the current
  * directory, the copy the build precompiled into the kernel cache with
@@ -118,16 +120,19 @@ static void check_workitems(cl_context ctx, cl_command_queue q, cl_program p, co
     clReleaseMemObject(dout);
 }
 
-static void check_mirror(cl_context ctx, cl_command_queue q, cl_program p)
+/* name: mirror, or mirror64 (reqd_work_group_size(64, 1, 1)), which
+ * given_local NULL leaves the implementation to size. */
+static void check_mirror(cl_context ctx, cl_command_queue q, cl_program p, const char *name,
+                         const size_t *given_local)
 {
     const size_t off = 7, global = 1000, local = 64; /* 15 groups of 64, one of 40 */
     const size_t size = global * 4 * sizeof(cl_ulong);
     cl_mem dout = zeroed_buffer(ctx, q, size);
-    cl_kernel k = cltest_kernel(p, "mirror");
+    cl_kernel k = cltest_kernel(p, name);
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
     EXPECT_EQ(clSetKernelArg(k, 1, local * sizeof(cl_ulong), NULL), CL_SUCCESS);
-    cl_int err = clEnqueueNDRangeKernel(q, k, 1, &off, &global, &local, 0, NULL, NULL);
-    REQUIRE(err == CL_SUCCESS, "mirror: clEnqueueNDRangeKernel: %d", err);
+    cl_int err = clEnqueueNDRangeKernel(q, k, 1, &off, &global, given_local, 0, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "%s: clEnqueueNDRangeKernel: %d", name, err);
     cl_ulong *out = malloc(size);
     REQUIRE(out);
     err = clEnqueueReadBuffer(q, dout, CL_TRUE, 0, size, out, 0, NULL, NULL);
@@ -146,11 +151,12 @@ static void check_mirror(cl_context ctx, cl_command_queue q, cl_program p)
         };
         for (int f = 0; f < 4; f++)
             if (out[i * 4 + f] != want[f] && bad++ < 10)
-                fprintf(stderr, "mirror: item %zu field %d = 0x%" PRIx64 ", expected 0x%" PRIx64
-                        "\n", i, f, (uint64_t)out[i * 4 + f], (uint64_t)want[f]);
+                fprintf(stderr, "%s: item %zu field %d = 0x%" PRIx64 ", expected 0x%" PRIx64
+                        "\n", name, i, f, (uint64_t)out[i * 4 + f], (uint64_t)want[f]);
     }
-    check_report(bad == 0, "mirror", "1-D, %zu items in groups of %zu at offset %zu, through "
-                 "__local memory and work_group_barrier, %u wrong fields", global, local, off, bad);
+    check_report(bad == 0, name, "1-D, %zu items in groups of %zu (%s) at offset %zu, through "
+                 "__local memory and work_group_barrier, %u wrong fields", global, local,
+                 given_local ? "given" : "the required size", off, bad);
     free(out);
     clReleaseKernel(k);
     clReleaseMemObject(dout);
@@ -185,7 +191,12 @@ int main(int argc, char **argv)
     const size_t off_split[2] = {3, 2};
     const size_t global_split[2] = {3, 65538}, local_split[2] = {2, 1};
     check_workitems(ctx, q, p, "2-D split grid", off_split, global_split, local_split);
-    check_mirror(ctx, q, p);
+    const size_t l64 = 64;
+    check_mirror(ctx, q, p, "mirror", &l64);
+    /* reqd_work_group_size(64, 1, 1) and 1000 items: the last group has
+     * 40, with the local size given and left to the implementation. */
+    check_mirror(ctx, q, p, "mirror64", &l64);
+    check_mirror(ctx, q, p, "mirror64", NULL);
 
     clReleaseProgram(p);
     free(src);

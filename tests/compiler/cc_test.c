@@ -1,7 +1,7 @@
 /*
  * cc_test.c — hcqcl-cc end to end: builtin shim (work-item functions
  * read from the envregs in constant bank 0 at 0x40..0xb0 in the SASS),
- * argument metadata, reqd_work_group_size in the container and as EIATTR_REQNTID,
+ * argument metadata, reqd_work_group_size in the container and as EIATTR_MAX_THREADS,
  * kernels that call kernels,
  * option errors, the CTS offline-compiler interface, and every .cl file
  * given on the command line (the samples' kernels).
@@ -202,8 +202,10 @@ static bool called_func(const struct cubin_container *c, const char *kernel, con
     return s && ELF64_ST_TYPE(s->st_info) == STT_FUNC && ELF64_ST_BIND(s->st_info) == STB_LOCAL;
 }
 
-/* EIATTR_REQNTID (0x10) of a kernel: 1 and the three values when present. */
-static int reqntid(const struct cubin_container *c, const char *kernel, uint32_t v[3])
+/* EIATTR_MAX_THREADS (0x05) of a kernel, the bound hcqcl-cc gives a
+ * kernel with reqd_work_group_size (.maxntid): 1 and the three values when
+ * present. */
+static int maxntid(const struct cubin_container *c, const char *kernel, uint32_t v[3])
 {
     char name[256];
     size_t size = 0;
@@ -214,7 +216,7 @@ static int reqntid(const struct cubin_container *c, const char *kernel, uint32_t
         uint16_t len;
         memcpy(&len, p + i + 2, 2);
         if (fmt == 0x04) {
-            if (attr == 0x10 && len == 12 && i + 16 <= size) {
+            if (attr == 0x05 && len == 12 && i + 16 <= size) {
                 memcpy(v, p + i + 4, 12);
                 return 1;
             }
@@ -332,12 +334,12 @@ static void test_args(void)
            k->reqd_work_group_size[2] == 1);
     EXPECT(k && !strcmp(k->attributes, "reqd_work_group_size(64,2,1)"));
     uint32_t v[3] = { 0 };
-    EXPECT(reqntid(c, "qualifiers", v) && v[0] == 64 && v[1] == 2 && v[2] == 1);
+    EXPECT(maxntid(c, "qualifiers", v) && v[0] == 64 && v[1] == 2 && v[2] == 1);
     const struct cubin_container_kernel *h = cubin_container_kernel(c, "hinted");
     EXPECT(h && h->work_group_size_hint[0] == 16 && h->work_group_size_hint[1] == 4 &&
            h->reqd_work_group_size[0] == 0);
     EXPECT(h && !strcmp(h->attributes, "work_group_size_hint(16,4,1) vec_type_hint(uint4)"));
-    EXPECT(!reqntid(c, "hinted", v));
+    EXPECT(!maxntid(c, "hinted", v));
     const struct cubin_container_kernel *z = cubin_container_kernel(c, "no_args");
     EXPECT(z && z->num_args == 0);
     cubin_container_free(c);
@@ -350,7 +352,7 @@ static void test_args(void)
 }
 
 /* Kernels that call kernels (calls.cl): every kernel stays an entry with
- * its own metadata and REQNTID, the calls go to function copies (real
+ * its own metadata and MAX_THREADS, the calls go to function copies (real
  * calls when compiled without optimisation), and a called kernel's
  * __local array counts in its caller's shared memory. */
 static void expect_float_args(const struct cubin_container_kernel *k)
@@ -386,10 +388,10 @@ static void test_calls(void)
         expect_float_args(k);
         EXPECT(k && !strcmp(k->attributes, "reqd_work_group_size(64,1,1)"));
         uint32_t v[3] = { 0 };
-        EXPECT(reqntid(c, "scale", v) && v[0] == 64 && v[1] == 1 && v[2] == 1);
+        EXPECT(maxntid(c, "scale", v) && v[0] == 64 && v[1] == 1 && v[2] == 1);
         k = cubin_container_kernel(c, "scale_twice");
         expect_float_args(k);
-        EXPECT(k && !strcmp(k->attributes, "") && !reqntid(c, "scale_twice", v));
+        EXPECT(k && !strcmp(k->attributes, "") && !maxntid(c, "scale_twice", v));
         k = cubin_container_kernel(c, "scale_more");
         EXPECT(k && k->num_args == 2 && k->args[0].addr == CUBIN_CONTAINER_ADDR_GLOBAL &&
                !strcmp(k->args[0].name, "data") && !strcmp(k->args[1].type_name, "uint"));
@@ -579,7 +581,7 @@ static void test_files(int n, char **files)
             known++;
             EXPECT(m->reqd_work_group_size[0] == 16 && m->reqd_work_group_size[1] == 16 &&
                    m->reqd_work_group_size[2] == 1);
-            EXPECT(reqntid(c, "matmul_tiled", v) && v[0] == 16 && v[1] == 16 && v[2] == 1);
+            EXPECT(maxntid(c, "matmul_tiled", v) && v[0] == 16 && v[1] == 16 && v[2] == 1);
         }
         if (cubin_container_kernel(c, "iota_offset")) {
             uint32_t mask;

@@ -9,7 +9,7 @@
  *   irmeta.c   kernel metadata read back from the textual IR
  *   ircall.c   kernels called by other functions get a copy as a function
  *   irprintf.c printf calls write records into the launch's printf buffer
- *   ptx.c      .reqntid for kernels with reqd_work_group_size
+ *   ptx.c      .maxntid for kernels with reqd_work_group_size
  *
  * Exit status (the ICD maps it to an OpenCL error):
  *   0 built, 1 build failed (log on stderr), 2 invalid build options,
@@ -120,10 +120,10 @@ char *cc_ir_printf(const char *ll);
 void cc_ir_printf_kernels(const char *ll, struct cubin_container_kernel *ks, uint32_t nk);
 
 /* ---- ptx.c ---- */
-/* Insert ".reqntid x, y, z" into the .entry of every kernel that has a
+/* Insert ".maxntid x, y, z" into the .entry of every kernel that has a
  * reqd_work_group_size. Returns the new text (malloc'ed) or NULL when an
  * entry is missing (logged). */
-char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k, uint32_t count);
+char *cc_ptx_add_maxntid(const char *ptx, const struct cubin_container_kernel *k, uint32_t count);
 /* Turn every line-initial ".entry" into ".visible .entry" so kernels are
  * GLOBAL symbols in the cubin. Returns new text (malloc'ed) or NULL. */
 char *cc_ptx_make_visible(const char *ptx);

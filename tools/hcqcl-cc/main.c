@@ -395,7 +395,7 @@ again:
     ptx2 = cc_ptx_make_visible(ptx_text);
     free(ptx_text);
     ptx_text = ptx2;
-    ptx2 = ptx_text ? cc_ptx_add_reqntid(ptx_text, ks, nk) : NULL;
+    ptx2 = ptx_text ? cc_ptx_add_maxntid(ptx_text, ks, nk) : NULL;
     if (!ptx2 || cc_write_file(ptx, ptx2, strlen(ptx2)) != 0) {
         rc = CC_BUILD_FAILED;
         goto out;

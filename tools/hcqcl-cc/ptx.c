@@ -2,8 +2,14 @@
  * ptx.c — edits to the PTX that clang writes.
  *
  * clang 16 drops reqd_work_group_size for NVPTX, so the kernel's entry
- * gets a ".reqntid x, y, z" directive here; ptxas then records
- * EIATTR_REQNTID in the cubin and compiles for exactly that block shape.
+ * gets a ".maxntid x, y, z" directive here; ptxas then records
+ * EIATTR_MAX_THREADS in the cubin and allocates registers for that many
+ * threads. Not ".reqntid": that fixes the block shape (ptxas may read the
+ * block size as a constant), and a range the required size does not
+ * divide ends with a smaller work-group wherever non-uniform work-groups
+ * are allowed, which for a program made from a binary the compiler cannot
+ * know. The runtime requires the local size to be the required one
+ * (the container records it).
  *
  * For the nvptx64-nvidia-nvcl triple clang writes kernels as plain
  * ".entry", which ptxas 13 turns into LOCAL symbols; a loader looks
@@ -46,7 +52,7 @@ static const char *entry_body(const char *ptx, const char *name)
     return NULL;
 }
 
-char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k, uint32_t count)
+char *cc_ptx_add_maxntid(const char *ptx, const struct cubin_container_kernel *k, uint32_t count)
 {
     struct cc_buf out = { 0 };
     const char *done = ptx;
@@ -77,7 +83,7 @@ char *cc_ptx_add_reqntid(const char *ptx, const struct cubin_container_kernel *k
     for (uint32_t j = 0; j < n; j++) {
         const uint32_t *r = k[idx[j]].reqd_work_group_size;
         cc_buf_add(&out, done, (size_t)(pos[j] - done));
-        cc_buf_addf(&out, ".reqntid %u, %u, %u\n", r[0], r[1], r[2]);
+        cc_buf_addf(&out, ".maxntid %u, %u, %u\n", r[0], r[1], r[2]);
         done = pos[j];
     }
     cc_buf_add(&out, done, strlen(done));
