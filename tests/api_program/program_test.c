@@ -1141,6 +1141,18 @@ static void test_two_devices(cl_platform_id plat)
         cl_build_status bs = 0;
         EXPECT_OK(clGetProgramBuildInfo(p, devs[0], CL_PROGRAM_BUILD_STATUS, sizeof(bs), &bs, NULL));
         EXPECT(bs == CL_BUILD_NONE, "device 0 not built yet: %d", bs);
+        /* Built for one device of the two: a NULL device still names no
+         * single one ("the list of devices in the OpenCL context that is
+         * associated with kernel"). */
+        cl_kernel k1 = clCreateKernel(p, "vadd", &err);
+        EXPECT(k1 && err == CL_SUCCESS, "kernel built for one device: %d", err);
+        if (k1) {
+            size_t wg1 = 0;
+            EXPECT_ERR(clGetKernelWorkGroupInfo(k1, NULL, CL_KERNEL_WORK_GROUP_SIZE, sizeof(wg1),
+                                                &wg1, NULL),
+                       CL_INVALID_DEVICE);
+            clReleaseKernel(k1);
+        }
         EXPECT_OK(clBuildProgram(p, 0, NULL, NULL, NULL, NULL));
         size_t sizes[2] = {0, 0};
         EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(sizes), sizes, NULL));
@@ -1167,6 +1179,45 @@ static void test_two_devices(cl_platform_id plat)
         }
         clReleaseProgram(p);
     }
+    /* Device 1's binary without the vadd kernels (renamed vaxd): "Kernel
+     * objects are not created for any __kernel functions in program that
+     * do not have the same function definition across all devices". */
+    uint8_t *renamed = malloc(cubin_size);
+    REQUIRE(renamed, "copy of the cubin");
+    memcpy(renamed, cubin, cubin_size);
+    for (size_t i = 0; i + 4 <= cubin_size; i++)
+        if (!memcmp(renamed + i, "vadd", 4))
+            renamed[i + 2] = 'x';
+    const unsigned char *diff_bins[2] = {cubin, renamed};
+    cl_program pd = clCreateProgramWithBinary(c2, 2, devs, lens, diff_bins, st, &err);
+    EXPECT(pd && err == CL_SUCCESS, "binaries that differ: %d (%d %d)", err, st[0], st[1]);
+    if (pd) {
+        EXPECT_OK(clBuildProgram(pd, 0, NULL, NULL, NULL, NULL));
+        char names[4096] = "";
+        EXPECT_OK(clGetProgramInfo(pd, CL_PROGRAM_KERNEL_NAMES, sizeof(names), names, NULL));
+        cl_uint all = 0, with_vadd = 0;
+        for (char *t = strtok(names, ";"); t; t = strtok(NULL, ";"))
+            all++, with_vadd += strstr(t, "vadd") != NULL;
+        EXPECT(with_vadd && with_vadd < all, "%u kernels, %u named vadd*", all, with_vadd);
+        cl_uint nk = 0;
+        EXPECT_OK(clCreateKernelsInProgram(pd, 0, NULL, &nk));
+        EXPECT(nk == all - with_vadd, "clCreateKernelsInProgram counts %u of %u (%u differ)", nk,
+               all, with_vadd);
+        cl_kernel ks[256];
+        if (nk <= 256) {
+            EXPECT_OK(clCreateKernelsInProgram(pd, nk, ks, NULL));
+            for (cl_uint i = 0; i < nk; i++) {
+                char kn[128] = "";
+                EXPECT_OK(clGetKernelInfo(ks[i], CL_KERNEL_FUNCTION_NAME, sizeof(kn), kn, NULL));
+                EXPECT(!strstr(kn, "vadd"), "kernel %s made though it differs", kn);
+                clReleaseKernel(ks[i]);
+            }
+        }
+        EXPECT(!clCreateKernel(pd, "vadd", &err) && err == CL_INVALID_KERNEL_DEFINITION,
+               "vadd differs: %d", err);
+        clReleaseProgram(pd);
+    }
+    free(renamed);
     /* Linking for every device of the context (device_list NULL): only
      * those an object was compiled for; one input compiled for a device
      * and another not is an error. Units with unresolved externs: only

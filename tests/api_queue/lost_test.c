@@ -4,7 +4,9 @@
  * after it end with a negative status, waits return, clFinish reports
  * CL_OUT_OF_RESOURCES, and the context's pfn_notify hears of it once.
  * With --no-event the kernel is enqueued without an event (the path of
- * src/api/command_lite.c): clFinish and pfn_notify still tell.
+ * src/api/command_lite.c): clFinish and pfn_notify still tell. Then
+ * clCreateContextFromType leaves the lost device out: a context of the
+ * others, or CL_DEVICE_NOT_AVAILABLE when there are none.
  * Its own process, since a lost device stays lost.
  */
 #include "../api_platform/cltest.h"
@@ -74,6 +76,28 @@ notify:
         nanosleep(&ts, NULL);
     }
     EXPECT(atomic_load(&notified) == 1, "pfn_notify called %d times", atomic_load(&notified));
+
+    /* "CL_DEVICE_NOT_AVAILABLE if no devices that match device_type ...
+     * are currently available": only when none is. */
+    cl_uint ndev = 0;
+    EXPECT_OK(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, NULL, &ndev));
+    cl_context from_type = clCreateContextFromType(NULL, CL_DEVICE_TYPE_ALL, NULL, NULL, &err);
+    if (ndev > 1) {
+        EXPECT(from_type && err == CL_SUCCESS, "context from type beside a lost device: %d", err);
+        cl_device_id got[8];
+        size_t size = 0;
+        if (from_type) {
+            EXPECT_OK(clGetContextInfo(from_type, CL_CONTEXT_DEVICES, sizeof(got), got, &size));
+            EXPECT(size == (ndev - 1) * sizeof(cl_device_id), "%zu devices, %u were there",
+                   size / sizeof(cl_device_id), ndev);
+            for (size_t i = 0; i < size / sizeof(cl_device_id); i++)
+                EXPECT(got[i] != dev, "the lost device is in the context");
+            EXPECT_OK(clReleaseContext(from_type));
+        }
+    } else {
+        EXPECT(!from_type && err == CL_DEVICE_NOT_AVAILABLE, "context from type, device lost: %d",
+               err);
+    }
     if (bad)
         EXPECT_OK(clReleaseEvent(bad));
     EXPECT_OK(clReleaseKernel(k));

@@ -336,6 +336,7 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "add_scaled", host_add_scaled },
         { "call_kernel", host_call_kernel },
         { "workitems", host_workitems },
+        { "workitems8x8", host_workitems },
         { "mirror", host_mirror },
         { "mirror64", host_mirror },
     };

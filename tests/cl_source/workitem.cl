@@ -18,7 +18,7 @@ ulong absent_dim(uint d)
 
 /* 14 ulongs per work-item at its global linear id: every work-item
  * function of a 2-D NDRange. */
-kernel void workitems(global ulong *out)
+void workitem_fields(global ulong *out)
 {
     global ulong *r = out + get_global_linear_id() * 14;
     r[0] = get_global_id(0);
@@ -36,6 +36,18 @@ kernel void workitems(global ulong *out)
     r[11] = get_work_dim();
     r[12] = absent_dim(2);
     r[13] = absent_dim(3);
+}
+
+kernel void workitems(global ulong *out)
+{
+    workitem_fields(out);
+}
+
+/* The same with a required 8x8 work-group size. */
+__attribute__((reqd_work_group_size(8, 8, 1)))
+kernel void workitems8x8(global ulong *out)
+{
+    workitem_fields(out);
 }
 
 /* 1-D, through __local memory and both work_group_barrier forms: each

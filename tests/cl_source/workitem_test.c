@@ -64,14 +64,18 @@ static const char *const field_names[14] = {
     "dimension 2", "dimension 3",
 };
 
+/* kernel: workitems, or workitems8x8 (reqd_work_group_size(8, 8, 1));
+ * given: pass local to the enqueue, or NULL for the implementation to
+ * choose (the required size; local says what it must be). */
 static void check_workitems(cl_context ctx, cl_command_queue q, cl_program p, const char *what,
-                            const size_t off[2], const size_t global[2], const size_t local[2])
+                            const char *kernel, const size_t off[2], const size_t global[2],
+                            const size_t local[2], bool given)
 {
     const size_t items = global[0] * global[1], size = items * 14 * sizeof(cl_ulong);
     cl_mem dout = zeroed_buffer(ctx, q, size);
-    cl_kernel k = cltest_kernel(p, "workitems");
+    cl_kernel k = cltest_kernel(p, kernel);
     EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
-    cl_int err = clEnqueueNDRangeKernel(q, k, 2, off, global, local, 0, NULL, NULL);
+    cl_int err = clEnqueueNDRangeKernel(q, k, 2, off, global, given ? local : NULL, 0, NULL, NULL);
     REQUIRE(err == CL_SUCCESS, "%s: clEnqueueNDRangeKernel: %d", what, err);
     cl_ulong *out = malloc(size);
     REQUIRE(out);
@@ -185,12 +189,34 @@ int main(int argc, char **argv)
      * edges, the corner). */
     const size_t off_nu[2] = {((size_t)1 << 32) + 5, 11};
     const size_t global_nu[2] = {37, 13}, local_nu[2] = {8, 4};
-    check_workitems(ctx, q, p, "2-D non-uniform", off_nu, global_nu, local_nu);
+    check_workitems(ctx, q, p, "2-D non-uniform", "workitems", off_nu, global_nu, local_nu, true);
     /* 65538 groups in dimension 1: 65535 in one grid, 3 in the next; a
      * remainder group in dimension 0. */
     const size_t off_split[2] = {3, 2};
     const size_t global_split[2] = {3, 65538}, local_split[2] = {2, 1};
-    check_workitems(ctx, q, p, "2-D split grid", off_split, global_split, local_split);
+    check_workitems(ctx, q, p, "2-D split grid", "workitems", off_split, global_split, local_split,
+                    true);
+    /* reqd_work_group_size(8, 8, 1), 20 x 13 items: groups of 8 x 8 and
+     * the remainders, the size given and chosen. */
+    const size_t off_r[2] = {0, 0}, global_r[2] = {20, 13}, local_r[2] = {8, 8};
+    check_workitems(ctx, q, p, "2-D reqd 8x8 given", "workitems8x8", off_r, global_r, local_r,
+                    true);
+    check_workitems(ctx, q, p, "2-D reqd 8x8 chosen", "workitems8x8", off_r, global_r, local_r,
+                    false);
+    /* As 1-D its second dimension has one work-item, which a required 8
+     * never divides: CL_INVALID_WORK_GROUP_SIZE, the size given or not. */
+    {
+        cl_kernel k = cltest_kernel(p, "workitems8x8");
+        cl_mem m = zeroed_buffer(ctx, q, 64 * 14 * sizeof(cl_ulong));
+        EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &m), CL_SUCCESS);
+        const size_t g64 = 64, l8 = 8;
+        EXPECT_EQ(clEnqueueNDRangeKernel(q, k, 1, NULL, &g64, NULL, 0, NULL, NULL),
+                  CL_INVALID_WORK_GROUP_SIZE);
+        EXPECT_EQ(clEnqueueNDRangeKernel(q, k, 1, NULL, &g64, &l8, 0, NULL, NULL),
+                  CL_INVALID_WORK_GROUP_SIZE);
+        clReleaseMemObject(m);
+        clReleaseKernel(k);
+    }
     const size_t l64 = 64;
     check_mirror(ctx, q, p, "mirror", &l64);
     /* reqd_work_group_size(64, 1, 1) and 1000 items: the last group has
