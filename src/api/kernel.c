@@ -25,8 +25,9 @@ static int kernel_dev_index(cl_kernel k, cl_device_id d)
     return -1;
 }
 
-/* The device of a per-device query: device, or with NULL the only one the
- * kernel was built for. Its index in *out, or CL_INVALID_DEVICE. */
+/* The device of a per-device query: device, or with NULL the context's
+ * only one. Its index in *out, or CL_INVALID_DEVICE (also for a device
+ * the kernel's program is not built for). */
 static cl_int kernel_query_device(cl_kernel kernel, cl_device_id device, int *out)
 {
     int i = -1;
