@@ -288,8 +288,8 @@ static void test_stalled_gpu(struct hcq_device *dev)
     EXPECT_EQ(hcq_q_submit(q), 0);
     struct late_set l = {gate, 200};
     pthread_t th;
+    uint64_t t0 = util_now_ns(); /* before the 200 ms sleeper starts */
     pthread_create(&th, NULL, set_later, &l);
-    uint64_t t0 = util_now_ns();
     for (uint32_t i = 0; i < 1000; i++) {
         uint32_t val = 0x5000 + i;
         EXPECT_EQ(hcq_q_fill(q, m->va + i * 4, 4, &val, 4), 0);

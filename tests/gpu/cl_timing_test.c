@@ -109,7 +109,7 @@ int main(void)
     uint64_t dur = p.t[3] - p.t[2];
     /* The reported span holds the kernel's own; beyond it only the launch
      * and the release (GPU), or the model's thread hand-offs (emulated). */
-    uint64_t slack = on_emu ? 5000000ull : 100000ull;
+    uint64_t slack = on_emu ? 50000000ull : 100000ull;
     check_report(spun >= ns && dur + 64 >= spun && dur <= spun + slack, "timing_known_kernel",
                  "kernel spun %.1f us, END - START %.1f us (allowed %.1f .. %.1f us)", spun / 1e3,
                  dur / 1e3, (spun - 64) / 1e3, (spun + slack) / 1e3);
@@ -131,9 +131,10 @@ int main(void)
     /* 1 s of waiting in the default mode. */
     ns = 1000000000ull;
     REQUIRE(clSetKernelArg(spin, 0, sizeof(ns), &ns) == CL_SUCCESS);
+    uint64_t w0 = raw_ns(); /* before the kernel can start */
     REQUIRE(clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, &one, 0, NULL, &e) == CL_SUCCESS);
     REQUIRE(clFlush(q) == CL_SUCCESS);
-    uint64_t c0 = cpu_ns(), w0 = raw_ns();
+    uint64_t c0 = cpu_ns();
     REQUIRE(clWaitForEvents(1, &e) == CL_SUCCESS);
     uint64_t c1 = cpu_ns(), w1 = raw_ns();
     clReleaseEvent(e);
