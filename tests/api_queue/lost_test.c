@@ -71,7 +71,7 @@ int main(int argc, char **argv)
     }
     EXPECT_ERR(clFinish(q), CL_OUT_OF_RESOURCES);
 notify:
-    for (int i = 0; i < 2000 && atomic_load(&notified) == 0; i++) {
+    for (int i = 0; i < 5000 && atomic_load(&notified) == 0; i++) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }

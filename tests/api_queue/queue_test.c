@@ -148,10 +148,10 @@ static void CL_CALLBACK count_complete_cb(cl_event e, cl_int status, void *data)
     atomic_store(&c->status[0], status);
 }
 
-/* Callbacks are asynchronous: wait up to 2 s for a counter. */
+/* Callbacks are asynchronous: wait up to 5 s for a counter. */
 static void await_count(atomic_int *n, int want)
 {
-    for (int i = 0; i < 2000 && atomic_load(n) < want; i++) {
+    for (int i = 0; i < 5000 && atomic_load(n) < want; i++) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }

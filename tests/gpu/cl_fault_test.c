@@ -105,7 +105,7 @@ int main(void)
                  "cl_fault_after", "clFinish %d, blocking read %d, within %.3f ms", rf, rr,
                  dt / 1e6);
 
-    for (int i = 0; i < 1000 && atomic_load(&noticed) == 0; i++) {
+    for (int i = 0; i < 5000 && atomic_load(&noticed) == 0; i++) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
@@ -119,7 +119,7 @@ int main(void)
      * fails for it; a device that lost one channel only runs it. */
     cl_int r2 = clEnqueueReadBuffer(q2, b2, CL_TRUE, 0, sizeof(buf), buf, 0, NULL, NULL);
     cl_int f2 = clFinish(q2);
-    for (int i = 0; i < 1000 && r2 != CL_SUCCESS && atomic_load(&notified2) == 0; i++) {
+    for (int i = 0; i < 5000 && r2 != CL_SUCCESS && atomic_load(&notified2) == 0; i++) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
