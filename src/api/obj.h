@@ -806,6 +806,10 @@ cl_int hcqcl_program_add_header(cl_program p, const char *name, size_t name_len,
  * -cl-uniform-work-group-size and, from source, for OpenCL C 2.0 or later;
  * linked, when every input allowed them (program.c). */
 bool hcqcl_program_dev_non_uniform(cl_program p, const struct hcqcl_program_dev *pd);
+/* The OpenCL C version valid build options ask for with their last
+ * -cl-std=CLx.y (clang takes the last), or 0 when they name none
+ * (program_binary.c). */
+cl_version hcqcl_options_cl_std(const char *options);
 bool hcqcl_program_object_is(const void *data, size_t size);
 cl_int hcqcl_program_object_load(cl_program p, struct hcqcl_program_dev *pd, const void *data,
                                  size_t size);

@@ -152,7 +152,7 @@ bool hcqcl_program_dev_non_uniform(cl_program p, const struct hcqcl_program_dev 
     if (p->from_binary)
         return !(pd->meta && pd->meta->options && strstr(pd->meta->options, uniform));
     /* From source: OpenCL C 2.0 or later. */
-    return strstr(o, "-cl-std=CL2") || strstr(o, "-cl-std=CL3");
+    return hcqcl_options_cl_std(o) >= CL_MAKE_VERSION(2, 0, 0);
 }
 
 cl_program hcqcl_clCreateProgramWithBinary(cl_context context, cl_uint num_devices,

@@ -184,10 +184,9 @@ static bool object_incomplete(const char *log)
     return log && strstr(log, "Unresolved extern function");
 }
 
-/* The OpenCL C version the options ask for with their last -cl-std=CLx.y
- * (clang takes the last), or 0 when they name none. Options are valid
- * (program_build.c), so a -cl-std token is one of the known versions. */
-static cl_version options_cl_std(const char *options)
+/* Options are valid (program_build.c), so a -cl-std token is one of the
+ * known versions. */
+cl_version hcqcl_options_cl_std(const char *options)
 {
     cl_version v = 0;
     static const char key[] = "-cl-std=CL";
@@ -208,7 +207,7 @@ cl_int hcqcl_program_dev_compile(struct hcqcl_program_dev *pd, const char *src, 
      * compile the program for any devices with CL_DEVICE_OPENCL_C_VERSION
      * = OpenCL C 1.0, OpenCL C 1.1 or OpenCL C 1.2": a failed build with
      * its reason in the log, not an invalid option. */
-    const cl_version std = options_cl_std(options);
+    const cl_version std = hcqcl_options_cl_std(options);
     if (std && !hcqcl_device_opencl_c(std)) {
         hcqcl_program_dev_log(pd, "-cl-std=CL%u.%u: %s does not support OpenCL C %u.%u "
                                   "(CL_DEVICE_OPENCL_C_ALL_VERSIONS lists those it does)",
