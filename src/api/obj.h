@@ -1066,10 +1066,10 @@ struct _cl_event {
 
 /* Event internals for command.c / queue.c (event.c). */
 cl_event hcqcl_event_new(cl_context ctx, cl_command_queue q, cl_command_type type);
-/* Drop one internal reference (frees when none of either kind is left). */
 /* Let go of what a final event holds (its dependencies, its command's
  * objects) now, not at its last reference; no lock held. */
 void hcqcl_event_release_held(cl_event e);
+/* Drop one internal reference (frees when none of either kind is left). */
 void hcqcl_event_unref(cl_event e);
 void hcqcl_event_ref(cl_event e);
 /* Hand a built command to the tracker (phase GATED or GPU). */

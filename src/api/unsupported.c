@@ -9,9 +9,10 @@
  * weak aliases like those of unimplemented.c, so a later implementation
  * of a feature replaces them without editing this file. Entry points of
  * these features that check more than their first handle (native kernels,
- * IL and built-in-kernel programs, sub-devices, sub-group queries, SVM
- * kernel arguments, the default device queue) are written out in the
- * files of their objects and marked with HCQCL_NOT_OFFERED.
+ * IL and built-in-kernel programs, specialization constants, program
+ * release callbacks, sub-devices, sub-group queries, SVM kernel arguments
+ * and exec info, the default device queue) are written out in the files
+ * of their objects and marked with HCQCL_NOT_OFFERED.
  */
 #include "api/obj.h"
 
