@@ -8,6 +8,7 @@
  * here.
  */
 #include "api/obj.h"
+#include "hcqcl/cl_ext_nv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -337,6 +338,22 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
                                           info->pci_function};
         OUT(&pci, sizeof(pci));
     }
+    /* cl_nv_device_attribute_query, as NVIDIA's driver answers it */
+    case CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV: OUT_VAL(cl_uint, info->arch >> 8);
+    case CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV: OUT_VAL(cl_uint, (info->arch >> 4) & 0xf);
+    case CL_DEVICE_REGISTERS_PER_BLOCK_NV: OUT_VAL(cl_uint, info->regs_per_block);
+    case CL_DEVICE_WARP_SIZE_NV: OUT_VAL(cl_uint, info->warp_size);
+    /* Copies run on copy engines, alongside kernels. */
+    case CL_DEVICE_GPU_OVERLAP_NV: OUT_VAL(cl_bool, CL_TRUE);
+    /* Nothing ends a long kernel (no display watchdog on these GPUs). */
+    case CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV: OUT_VAL(cl_bool, CL_FALSE);
+    case CL_DEVICE_INTEGRATED_MEMORY_NV: OUT_VAL(cl_bool, CL_FALSE);
+    /* The copy engines copy queues take (at least the graphics one). */
+    case CL_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT_NV:
+        OUT_VAL(cl_uint, info->async_ce_count ? info->async_ce_count : 1);
+    case CL_DEVICE_PCI_BUS_ID_NV: OUT_VAL(cl_uint, info->pci_bus);
+    case CL_DEVICE_PCI_SLOT_ID_NV: OUT_VAL(cl_uint, info->pci_device << 3 | info->pci_function);
+    case CL_DEVICE_PCI_DOMAIN_ID_NV: OUT_VAL(cl_uint, info->pci_domain);
     default:
         /* CL_INVALID_VALUE if param_name is not one of the supported values */
         HCQCL_FAIL(CL_INVALID_VALUE, "param 0x%x", (unsigned)param);

@@ -278,6 +278,50 @@ static bool memo_launch(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
     return true;
 }
 
+/* The largest work-group the kernel can have on dev. */
+static size_t kernel_max_threads(const struct hcq_kernel_info *ki, const struct hcq_device_info *di)
+{
+    size_t max_threads = UTIL_MIN((size_t)ki->max_threads, (size_t)di->max_threads_per_block);
+    return max_threads ? max_threads : di->max_threads_per_block;
+}
+
+/* The local size of a launch given no local_work_size: the one the kernel
+ * requires, else choose_local's. Shared by clEnqueueNDRangeKernel and
+ * clGetKernelSuggestedLocalWorkSizeKHR, which must agree; the errors are
+ * the enqueue's. empty: a global size is 0 (nothing will run). */
+static cl_int implied_local(cl_kernel kernel, cl_device_id dev, size_t max_threads,
+                            cl_uint work_dim, const size_t *global, bool empty, size_t local[3])
+{
+    const size_t *reqd = kernel->desc->reqd_wgs;
+    if (!(reqd[0] || reqd[1] || reqd[2])) {
+        if (!empty)
+            choose_local(work_dim, global, max_threads, dev->info->max_block_dim,
+                         non_uniform_allowed(kernel, dev), local);
+        return CL_SUCCESS;
+    }
+    /* A NULL local_work_size leaves the work-group size to the
+     * implementation: the one the kernel requires. */
+    bool non_uniform = false;
+    for (cl_uint i = 0; i < 3; i++) {
+        local[i] = reqd[i] ? reqd[i] : 1;
+        if (i < work_dim && global[i] % local[i])
+            non_uniform = true;
+        /* CL_INVALID_WORK_GROUP_SIZE if ... the global_work_size is not
+         * evenly divisible by the local_work_size: a dimension from
+         * work_dim on has one work-item, which a required size above 1
+         * there can never be (as with a local size given) */
+        HCQCL_CHECK(i < work_dim || local[i] == 1, CL_INVALID_WORK_GROUP_SIZE,
+                    "reqd_work_group_size[%u] = %zu beyond work_dim %u", i, local[i], work_dim);
+    }
+    /* CL_INVALID_WORK_GROUP_SIZE if the number of work-items specified by
+     * global_work_size is not evenly divisible by the size of the
+     * work-group and non-uniform work-groups are not supported */
+    if (non_uniform && !empty)
+        HCQCL_CHECK(non_uniform_allowed(kernel, dev), CL_INVALID_WORK_GROUP_SIZE,
+                    "global size not a multiple of reqd_work_group_size");
+    return CL_SUCCESS;
+}
+
 cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
                                     const size_t *global_work_offset,
                                     const size_t *global_work_size,
@@ -337,9 +381,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
                     CL_INVALID_GLOBAL_OFFSET, "dimension %u overflows", i);
     }
 
-    size_t max_threads = UTIL_MIN((size_t)ki->max_threads, (size_t)di->max_threads_per_block);
-    if (max_threads == 0)
-        max_threads = di->max_threads_per_block;
+    const size_t max_threads = kernel_max_threads(ki, di);
     const size_t *reqd = kernel->desc->reqd_wgs;
     bool has_reqd = reqd[0] || reqd[1] || reqd[2];
     size_t local[3] = {1, 1, 1};
@@ -382,30 +424,11 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         if (non_uniform && !empty)
             HCQCL_CHECK(non_uniform_allowed(kernel, dev), CL_INVALID_WORK_GROUP_SIZE,
                         "global size not a multiple of the local size");
-    } else if (has_reqd) {
-        /* A NULL local_work_size leaves the work-group size to the
-         * implementation: the one the kernel requires. */
-        for (cl_uint i = 0; i < 3; i++) {
-            local[i] = reqd[i] ? reqd[i] : 1;
-            if (i < work_dim && global_work_size[i] % local[i])
-                non_uniform = true;
-            /* CL_INVALID_WORK_GROUP_SIZE if ... the global_work_size is
-             * not evenly divisible by the local_work_size: a dimension
-             * from work_dim on has one work-item, which a required size
-             * above 1 there can never be (as with a local size given) */
-            HCQCL_CHECK(i < work_dim || local[i] == 1, CL_INVALID_WORK_GROUP_SIZE,
-                        "reqd_work_group_size[%u] = %zu beyond work_dim %u", i, local[i],
-                        work_dim);
-        }
-        /* CL_INVALID_WORK_GROUP_SIZE if the number of work-items specified
-         * by global_work_size is not evenly divisible by the size of the
-         * work-group and non-uniform work-groups are not supported */
-        if (non_uniform && !empty)
-            HCQCL_CHECK(non_uniform_allowed(kernel, dev), CL_INVALID_WORK_GROUP_SIZE,
-                        "global size not a multiple of reqd_work_group_size");
-    } else if (!empty) {
-        choose_local(work_dim, global_work_size, max_threads, di->max_block_dim,
-                     non_uniform_allowed(kernel, dev), local);
+    } else if (has_reqd || !empty) {
+        cl_int e =
+            implied_local(kernel, dev, max_threads, work_dim, global_work_size, empty, local);
+        if (e != CL_SUCCESS)
+            return e;
     }
 
     /* The parameter block; the kernel object is not locked (the spec
@@ -547,4 +570,73 @@ cl_int hcqcl_clEnqueueNativeKernel(cl_command_queue q, void(CL_CALLBACK *user_fu
      * cannot execute the native kernel (CL_EXEC_NATIVE_KERNEL is not
      * reported in CL_DEVICE_EXECUTION_CAPABILITIES) */
     HCQCL_FAIL(CL_INVALID_OPERATION, "no native kernels on a GPU");
+}
+
+/* cl_khr_suggested_local_work_size: "the local work size that would be
+ * chosen if the specified kernel object, with the same kernel arguments,
+ * were enqueued into the specified command-queue with the specified global
+ * work size, specified global work offset, and with a NULL local work
+ * size" (implied_local, as clEnqueueNDRangeKernel). */
+cl_int CL_API_CALL hcqcl_clGetKernelSuggestedLocalWorkSizeKHR(
+    cl_command_queue q, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
+    const size_t *global_work_size, size_t *suggested_local_work_size)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    /* CL_INVALID_KERNEL if kernel is not a valid kernel */
+    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "not a kernel");
+    /* CL_INVALID_CONTEXT if the context associated with command_queue and
+     * kernel are not the same */
+    HCQCL_CHECK(kernel->prog->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
+                "kernel of another context");
+    cl_device_id dev = hcqcl_queue_device(q);
+    /* CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
+     * program executable available for the device associated with
+     * command_queue */
+    HCQCL_CHECK(hcqcl_kernel_hcq(kernel, dev), CL_INVALID_PROGRAM_EXECUTABLE,
+                "kernel '%s' not built for the device", kernel->desc->name);
+    /* CL_INVALID_KERNEL_ARGS if any kernel arguments for kernel have not
+     * been set (checked the way an enqueue checks them) */
+    uint8_t stack_block[4096];
+    const uint32_t psize = kernel->desc->param_size;
+    void *block = psize <= sizeof(stack_block) ? stack_block : malloc(psize);
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources
+     * required by the OpenCL implementation on the host */
+    HCQCL_CHECK(block, CL_OUT_OF_HOST_MEMORY, "parameter block of %u bytes", psize);
+    uint32_t dyn = 0;
+    cl_int err = hcqcl_kernel_params(kernel, dev, block, &dyn);
+    if (block != stack_block)
+        free(block);
+    if (err != CL_SUCCESS)
+        return err;
+    /* CL_INVALID_WORK_DIMENSION if work_dim is not valid for the device
+     * associated with command_queue */
+    HCQCL_CHECK(work_dim >= 1 && work_dim <= 3, CL_INVALID_WORK_DIMENSION, "work_dim %u",
+                work_dim);
+    /* CL_INVALID_GLOBAL_WORK_SIZE if global_work_size is NULL */
+    HCQCL_CHECK(global_work_size, CL_INVALID_GLOBAL_WORK_SIZE, "NULL global_work_size");
+    for (cl_uint i = 0; i < work_dim; i++) {
+        /* CL_INVALID_GLOBAL_WORK_SIZE if any of the values specified in
+         * global_work_size[0], ... global_work_size[work_dim - 1] are
+         * zero (the size_t of the device is the host's: 64 bits) */
+        HCQCL_CHECK(global_work_size[i] > 0, CL_INVALID_GLOBAL_WORK_SIZE,
+                    "global_work_size[%u] is 0", i);
+        /* CL_INVALID_GLOBAL_OFFSET if the value specified in
+         * global_work_size plus the corresponding value in
+         * global_work_offset for any dimensions is greater than the
+         * maximum value representable by size_t on the device */
+        HCQCL_CHECK(!global_work_offset || global_work_offset[i] <= SIZE_MAX - global_work_size[i],
+                    CL_INVALID_GLOBAL_OFFSET, "dimension %u overflows", i);
+    }
+    /* CL_INVALID_VALUE if suggested_local_work_size is NULL */
+    HCQCL_CHECK(suggested_local_work_size, CL_INVALID_VALUE, "NULL suggested_local_work_size");
+    size_t local[3] = {1, 1, 1};
+    const size_t max_threads = kernel_max_threads(hcqcl_kernel_info(kernel, dev), dev->info);
+    err = implied_local(kernel, dev, max_threads, work_dim, global_work_size, false, local);
+    if (err != CL_SUCCESS)
+        return err;
+    for (cl_uint i = 0; i < work_dim; i++)
+        suggested_local_work_size[i] = local[i];
+    return CL_SUCCESS;
 }

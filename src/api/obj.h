@@ -285,6 +285,11 @@ HCQCL_ENTRY_POINTS(HCQCL_DECLARE_ENTRY, HCQCL_DECLARE_ENTRY_NONE)
 /* The exported cl_khr_icd entry point (icd/exports.c forwards to it). */
 cl_int hcqcl_clIcdGetPlatformIDsKHR(cl_uint num_entries, cl_platform_id *platforms,
                                     cl_uint *num_platforms);
+/* cl_khr_suggested_local_work_size (enqueue_kernel.c): the local size
+ * clEnqueueNDRangeKernel would choose for a NULL local_work_size. */
+cl_int CL_API_CALL hcqcl_clGetKernelSuggestedLocalWorkSizeKHR(
+    cl_command_queue q, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
+    const size_t *global_work_size, size_t *suggested_local_work_size);
 
 /* Direct3D 10/11 and DX9 media sharing (cl_khr_d3d10_sharing,
  * cl_khr_d3d11_sharing, cl_khr_dx9_media_sharing): Windows-only
@@ -354,13 +359,19 @@ cl_int hcqcl_clEnqueueReleaseDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint
     X(cl_khr_int64_extended_atomics, 1, 0, 0)                                             \
     X(cl_khr_extended_versioning, 1, 0, 0)                                                \
     X(cl_khr_device_uuid, 1, 0, 0)                                                        \
-    X(cl_khr_pci_bus_info, 1, 0, 0)
+    X(cl_khr_pci_bus_info, 1, 0, 0)                                                       \
+    X(cl_khr_suggested_local_work_size, 1, 0, 0)                                          \
+    X(cl_nv_device_attribute_query, 1, 0, 0)                                              \
+    X(cl_nv_compiler_options, 1, 0, 0)                                                    \
+    X(cl_nv_pragma_unroll, 1, 0, 0)
 
 /* Extension functions clGetExtensionFunctionAddress(ForPlatform) hands
  * out by name, besides the ICD loader's own (clIcdGetPlatformIDsKHR,
  * clGetPlatformInfo, clGetExtensionFunctionAddress). Every one must
  * belong to an extension of HCQCL_EXTENSIONS. X(name) */
-#define HCQCL_EXTENSION_FUNCTIONS(X) X(clIcdGetPlatformIDsKHR)
+#define HCQCL_EXTENSION_FUNCTIONS(X)                                                      \
+    X(clIcdGetPlatformIDsKHR)                                                             \
+    X(clGetKernelSuggestedLocalWorkSizeKHR)
 
 /* The one platform. Static: never created or destroyed; clRelease* of it
  * does not exist. */

@@ -59,7 +59,9 @@ static const struct {
     {"-enable-link-options", OPT_LINK, false, false},
     {"-cl-nv-verbose", OPT_COMPILE, false, false},
     {"-cl-nv-maxrregcount=", OPT_COMPILE, true, false},
+    {"-cl-nv-maxrregcount", OPT_COMPILE, false, true},
     {"-cl-nv-opt-level=", OPT_COMPILE, true, false},
+    {"-cl-nv-opt-level", OPT_COMPILE, false, true},
     {"-cl-nv-arch", OPT_COMPILE, true, true},
     {"-nv-line-info", OPT_COMPILE, false, false},
 };

@@ -4,6 +4,7 @@
  * counting of root devices, sub-device refusal and the timers.
  */
 #include "cltest.h"
+#include "hcqcl/cl_ext_nv.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,17 @@ static const struct {
     {CL_DEVICE_LUID_KHR, "CL_DEVICE_LUID_KHR", CL_LUID_SIZE_KHR, false},
     Q(CL_DEVICE_NODE_MASK_KHR, cl_uint),
     Q(CL_DEVICE_PCI_BUS_INFO_KHR, cl_device_pci_bus_info_khr),
+    Q(CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, cl_uint),
+    Q(CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, cl_uint),
+    Q(CL_DEVICE_REGISTERS_PER_BLOCK_NV, cl_uint),
+    Q(CL_DEVICE_WARP_SIZE_NV, cl_uint),
+    Q(CL_DEVICE_GPU_OVERLAP_NV, cl_bool),
+    Q(CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV, cl_bool),
+    Q(CL_DEVICE_INTEGRATED_MEMORY_NV, cl_bool),
+    Q(CL_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT_NV, cl_uint),
+    Q(CL_DEVICE_PCI_BUS_ID_NV, cl_uint),
+    Q(CL_DEVICE_PCI_SLOT_ID_NV, cl_uint),
+    Q(CL_DEVICE_PCI_DOMAIN_ID_NV, cl_uint),
 };
 
 /* Every query: answer size, exact-size read, one-byte-short failure,
@@ -393,6 +405,39 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
     EXPECT(memcmp(uuid, zero, sizeof(uuid)) != 0, "driver UUID is zero");
     GET(d, CL_DEVICE_LUID_VALID_KHR, b);
     EXPECT(!b, "LUID valid on Linux");
+
+    /* cl_nv_device_attribute_query: what NVIDIA's driver answers, the PCI
+     * location the same as cl_khr_pci_bus_info's (slot: device << 3 |
+     * function). */
+    char *exts = get_string(d, CL_DEVICE_EXTENSIONS);
+    EXPECT(strstr(exts, "cl_nv_device_attribute_query "), "no cl_nv_device_attribute_query");
+    free(exts);
+    cl_uint major, minor, regs, warp, engines, bus, slot, domain;
+    cl_bool overlap, timeout, integrated, unified;
+    GET(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, major);
+    GET(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, minor);
+    EXPECT(major >= 8 && major <= 12 && minor <= 9, "compute capability %u.%u", major, minor);
+    GET(d, CL_DEVICE_REGISTERS_PER_BLOCK_NV, regs);
+    EXPECT(regs == 65536, "%u registers per block", regs);
+    GET(d, CL_DEVICE_WARP_SIZE_NV, warp);
+    EXPECT(warp == multiple, "warp %u, work-group multiple %zu", warp, multiple);
+    GET(d, CL_DEVICE_GPU_OVERLAP_NV, overlap);
+    GET(d, CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV, timeout);
+    GET(d, CL_DEVICE_INTEGRATED_MEMORY_NV, integrated);
+    GET(d, CL_DEVICE_HOST_UNIFIED_MEMORY, unified);
+    EXPECT(overlap && !timeout && integrated == unified, "overlap %u, timeout %u, integrated %u",
+           overlap, timeout, integrated);
+    GET(d, CL_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT_NV, engines);
+    EXPECT(engines >= 1 && engines <= 16, "%u async engines", engines);
+    cl_device_pci_bus_info_khr pci;
+    GET(d, CL_DEVICE_PCI_BUS_INFO_KHR, pci);
+    GET(d, CL_DEVICE_PCI_BUS_ID_NV, bus);
+    GET(d, CL_DEVICE_PCI_SLOT_ID_NV, slot);
+    GET(d, CL_DEVICE_PCI_DOMAIN_ID_NV, domain);
+    EXPECT(bus == pci.pci_bus && slot >> 3 == pci.pci_device && (slot & 7) == pci.pci_function &&
+               domain == pci.pci_domain,
+           "NV %x:%x:%x, KHR %x:%x.%x:%x", domain, bus, slot, pci.pci_domain, pci.pci_bus,
+           pci.pci_device, pci.pci_function);
 }
 
 static void test_errors(cl_platform_id p, cl_device_id d)

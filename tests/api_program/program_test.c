@@ -186,6 +186,11 @@ static void test_build_and_program_info(void)
     EXPECT_ERR(clBuildProgram(p, 0, NULL, "-no-such-option", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
     EXPECT_ERR(clBuildProgram(p, 0, NULL, "-cl-std=CL4.0", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
     EXPECT_ERR(clBuildProgram(p, 0, NULL, "-D", NULL, NULL), CL_INVALID_BUILD_OPTIONS);
+    /* cl_nv_compiler_options: the value after a space or an '=' */
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, "-cl-nv-maxrregcount", NULL, NULL),
+               CL_INVALID_BUILD_OPTIONS);
+    EXPECT_OK(clBuildProgram(p, 0, NULL, "-cl-nv-maxrregcount 32 -cl-nv-opt-level 2", NULL, NULL));
+    EXPECT_OK(clBuildProgram(p, 0, NULL, "-cl-nv-maxrregcount=32 -cl-nv-arch sm_90", NULL, NULL));
     EXPECT_ERR(clBuildProgram(p, 1, NULL, NULL, NULL, NULL), CL_INVALID_VALUE);
     EXPECT_ERR(clBuildProgram(p, 0, &dev, NULL, NULL, NULL), CL_INVALID_VALUE);
     EXPECT_ERR(clBuildProgram(p, 0, NULL, NULL, NULL, &n), CL_INVALID_VALUE);

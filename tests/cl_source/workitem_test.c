@@ -25,9 +25,12 @@
  * directory, the copy the build precompiled into the kernel cache with
  * WORKITEM_OPTIONS)
  */
+#include <CL/cl_ext.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "cl_setup.h"
 
@@ -166,6 +169,84 @@ static void check_mirror(cl_context ctx, cl_command_queue q, cl_program p, const
     clReleaseMemObject(dout);
 }
 
+/* cl_khr_suggested_local_work_size: the extension is listed, its function
+ * found through the platform, and each suggestion is the local size an
+ * enqueue with a NULL local size then runs (the kernel reports it); the
+ * errors follow clEnqueueNDRangeKernel's. */
+static void check_suggested(cl_platform_id platform, cl_device_id dev, cl_context ctx,
+                            cl_command_queue q, cl_program p)
+{
+    size_t len = 0;
+    REQUIRE(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &len) == CL_SUCCESS);
+    char *ext = malloc(len);
+    REQUIRE(ext && clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS);
+    EXPECT(strstr(ext, "cl_khr_suggested_local_work_size "), "extension not listed: %s", ext);
+    free(ext);
+    clGetKernelSuggestedLocalWorkSizeKHR_fn suggest =
+        (clGetKernelSuggestedLocalWorkSizeKHR_fn)clGetExtensionFunctionAddressForPlatform(
+            platform, "clGetKernelSuggestedLocalWorkSizeKHR");
+    REQUIRE(suggest, "clGetKernelSuggestedLocalWorkSizeKHR not found");
+
+    /* Sizes with a warp-multiple divisor, with only an odd one, prime
+     * ones (a remainder group, non-uniform work-groups being allowed),
+     * and the required 8x8. */
+    static const struct {
+        const char *kernel;
+        size_t off[2], global[2];
+    } cases[] = {
+        {"workitems", {0, 0}, {2048, 4}},
+        {"workitems", {7, 3}, {1000, 3}},
+        {"workitems", {0, 0}, {37, 13}},
+        {"workitems", {5, 0}, {1021, 7}},
+        {"workitems", {0, 0}, {1, 300}},
+        {"workitems8x8", {1, 2}, {20, 13}},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cl_kernel k = cltest_kernel(p, cases[i].kernel);
+        cl_mem m = zeroed_buffer(ctx, q, 8);
+        EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &m), CL_SUCCESS);
+        size_t local[3] = {0, 0, 77};
+        EXPECT_EQ(suggest(q, k, 2, cases[i].off, cases[i].global, local), CL_SUCCESS);
+        EXPECT(local[2] == 77, "wrote beyond work_dim");
+        EXPECT(local[0] >= 1 && local[1] >= 1 && local[0] * local[1] <= 1024,
+               "suggested %zux%zu", local[0], local[1]);
+        clReleaseMemObject(m);
+        clReleaseKernel(k);
+        char what[96];
+        snprintf(what, sizeof(what), "suggested for %s %zux%zu", cases[i].kernel,
+                 cases[i].global[0], cases[i].global[1]);
+        check_workitems(ctx, q, p, what, cases[i].kernel, cases[i].off, cases[i].global, local,
+                        false);
+    }
+
+    cl_kernel k = cltest_kernel(p, "workitems");
+    const size_t g[3] = {64, 64, 64}, zero[2] = {5, 0}, big[2] = {SIZE_MAX, 0};
+    size_t local[3];
+    /* CL_INVALID_KERNEL_ARGS if any kernel arguments have not been set */
+    EXPECT_EQ(suggest(q, k, 1, NULL, g, local), CL_INVALID_KERNEL_ARGS);
+    cl_mem m = zeroed_buffer(ctx, q, 8);
+    EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &m), CL_SUCCESS);
+    EXPECT_EQ(suggest(NULL, k, 1, NULL, g, local), CL_INVALID_COMMAND_QUEUE);
+    EXPECT_EQ(suggest(q, NULL, 1, NULL, g, local), CL_INVALID_KERNEL);
+    EXPECT_EQ(suggest(q, k, 0, NULL, g, local), CL_INVALID_WORK_DIMENSION);
+    EXPECT_EQ(suggest(q, k, 4, NULL, g, local), CL_INVALID_WORK_DIMENSION);
+    EXPECT_EQ(suggest(q, k, 1, NULL, NULL, local), CL_INVALID_GLOBAL_WORK_SIZE);
+    EXPECT_EQ(suggest(q, k, 2, NULL, zero, local), CL_INVALID_GLOBAL_WORK_SIZE);
+    EXPECT_EQ(suggest(q, k, 1, big, g, local), CL_INVALID_GLOBAL_OFFSET);
+    EXPECT_EQ(suggest(q, k, 3, NULL, g, NULL), CL_INVALID_VALUE);
+    EXPECT_EQ(suggest(q, k, 3, NULL, g, local), CL_SUCCESS);
+    EXPECT(local[0] * local[1] * local[2] <= 1024, "3-D suggestion %zux%zux%zu", local[0],
+           local[1], local[2]);
+    clReleaseKernel(k);
+    /* As 1-D, the required 8x8 has 8 work-items in a dimension the range
+     * lacks: what the enqueue answers. */
+    k = cltest_kernel(p, "workitems8x8");
+    EXPECT_EQ(clSetKernelArg(k, 0, sizeof(cl_mem), &m), CL_SUCCESS);
+    EXPECT_EQ(suggest(q, k, 1, NULL, g, local), CL_INVALID_WORK_GROUP_SIZE);
+    clReleaseKernel(k);
+    clReleaseMemObject(m);
+}
+
 int main(int argc, char **argv)
 {
     const char *path = argc > 1 ? argv[1] : "workitem.cl";
@@ -223,6 +304,7 @@ int main(int argc, char **argv)
      * 40, with the local size given and left to the implementation. */
     check_mirror(ctx, q, p, "mirror64", &l64);
     check_mirror(ctx, q, p, "mirror64", NULL);
+    check_suggested(platform, dev, ctx, q, p);
 
     clReleaseProgram(p);
     free(src);

@@ -32,6 +32,16 @@ static const char *cc, *kdir, *wdir;
             failures++;                                                                   \
         }                                                                                 \
     } while (0)
+/* The same with a message. */
+#define EXPECTF(cond, ...)                                                                \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: expected %s: ", __FILE__, __LINE__, #cond);           \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+            fputc('\n', stderr);                                                          \
+            failures++;                                                                   \
+        }                                                                                 \
+    } while (0)
 
 static char *slurp(const char *path, size_t *size)
 {
@@ -507,6 +517,89 @@ static void test_errors(void)
     free(log);
 }
 
+/* cl_nv_compiler_options: -cl-nv-verbose puts ptxas's report in the log,
+ * -cl-nv-maxrregcount caps the registers (both spellings of the value),
+ * -cl-nv-opt-level takes 0-3, -cl-nv-arch is taken and the device's
+ * architecture kept; a bad or missing value is refused (exit 2). And
+ * #pragma unroll (cl_nv_pragma_unroll) compiles without a warning. */
+/* The registers the kernel of a one-kernel container uses:
+ * EIATTR_REGCOUNT (0x2f: symbol index, count) in .nv.info. */
+static uint32_t kernel_regs(const char *out)
+{
+    size_t size = 0, n = 0;
+    char *blob = slurp(out, &size);
+    struct cubin_container *c = NULL;
+    uint32_t regs = 0;
+    const uint8_t *p = blob && cubin_container_parse(blob, size, &c) == 0
+                           ? section(c, ".nv.info", &n)
+                           : NULL;
+    for (size_t i = 0; p && i + 4 <= n;) {
+        uint16_t len;
+        memcpy(&len, p + i + 2, 2);
+        if (p[i] != 0x04) {
+            i += 4;
+            continue;
+        }
+        if (p[i + 1] == 0x2f && len == 8 && i + 12 <= n)
+            memcpy(&regs, p + i + 8, 4);
+        i += 4 + (size_t)len;
+    }
+    cubin_container_free(c);
+    free(blob);
+    return regs;
+}
+
+static void test_nv_options(void)
+{
+    char src[4096], out[4096];
+    snprintf(src, sizeof(src), "%s/regs.cl", wdir);
+    snprintf(out, sizeof(out), "%s/regs.hcqclbin", wdir);
+    FILE *f = fopen(src, "w");
+    if (!f) {
+        failures++;
+        return;
+    }
+    fputs("kernel void heavy(global float *a)\n{\n    float x[32];\n"
+          "#pragma unroll\n    for (int i = 0; i < 32; i++) x[i] = a[i * get_global_id(0)];\n"
+          "    float s = 0;\n#pragma unroll 4\n    for (int i = 0; i < 32; i++)\n"
+          "        for (int j = 0; j < 32; j++) s += x[i] * x[j] * (i ^ j);\n"
+          "    a[get_global_id(0)] = s;\n}\n", f);
+    fclose(f);
+    char *log = NULL;
+    const char *plain[] = { "--options=-Werror", "-o", out, src, NULL };
+    EXPECTF(run_cc(&log, plain) == 0 && !strstr(log, "warning"), "#pragma unroll: %s", log);
+    free(log);
+    const uint32_t free_regs = kernel_regs(out);
+    EXPECTF(free_regs > 40, "%u registers without a limit", free_regs);
+    const char *verbose[] = { "--options=-cl-nv-verbose", "-o", out, src, NULL };
+    EXPECTF(run_cc(&log, verbose) == 0 && strstr(log, "ptxas info") && strstr(log, "registers"),
+           "-cl-nv-verbose log: %s", log);
+    free(log);
+    const char *eq[] = { "--options=-cl-nv-maxrregcount=32 -cl-nv-opt-level=2", "-o", out, src,
+                         NULL };
+    EXPECT(run_cc(&log, eq) == 0);
+    free(log);
+    uint32_t regs = kernel_regs(out);
+    EXPECTF(regs > 0 && regs <= 32, "%u registers under -cl-nv-maxrregcount=32", regs);
+    const char *sp[] = { "--options=-cl-nv-maxrregcount 40 -cl-nv-opt-level 1 -cl-nv-arch sm_90",
+                         "-o", out, src, NULL };
+    EXPECT(run_cc(&log, sp) == 0);
+    free(log);
+    regs = kernel_regs(out);
+    EXPECTF(regs > 32 && regs <= 40, "%u registers under -cl-nv-maxrregcount 40", regs);
+    static const char *const bad[] = {
+        "--options=-cl-nv-opt-level=4", "--options=-cl-nv-opt-level x",
+        "--options=-cl-nv-maxrregcount=0", "--options=-cl-nv-maxrregcount=12a",
+        "--options=-cl-nv-maxrregcount", "--options=-cl-nv-arch",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        const char *a[] = { bad[i], "-o", out, src, NULL };
+        int rc = run_cc(&log, a);
+        EXPECTF(rc == 2 && strstr(log, "-cl-nv-"), "%s: exit %d, log %s", bad[i], rc, log);
+        free(log);
+    }
+}
+
 static void test_cts_interface(void)
 {
     char src[4096], out[4096], info[4096], srcarg[4200], outarg[4200], infoarg[4200];
@@ -629,6 +722,7 @@ int main(int argc, char **argv)
     test_calls();
     test_printf();
     test_errors();
+    test_nv_options();
     test_cts_interface();
     test_files(argc - 4, argv + 4);
     if (failures) {

@@ -96,9 +96,9 @@ static const char *const clang_same[] = {
 
 /* Accepted, with no effect on code for this target: no sub-groups exist
  * to make independent-forward-progress promises about, and PTX debug
- * information is not generated. */
+ * information is not generated. (-cl-nv-arch: nv_option.) */
 static const char *const accepted_no_effect[] = {
-    "-cl-no-subgroup-ifp", "-g", "-cl-nv-arch",
+    "-cl-no-subgroup-ifp", "-g",
 };
 
 static bool in_list(const char *s, const char *const *list, size_t n)
@@ -117,6 +117,28 @@ static bool all_digits(const char *s)
         if (*s < '0' || *s > '9')
             return false;
     return true;
+}
+
+/* An NVIDIA option with its value (cl_nv_compiler_options): the register
+ * limit and the optimisation level go to ptxas; the architecture is the
+ * device's whatever is asked (a cubin for another one would not load). */
+static int nv_option(const char *name, const char *value, struct cc_options *o)
+{
+    if (strcmp(name, "-cl-nv-arch") == 0)
+        return CC_OK;
+    if (strcmp(name, "-cl-nv-maxrregcount") == 0 && all_digits(value) && strlen(value) <= 4 &&
+        atoi(value) > 0) {
+        cc_argv_addf(&o->ptxas, "--maxrregcount=%s", value);
+        return CC_OK;
+    }
+    /* "N is a positive integer, or 0": ptxas has levels 0 to 3. */
+    if (strcmp(name, "-cl-nv-opt-level") == 0 && all_digits(value) && strlen(value) == 1 &&
+        value[0] <= '3') {
+        cc_argv_addf(&o->ptxas, "-O%s", value);
+        return CC_OK;
+    }
+    cc_logf("error: invalid value '%s' of build option %s\n", value, name);
+    return CC_BAD_OPTIONS;
 }
 
 int cc_options_parse(const char *options, struct cc_options *o)
@@ -160,17 +182,30 @@ int cc_options_parse(const char *options, struct cc_options *o)
             o->opt_disable = true;
         } else if (in_list(a, clang_same, sizeof(clang_same) / sizeof(clang_same[0]))) {
             cc_argv_add(&o->clang, a);
+        } else if (strcmp(a, "-cl-nv-arch") == 0 ||
+                   strcmp(a, "-cl-nv-maxrregcount") == 0 || strcmp(a, "-cl-nv-opt-level") == 0) {
+            /* cl_nv_compiler_options spells the value as the next token
+             * ("-cl-nv-maxrregcount <N>"), NVIDIA's older text with '=':
+             * both are taken. */
+            if (i + 1 >= n) {
+                cc_logf("error: build option %s needs an argument\n", a);
+                rc = CC_BAD_OPTIONS;
+                break;
+            }
+            rc = nv_option(a, v[++i], o);
         } else if (in_list(a, accepted_no_effect,
-                           sizeof(accepted_no_effect) / sizeof(accepted_no_effect[0])) ||
-                   strncmp(a, "-cl-nv-arch=", 12) == 0) {
+                           sizeof(accepted_no_effect) / sizeof(accepted_no_effect[0]))) {
             /* nothing to do */
         } else if (strcmp(a, "-cl-nv-verbose") == 0) {
             cc_argv_add(&o->ptxas, "-v");
-        } else if (strncmp(a, "-cl-nv-maxrregcount=", 20) == 0 && all_digits(a + 20)) {
-            cc_argv_addf(&o->ptxas, "--maxrregcount=%s", a + 20);
-        } else if (strncmp(a, "-cl-nv-opt-level=", 17) == 0 && all_digits(a + 17) &&
-                   strlen(a + 17) == 1 && a[17] <= '3') {
-            cc_argv_addf(&o->ptxas, "-O%s", a + 17);
+        } else if (strncmp(a, "-cl-nv-arch=", 12) == 0 ||
+                   strncmp(a, "-cl-nv-maxrregcount=", 20) == 0 ||
+                   strncmp(a, "-cl-nv-opt-level=", 17) == 0) {
+            char name[24];
+            size_t k = (size_t)(strchr(a, '=') - a);
+            memcpy(name, a, k);
+            name[k] = 0;
+            rc = nv_option(name, a + k + 1, o);
         } else {
             cc_logf("error: invalid build option '%s'\n", a);
             rc = CC_BAD_OPTIONS;
