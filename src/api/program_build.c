@@ -8,6 +8,7 @@
  * report CL_BUILD_IN_PROGRESS and a second build is refused.
  */
 #include <errno.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -269,14 +270,31 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
 /* clCompileProgram                                                     */
 /* ------------------------------------------------------------------ */
 
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    return remove(path) && errno != ENOENT ? -1 : 0;
+}
+
+/* Remove a private header directory and what it holds. */
+static void remove_tree(const char *dir)
+{
+    if (nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+        UTIL_LOG(UTIL_LOG_API, "headers: %s not removed: %s", dir, strerror(errno));
+}
+
 /* Write the embedded headers under a directory named by their names and
  * contents; *dir is malloc'ed. The name is part of the compile options,
  * so the same headers give the same cache key in every process (and on
  * every machine with the same TMPDIR): a program compiled with them where
  * a compiler exists is found in the cache where none does. Files are
  * written to a temporary name and renamed, so concurrent writers of the
- * same headers never expose a partial file; the directory is kept. */
-static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir)
+ * same headers never expose a partial file; the directory is kept.
+ * *private_dir: a directory of a random name was used instead (see
+ * below), which the caller removes after the compile. */
+static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir, bool *private_dir)
 {
     size_t total = 0;
     for (cl_uint i = 0; i < n; i++)
@@ -298,6 +316,20 @@ static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir)
     snprintf(base, sizeof(base), "%s/hcqcl-headers-%.24s", tmp && *tmp ? tmp : "/tmp", key);
     if (mkdir(base, 0700) && errno != EEXIST)
         return CL_OUT_OF_RESOURCES;
+    /* The name is predictable: in a shared TMPDIR another user may have
+     * made it first (or a link by that name), and could swap the headers
+     * between their writing and the compiler's reading. Only a directory
+     * of this user's that nobody else may write is used; otherwise the
+     * headers go to a private directory of a random name (its compiles
+     * then miss the cache), removed after the compile. */
+    struct stat st;
+    *private_dir = lstat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+                   (st.st_mode & 0022);
+    if (*private_dir) {
+        snprintf(base, sizeof(base), "%s/hcqcl-headers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(base))
+            return CL_OUT_OF_RESOURCES;
+    }
     for (cl_uint i = 0; i < n; i++) {
         char path[8192], part[8300];
         snprintf(path, sizeof(path), "%s/%s", base, names[i]);
@@ -314,10 +346,14 @@ static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir)
             ok = false;
         if (!ok || rename(part, path)) {
             unlink(part);
+            if (*private_dir)
+                remove_tree(base);
             return CL_OUT_OF_RESOURCES;
         }
     }
     *dir = strdup(base);
+    if (!*dir && *private_dir)
+        remove_tree(base);
     return *dir ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
 }
 
@@ -327,9 +363,10 @@ static cl_int compile_with_headers(struct hcqcl_program_dev *pd, const char *src
                                    cl_int failure)
 {
     char *dir = NULL;
+    bool private_dir = false;
     if (nh == 0)
         return hcqcl_program_dev_compile(pd, src, len, options, failure);
-    cl_int err = write_headers(nh, names, srcs, &dir);
+    cl_int err = write_headers(nh, names, srcs, &dir, &private_dir);
     if (err != CL_SUCCESS)
         return err;
     size_t olen = strlen(options ? options : "") + strlen(dir) + 8;
@@ -340,6 +377,8 @@ static cl_int compile_with_headers(struct hcqcl_program_dev *pd, const char *src
         snprintf(opts, olen, "%s -I %s", options ? options : "", dir);
         err = hcqcl_program_dev_compile(pd, src, len, opts, failure);
     }
+    if (private_dir)
+        remove_tree(dir);
     free(opts);
     free(dir);
     return err;

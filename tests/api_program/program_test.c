@@ -13,10 +13,12 @@
  */
 #include "../api_platform/cltest.h"
 
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static cl_device_id dev;
@@ -968,6 +970,96 @@ static bool compiler_here(void)
     return system(cmd) == 0;
 }
 
+/* The one entry of dir (its name into name), or false when it holds
+ * none or several. */
+static bool only_entry(const char *dir, char *name, size_t size)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return false;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (n++ == 0)
+            snprintf(name, size, "%s", e->d_name);
+    }
+    closedir(d);
+    return n == 1;
+}
+
+/* Embedded headers are written to TMPDIR/hcqcl-headers-<key>, a name
+ * anyone can predict. A directory of that name that others may write, or
+ * a link, is not written into: the compile uses a private directory,
+ * removed afterwards, and what the other party left there stays. */
+static void test_header_dir(void)
+{
+    char tmp[] = "/tmp/hcqcl-api-program-XXXXXX";
+    REQUIRE(mkdtemp(tmp), "mkdtemp");
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("TMPDIR", tmp, 1);
+    /* Headers of this run only, so that their key is new. */
+    char text[128];
+    snprintf(text, sizeof(text), "#define SCALE 2.0f\n// %ld %ld\n", (long)getpid(),
+             (long)time(NULL));
+    const char *htext = text, *hname = "inc/scale.h";
+    cl_int err;
+    cl_program h = clCreateProgramWithSource(ctx, 1, &htext, NULL, &err);
+    REQUIRE(h, "header program: %d", err);
+    for (int round = 0; round < 3; round++) {
+        cl_program m = clCreateProgramWithSource(ctx, 1, &src_main, NULL, &err);
+        REQUIRE(m, "program: %d", err);
+        char keyed[512] = "", name[256] = "", file[600];
+        struct stat before = {0}, after = {0};
+        if (round > 0) {
+            REQUIRE(only_entry(tmp, name, sizeof(name)), "one header directory in %s", tmp);
+            snprintf(keyed, sizeof(keyed), "%s/%s", tmp, name);
+            snprintf(file, sizeof(file), "%s/inc/scale.h", keyed);
+            if (round == 1) {
+                /* Writable by others. */
+                EXPECT(chmod(keyed, 0777) == 0, "chmod");
+            } else {
+                /* A link to a directory the other party keeps a header in. */
+                char away[600];
+                snprintf(away, sizeof(away), "%s.away", keyed);
+                EXPECT(chmod(keyed, 0700) == 0 && rename(keyed, away) == 0 &&
+                           symlink(away, keyed) == 0,
+                       "link");
+                FILE *f = fopen(file, "w");
+                EXPECT(f && fputs("#error planted\n", f) >= 0 && fclose(f) == 0, "planted");
+            }
+            EXPECT(stat(file, &before) == 0, "%s", file);
+        }
+        err = clCompileProgram(m, 0, NULL, NULL, 1, &h, &hname, NULL, NULL);
+        EXPECT(err == CL_SUCCESS, "round %d: compile with a header: %d\n%s", round, err,
+               build_log(m));
+        if (round > 0) {
+            /* Nothing written there, nothing left behind. */
+            EXPECT(stat(file, &after) == 0 && after.st_ino == before.st_ino &&
+                       after.st_mtime == before.st_mtime && after.st_size == before.st_size,
+                   "round %d: %s rewritten", round, file);
+            DIR *d = opendir(tmp);
+            int n = 0;
+            for (struct dirent *e; d && (e = readdir(d));)
+                n += e->d_name[0] != '.';
+            if (d)
+                closedir(d);
+            EXPECT(n == round, "round %d: %d entries in %s", round, n, tmp);
+        }
+        clReleaseProgram(m);
+    }
+    clReleaseProgram(h);
+    char cmd[600];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+    EXPECT(system(cmd) == 0, "%s", cmd);
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+}
+
 static void test_source_programs(void)
 {
     const char *cc = getenv("HCQCL_CC");
@@ -1287,6 +1379,8 @@ int main(void)
     test_kernels();
     test_launch();
     test_source_programs();
+    if (compiler_here())
+        test_header_dir();
     test_two_devices(plat);
 
     cltest_teardown(ctx, queue);
