@@ -224,7 +224,11 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_MAX_PARAMETER_SIZE: OUT_VAL(size_t, HCQCL_MAX_PARAMETER_SIZE);
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: OUT_VAL(cl_uint, HCQCL_MEM_BASE_ALIGN * 8);
     case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: OUT_VAL(cl_uint, 128); /* long16 */
-    case CL_DEVICE_SINGLE_FP_CONFIG: OUT_VAL(cl_device_fp_config, fp_common);
+    /* Every build divides and takes square roots of floats with PTX's
+     * IEEE instructions (div.rn, rcp.rn, sqrt.rn; compiler_cc checks),
+     * so -cl-fp32-correctly-rounded-divide-sqrt asks for nothing more. */
+    case CL_DEVICE_SINGLE_FP_CONFIG:
+        OUT_VAL(cl_device_fp_config, fp_common | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
     case CL_DEVICE_DOUBLE_FP_CONFIG: OUT_VAL(cl_device_fp_config, fp_common);
     /* L2 is the global memory cache: coherent for reads and writes, 128-byte lines. */
     case CL_DEVICE_GLOBAL_MEM_CACHE_TYPE:

@@ -390,8 +390,10 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
     EXPECT((dfp & (CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM)) ==
                (CL_FP_FMA | CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_DENORM),
            "double config 0x%llx", (unsigned long long)dfp);
-    EXPECT((sfp & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN)) ==
-               (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN),
+    /* Correctly rounded divide and sqrt: what every build emits
+     * (compiler_cc's PTX check). */
+    EXPECT((sfp & (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT)) ==
+               (CL_FP_ROUND_TO_NEAREST | CL_FP_INF_NAN | CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT),
            "single config 0x%llx", (unsigned long long)sfp);
     EXPECT(hfp == 0 && !has_name(ev, n, "cl_khr_fp16", NULL), "half");
     free(ev);

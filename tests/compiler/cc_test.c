@@ -600,6 +600,48 @@ static void test_nv_options(void)
     }
 }
 
+/* The device reports CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT: float division,
+ * reciprocal and square root (scalar and vector, sqrt and rsqrt from
+ * libclc) compile to PTX's IEEE round-to-nearest instructions, with the
+ * option, without it, and under every math option. */
+static void test_correctly_rounded(void)
+{
+    char src[4096], out[4096];
+    snprintf(src, sizeof(src), "%s/divsqrt.cl", wdir);
+    snprintf(out, sizeof(out), "%s/divsqrt.ptx", wdir);
+    FILE *f = fopen(src, "w");
+    if (!f) {
+        failures++;
+        return;
+    }
+    fputs("kernel void k(global float4 *a, global float4 *b, global float *c)\n{\n"
+          "    size_t i = get_global_id(0);\n"
+          "    a[i] = a[i] / b[i] + sqrt(b[i]) + 1.0f / a[i] + rsqrt(b[i]);\n"
+          "    c[i] = c[i] / c[i + 1] + sqrt(c[i]) + hypot(c[i], c[i + 2]);\n}\n", f);
+    fclose(f);
+    static const char *const opts[] = {
+        "--options=", "--options=-cl-fp32-correctly-rounded-divide-sqrt",
+        "--options=-cl-mad-enable", "--options=-cl-unsafe-math-optimizations",
+        "--options=-cl-fast-relaxed-math", "--options=-cl-finite-math-only -cl-no-signed-zeros",
+    };
+    for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+        char *log = NULL;
+        const char *a[] = { "--emit=ptx", opts[i], "-o", out, src, NULL };
+        int rc = run_cc(&log, a);
+        EXPECTF(rc == 0, "%s: exit %d: %s", opts[i], rc, log);
+        free(log);
+        size_t size = 0;
+        char *ptx = slurp(out, &size);
+        EXPECTF(ptx && strstr(ptx, "div.rn.f32") && strstr(ptx, "sqrt.rn.f32") &&
+                    strstr(ptx, "rcp.rn.f32"),
+                "%s: no div.rn / sqrt.rn / rcp.rn", opts[i]);
+        EXPECTF(ptx && !strstr(ptx, ".approx") && !strstr(ptx, "div.full") &&
+                    !strstr(ptx, ".ftz.f32"),
+                "%s: an approximate or flushing float instruction", opts[i]);
+        free(ptx);
+    }
+}
+
 static void test_cts_interface(void)
 {
     char src[4096], out[4096], info[4096], srcarg[4200], outarg[4200], infoarg[4200];
@@ -723,6 +765,7 @@ int main(int argc, char **argv)
     test_printf();
     test_errors();
     test_nv_options();
+    test_correctly_rounded();
     test_cts_interface();
     test_files(argc - 4, argv + 4);
     if (failures) {
