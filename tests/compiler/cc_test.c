@@ -587,6 +587,23 @@ static void test_nv_options(void)
     free(log);
     regs = kernel_regs(out);
     EXPECTF(regs > 32 && regs <= 40, "%u registers under -cl-nv-maxrregcount 40", regs);
+    /* Every option the specification lists builds under -Werror without
+     * a warning of clang's about the option itself. */
+    static const char *const each[] = {
+        "-cl-single-precision-constant", "-cl-denorms-are-zero",
+        "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-opt-disable", "-cl-mad-enable",
+        "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations", "-cl-finite-math-only",
+        "-cl-fast-relaxed-math", "-cl-uniform-work-group-size", "-cl-kernel-arg-info", "-g",
+        "-cl-no-subgroup-ifp", "-cl-std=CL1.1", "-cl-std=CL3.0", "-w",
+    };
+    for (size_t i = 0; i < sizeof(each) / sizeof(each[0]); i++) {
+        char opt[128];
+        snprintf(opt, sizeof(opt), "--options=%s -Werror", each[i]);
+        const char *a[] = { opt, "-o", out, src, NULL };
+        int rc = run_cc(&log, a);
+        EXPECTF(rc == 0 && !strstr(log, "warning"), "%s: exit %d, log %s", opt, rc, log);
+        free(log);
+    }
     static const char *const bad[] = {
         "--options=-cl-nv-opt-level=4", "--options=-cl-nv-opt-level x",
         "--options=-cl-nv-maxrregcount=0", "--options=-cl-nv-maxrregcount=12a",
