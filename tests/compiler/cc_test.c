@@ -594,7 +594,7 @@ static void test_nv_options(void)
         "-cl-fp32-correctly-rounded-divide-sqrt", "-cl-opt-disable", "-cl-mad-enable",
         "-cl-no-signed-zeros", "-cl-unsafe-math-optimizations", "-cl-finite-math-only",
         "-cl-fast-relaxed-math", "-cl-uniform-work-group-size", "-cl-kernel-arg-info", "-g",
-        "-cl-no-subgroup-ifp", "-cl-std=CL1.1", "-cl-std=CL3.0", "-w",
+        "-cl-no-subgroup-ifp", "-cl-strict-aliasing", "-cl-std=CL1.1", "-cl-std=CL3.0", "-w",
     };
     for (size_t i = 0; i < sizeof(each) / sizeof(each[0]); i++) {
         char opt[128];
