@@ -278,6 +278,22 @@ static bool memo_launch(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
     return true;
 }
 
+/* The handles of clEnqueueNDRangeKernel and
+ * clGetKernelSuggestedLocalWorkSizeKHR, which share their errors. */
+static inline cl_int queue_and_kernel(cl_command_queue q, cl_kernel kernel)
+{
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
+     * command-queue */
+    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
+    /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
+    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "not a kernel");
+    /* CL_INVALID_CONTEXT if context associated with command_queue and
+     * kernel are not the same */
+    HCQCL_CHECK(kernel->prog->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
+                "kernel of another context");
+    return CL_SUCCESS;
+}
+
 /* The largest work-group the kernel can have on dev. */
 static size_t kernel_max_threads(const struct hcq_kernel_info *ki, const struct hcq_device_info *di)
 {
@@ -328,15 +344,9 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
                                     const size_t *local_work_size, cl_uint num_events,
                                     const cl_event *wait_list, cl_event *event)
 {
-    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
-     * command-queue */
-    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
-    /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
-    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "not a kernel");
-    /* CL_INVALID_CONTEXT if context associated with command_queue and
-     * kernel are not the same */
-    HCQCL_CHECK(kernel->prog->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
-                "kernel of another context");
+    cl_int err = queue_and_kernel(q, kernel);
+    if (err != CL_SUCCESS)
+        return err;
     cl_device_id dev = hcqcl_queue_device(q);
     /* The same launch as the queue's last one without an event: validated
      * then. */
@@ -441,7 +451,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
     uint32_t dyn = 0;
     /* CL_INVALID_KERNEL_ARGS if the kernel argument values have not been
      * specified (and CL_INVALID_MEM_OBJECT for a released buffer) */
-    cl_int err = hcqcl_kernel_params(kernel, dev, block, &dyn);
+    err = hcqcl_kernel_params(kernel, dev, block, &dyn);
     if (err != CL_SUCCESS)
         goto out;
     /* CL_OUT_OF_RESOURCES if the kernel's local memory (static plus
@@ -581,15 +591,9 @@ cl_int CL_API_CALL hcqcl_clGetKernelSuggestedLocalWorkSizeKHR(
     cl_command_queue q, cl_kernel kernel, cl_uint work_dim, const size_t *global_work_offset,
     const size_t *global_work_size, size_t *suggested_local_work_size)
 {
-    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host
-     * command-queue */
-    HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
-    /* CL_INVALID_KERNEL if kernel is not a valid kernel */
-    HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "not a kernel");
-    /* CL_INVALID_CONTEXT if the context associated with command_queue and
-     * kernel are not the same */
-    HCQCL_CHECK(kernel->prog->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
-                "kernel of another context");
+    cl_int err = queue_and_kernel(q, kernel);
+    if (err != CL_SUCCESS)
+        return err;
     cl_device_id dev = hcqcl_queue_device(q);
     /* CL_INVALID_PROGRAM_EXECUTABLE if there is no successfully built
      * program executable available for the device associated with
@@ -605,7 +609,7 @@ cl_int CL_API_CALL hcqcl_clGetKernelSuggestedLocalWorkSizeKHR(
      * required by the OpenCL implementation on the host */
     HCQCL_CHECK(block, CL_OUT_OF_HOST_MEMORY, "parameter block of %u bytes", psize);
     uint32_t dyn = 0;
-    cl_int err = hcqcl_kernel_params(kernel, dev, block, &dyn);
+    err = hcqcl_kernel_params(kernel, dev, block, &dyn);
     if (block != stack_block)
         free(block);
     if (err != CL_SUCCESS)
