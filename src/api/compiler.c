@@ -357,8 +357,9 @@ static bool cache_entry_ok(const void *data, size_t size, uint32_t arch, const c
     return ok;
 }
 
+/* touch: dir is the writable cache, where a hit marks its entry used. */
 static bool cache_lookup(const char *dir, const char *key, uint32_t arch, const char *norm_opts,
-                         void **container, size_t *size)
+                         bool touch, void **container, size_t *size)
 {
     char *path = dup_printf("%s/%s.bin", dir, key);
     if (!path)
@@ -371,6 +372,8 @@ static bool cache_lookup(const char *dir, const char *key, uint32_t arch, const 
         if (hit) {
             *container = data;
             *size = n;
+            if (touch)
+                hcqcl_cache_touch(path);
         } else {
             util_log(UTIL_LOG_ERR, "api: cache entry %s is not a usable program; ignored", path);
             free(data);
@@ -525,12 +528,12 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
     bool user_includes = user_include_path(opts);
     bool tools = includes && cc && toolchain_usable(cc);
     if (!tools) {
-        if (wdir && cache_lookup(wdir, key, arch, norm, container, size))
+        if (wdir && cache_lookup(wdir, key, arch, norm, true, container, size))
             goto out;
         if (libdir) {
             for (size_t i = 0; i < UTIL_ARRAY_SIZE(lib_cache_rel); i++) {
                 char *d = dup_printf("%s/%s", libdir, lib_cache_rel[i]);
-                bool hit = d && cache_lookup(d, key, arch, norm, container, size);
+                bool hit = d && cache_lookup(d, key, arch, norm, false, container, size);
                 free(d);
                 if (hit)
                     goto out;
@@ -570,10 +573,12 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
         } else if (!user_includes && wdir) {
             char *name = dup_printf("%s.bin", key);
             int rc = name ? write_atomic(wdir, name, *container, *size) : -ENOMEM;
-            if (rc)
+            if (rc) {
                 UTIL_LOG(UTIL_LOG_API, "compiler: cannot store %s in %s (%d)", key, wdir, rc);
-            else
+            } else {
                 UTIL_LOG(UTIL_LOG_API, "compiler: stored %s (options '%s')", key, opts);
+                hcqcl_cache_trim(wdir, name);
+            }
             free(name);
         }
     } else {

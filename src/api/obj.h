@@ -880,6 +880,14 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
                             void **container, size_t *size, char **log);
 bool hcqcl_compiler_present(void);
 bool hcqcl_compiler_available(void);
+/* The writable cache's size limit (cache_trim.c): HCQCL_CACHE_MAXSIZE in
+ * bytes, 0 for none. hcqcl_cache_trim: after a store of keep (a file name
+ * in dir), remove the least recently used containers of dir while they
+ * take more than the limit, down to three quarters of it.
+ * hcqcl_cache_touch: mark a container used (a hit). Any thread. */
+uint64_t hcqcl_cache_limit(void);
+void hcqcl_cache_trim(const char *dir, const char *keep);
+void hcqcl_cache_touch(const char *path);
 /* PTX text -> cubin through ptxas (HCQCL_PTXAS, PATH, or the CUDA
  * toolkit's default place), for clCreateProgramWithBinary. *cubin and
  * *log are malloc'ed; CL_INVALID_BINARY with the log saying why. */

@@ -52,6 +52,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(emu_vram, "HCQCL_EMU_VRAM", "", "emulated GPU memory in bytes (min(RAM/4, 16 GiB))") \
     X(visible_devices, "HCQCL_VISIBLE_DEVICES", "", "comma list of GPU indices or UUIDs") \
     X(cache_dir, "HCQCL_CACHE_DIR", "", "cubin cache directory for source programs")      \
+    X(cache_max, "HCQCL_CACHE_MAXSIZE", "1073741824", "bytes of programs the cache keeps (least recently used go first; 0: no limit)") \
     X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")                      \
     X(ptxas, "HCQCL_PTXAS", "", "path of ptxas for PTX binaries")                    \
     X(staging_threads, "HCQCL_STAGING_THREADS", "", "threads per pageable copy (min(8, cores/2))") \

@@ -168,6 +168,74 @@ static void phase_none(const char *dir)
     EXPECT(!hcqcl_compiler_available());
 }
 
+/* Ten programs of one shape, kernel k<i>; the i-th's cache key. */
+static void numbered(int i, char *src, size_t n, char key[65])
+{
+    snprintf(src, n, "kernel void k%d(global int *a) { a[get_global_id(0)] += %d; }\n", i, i);
+    cubin_container_cache_key(src, strlen(src), "", 0x900, COMPILER_ID, key);
+}
+
+/* The size of one numbered program's container (the parent's measure for
+ * the limit of phase_trim). */
+static void phase_probe(const char *dir)
+{
+    char src[256], key[65];
+    numbered(0, src, sizeof(src), key);
+    void *c = NULL;
+    size_t n = 0;
+    char *log = NULL;
+    EXPECT(build(src, "", &c, &n, &log) == CL_SUCCESS && exists(dir, key, ".bin"));
+    free(c);
+    free(log);
+}
+
+/* HCQCL_CACHE_MAXSIZE is five such containers: building ten, with the
+ * first used again before each, keeps the cache within the limit, keeps
+ * the first (used last) and the newest, and lets the oldest unused go. */
+static void phase_trim(const char *dir)
+{
+    const uint64_t limit = hcqcl_cache_limit();
+    EXPECT(limit > 0);
+    char src[256], key[10][65];
+    for (int i = 0; i < 10; i++) {
+        void *c = NULL;
+        size_t n = 0;
+        char *log = NULL;
+        if (i > 0) {
+            /* A hit, which marks the first program used. With clang
+             * hidden from hcqcl-cc, a miss (the program removed) would
+             * fail. */
+            numbered(0, src, sizeof(src), key[0]);
+            setenv("HCQCL_CLANG", "/nonexistent/clang-16", 1);
+            EXPECT(build(src, "", &c, &n, &log) == CL_SUCCESS);
+            unsetenv("HCQCL_CLANG");
+            free(c);
+            free(log);
+            c = NULL;
+            log = NULL;
+        }
+        numbered(i, src, sizeof(src), key[i]);
+        EXPECT(build(src, "", &c, &n, &log) == CL_SUCCESS);
+        free(c);
+        free(log);
+    }
+    uint64_t total = 0;
+    int kept = 0;
+    for (int i = 0; i < 10; i++) {
+        char p[4096];
+        snprintf(p, sizeof(p), "%s/%s.bin", dir, key[i]);
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            total += (uint64_t)st.st_size;
+            kept++;
+        }
+    }
+    EXPECT(total <= limit);
+    EXPECT(kept >= 3 && kept < 10);
+    EXPECT(exists(dir, key[0], ".bin") && exists(dir, key[9], ".bin"));
+    EXPECT(!exists(dir, key[1], ".bin") && !exists(dir, key[2], ".bin"));
+}
+
 static int child(const char *self, const char *mode, const char *cc, const char *dir)
 {
     char e_cc[4200], e_dir[4200];
@@ -207,6 +275,10 @@ int main(int argc, char **argv)
         phase_corrupt(dir);
     else if (!strcmp(mode, "none"))
         phase_none(dir);
+    else if (!strcmp(mode, "probe"))
+        phase_probe(dir);
+    else if (!strcmp(mode, "trim"))
+        phase_trim(dir);
     if (strcmp(mode, "parent"))
         return failures ? 1 : 0;
 
@@ -237,6 +309,24 @@ int main(int argc, char **argv)
     setenv("HCQCL_CLANG", "/nonexistent/clang-16", 1);
     EXPECT(child(argv[0], "none", cc, empty) == 0);
     unsetenv("HCQCL_CLANG");
+    /* The size limit: five containers of the numbered programs' size. */
+    char trim[2048];
+    snprintf(trim, sizeof(trim), "%s-trim", dir);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", trim, trim);
+    EXPECT(system(cmd) == 0);
+    EXPECT(child(argv[0], "probe", cc, trim) == 0);
+    char key0[65], src0[256], bin0[4200];
+    numbered(0, src0, sizeof(src0), key0);
+    snprintf(bin0, sizeof(bin0), "%s/%s.bin", trim, key0);
+    struct stat st;
+    EXPECT(stat(bin0, &st) == 0 && st.st_size > 0);
+    char max[32];
+    snprintf(max, sizeof(max), "%lld", (long long)st.st_size * 5 + (long long)st.st_size / 2);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s' && mkdir -p '%s'", trim, trim);
+    EXPECT(system(cmd) == 0);
+    setenv("HCQCL_CACHE_MAXSIZE", max, 1);
+    EXPECT(child(argv[0], "trim", cc, trim) == 0);
+    unsetenv("HCQCL_CACHE_MAXSIZE");
     if (failures) {
         fprintf(stderr, "compiler_cache: %d failure(s)\n", failures);
         return 1;
