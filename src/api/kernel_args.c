@@ -98,6 +98,20 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
         }
         memcpy(kernel->values + ad->offset, arg_value, ad->size);
         break;
+    case HCQCL_ARG_IMAGE:
+        /* CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size != sizeof(cl_mem) */
+        HCQCL_CHECK(arg_size == sizeof(cl_mem), CL_INVALID_ARG_SIZE,
+                    "arg %u: size %zu for an image", arg_index, arg_size);
+        /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified arg_value is not a valid memory object (an image: the device has none) */
+        HCQCL_FAIL(CL_INVALID_MEM_OBJECT, "arg %u: image argument, and no image exists",
+                   arg_index);
+    case HCQCL_ARG_SAMPLER:
+        /* CL_INVALID_ARG_SIZE if the argument is a sampler and arg_size != sizeof(cl_sampler) */
+        HCQCL_CHECK(arg_size == sizeof(cl_sampler), CL_INVALID_ARG_SIZE,
+                    "arg %u: size %zu for a sampler", arg_index, arg_size);
+        /* CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the specified arg_value is not a valid sampler object (the device has none) */
+        HCQCL_FAIL(CL_INVALID_SAMPLER, "arg %u: sampler argument, and no sampler exists",
+                   arg_index);
     case HCQCL_ARG_VALUE:
         /* CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an argument that is not a memory object */
         HCQCL_CHECK(arg_size == ad->size, CL_INVALID_ARG_SIZE, "arg %u: size %zu, expected %u",

@@ -673,6 +673,9 @@ enum hcqcl_arg_kind {
     HCQCL_ARG_LOCAL,    /* __local pointer: size at clSetKernelArg */
     HCQCL_ARG_POINTER,  /* 8-byte pointer of unknown space (nvcc cubins):
                          * a cl_mem, or __local when value NULL, size > 0 */
+    HCQCL_ARG_IMAGE,    /* image*_t (OpenCL C 1.2 declares them): no image
+                         * object exists to set it to */
+    HCQCL_ARG_SAMPLER,  /* sampler_t: no sampler object exists either */
 };
 
 /* One argument of a kernel, as the program's binary describes it. */

@@ -350,6 +350,13 @@ static bool kdesc_fill(struct hcqcl_kernel_desc *kd, const struct cubin_kernel *
         if ((ad->kind == HCQCL_ARG_GLOBAL || ad->kind == HCQCL_ARG_LOCAL) && cp->size != 8 &&
             cp->size != 4)
             ad->kind = HCQCL_ARG_VALUE; /* not a pointer after all */
+        /* Images and samplers by their OpenCL C type (clang passes them as
+         * pointers): arguments clSetKernelArg can never be given. */
+        if (ad->type_name && !strcmp(ad->type_name, "sampler_t"))
+            ad->kind = HCQCL_ARG_SAMPLER;
+        else if (ad->type_name && !strncmp(ad->type_name, "image", 5) &&
+                 strstr(ad->type_name, "_t"))
+            ad->kind = HCQCL_ARG_IMAGE;
     }
     return true;
 }

@@ -662,6 +662,41 @@ static const char *build_log(cl_program p)
     return log;
 }
 
+/* OpenCL C 1.2 declares image and sampler arguments; the device has no
+ * image or sampler object to set them to: clSetKernelArg answers as for
+ * an object that is not valid, and the kernel cannot be enqueued. */
+static void test_image_sampler_args(void)
+{
+    static const char *src =
+        "kernel void img(read_only image2d_t im, sampler_t s, global float *o) { o[0] = 1.0f; }\n";
+    cl_int err;
+    cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+    REQUIRE(p, "program: %d", err);
+    err = clBuildProgram(p, 1, &dev, NULL, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "build: %d\n%s", err, build_log(p));
+    cl_kernel k = clCreateKernel(p, "img", &err);
+    REQUIRE(k, "kernel: %d", err);
+    cl_mem buf = clCreateBuffer(ctx, 0, 64, NULL, &err);
+    REQUIRE(buf, "buffer: %d", err);
+    char tn[32] = "";
+    EXPECT_OK(clGetKernelArgInfo(k, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof(tn), tn, NULL));
+    EXPECT(!strcmp(tn, "image2d_t"), "type name '%s'", tn);
+    EXPECT_ERR(clSetKernelArg(k, 0, sizeof(cl_mem), &buf), CL_INVALID_MEM_OBJECT);
+    EXPECT_ERR(clSetKernelArg(k, 0, sizeof(cl_mem), NULL), CL_INVALID_MEM_OBJECT);
+    EXPECT_ERR(clSetKernelArg(k, 0, 4, &buf), CL_INVALID_ARG_SIZE);
+    const cl_sampler fake = (cl_sampler)buf;
+    EXPECT_ERR(clSetKernelArg(k, 1, sizeof(cl_sampler), &fake), CL_INVALID_SAMPLER);
+    EXPECT_ERR(clSetKernelArg(k, 1, sizeof(cl_sampler), NULL), CL_INVALID_SAMPLER);
+    EXPECT_ERR(clSetKernelArg(k, 1, 2, &fake), CL_INVALID_ARG_SIZE);
+    EXPECT_OK(clSetKernelArg(k, 2, sizeof(cl_mem), &buf));
+    const size_t one = 1;
+    EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 1, NULL, &one, NULL, 0, NULL, NULL),
+               CL_INVALID_KERNEL_ARGS);
+    clReleaseMemObject(buf);
+    clReleaseKernel(k);
+    clReleaseProgram(p);
+}
+
 /* Write files (path, text, ..., NULL) under dir, making subdirectories. */
 static void write_files(const char *dir, const char *const *files)
 {
@@ -1379,8 +1414,10 @@ int main(void)
     test_kernels();
     test_launch();
     test_source_programs();
-    if (compiler_here())
+    if (compiler_here()) {
         test_header_dir();
+        test_image_sampler_args();
+    }
     test_two_devices(plat);
 
     cltest_teardown(ctx, queue);
