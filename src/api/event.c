@@ -893,15 +893,33 @@ cl_int hcqcl_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
         HCQCL_CHECK(event_list[i]->ctx == event_list[0]->ctx, CL_INVALID_CONTEXT,
                     "event_list[%u] belongs to another context", i);
     }
-    /* Every command is submitted when enqueued: the implicit flush of the
-     * events' queues has nothing left to do. */
+    /* "If ... another application host thread is waiting for it in
+     * clWaitForEvents, those ... host threads will continue to wait for the
+     * event status to reach CL_COMPLETE or error, even after the
+     * application has released the object": the wait holds each event. */
+    for (cl_uint i = 0; i < num_events; i++)
+        hcqcl_event_ref(event_list[i]);
+    cl_event held[16];
+    cl_event *evs = num_events <= UTIL_ARRAY_SIZE(held) ? held : malloc(num_events * sizeof(*evs));
+    if (!evs) {
+        for (cl_uint i = 0; i < num_events; i++)
+            hcqcl_event_unref(event_list[i]);
+        /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+        HCQCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%u events", num_events);
+    }
+    /* The list itself may change while the wait runs: its handles, copied. */
+    memcpy(evs, event_list, num_events * sizeof(*evs));
     cl_int ret = CL_SUCCESS;
     for (cl_uint i = 0; i < num_events; i++) {
         /* CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution
          * status of any of the events in event_list is a negative value */
-        if (hcqcl_event_wait(event_list[i]) < 0)
+        if (hcqcl_event_wait(evs[i]) < 0)
             ret = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     }
+    for (cl_uint i = 0; i < num_events; i++)
+        hcqcl_event_unref(evs[i]);
+    if (evs != held)
+        free(evs);
     return ret;
 }
 
@@ -954,7 +972,12 @@ cl_int hcqcl_clRetainEvent(cl_event event)
 {
     /* CL_INVALID_EVENT if event is not a valid event object */
     HCQCL_CHECK(hcqcl_event_valid(event), CL_INVALID_EVENT, "not an event");
-    hcqcl_obj_retain(&event->obj);
+    /* An event the application released whose command has not finished
+     * is still an event (a callback gets it, and may retain it): taken
+     * back from 0, the applications' share comes back with it, which the
+     * next release to 0 drops again. */
+    if (atomic_fetch_add_explicit(&event->obj.refs, 1, memory_order_relaxed) == 0)
+        hcqcl_event_ref(event);
     return CL_SUCCESS;
 }
 

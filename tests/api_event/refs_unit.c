@@ -1,0 +1,112 @@
+/*
+ * refs_unit.c — white-box: an event's internal references across the
+ * application's releases.
+ *
+ *  - clWaitForEvents holds each event it waits on: another thread may
+ *    release it meanwhile ("those ... host threads will continue to wait
+ *    for the event status to reach CL_COMPLETE or error, even after the
+ *    application has released the object"). The waiter's hold shows in
+ *    the internal count, and the wait ends with the event's status.
+ *  - An event the application released while its command had not ended
+ *    is retained again (as a callback may): the applications' share comes
+ *    back, so the next release to 0 takes only that share, and the event
+ *    ends and returns to the pool once.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <pthread.h>
+#include <time.h>
+
+#include "api/obj.h"
+#include "check.h"
+#include "unit_setup.h"
+
+struct waiter {
+    cl_event ev;
+    cl_int ret;
+};
+
+static void *wait_main(void *arg)
+{
+    struct waiter *w = arg;
+    w->ret = hcqcl_clWaitForEvents(1, &w->ev);
+    return NULL;
+}
+
+static void nap_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Up to 5 s for a thread to be inside hcqcl_event_wait on e. */
+static bool await_waiter(cl_event e)
+{
+    for (int i = 0; i < 5000 && atomic_load(&e->waiters) == 0; i++)
+        nap_ms(1);
+    return atomic_load(&e->waiters) != 0;
+}
+
+static void check_wait_holds(cl_context ctx, cl_command_queue q)
+{
+    cl_int err;
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(u && err == CL_SUCCESS, "user event: %d", err);
+    /* A marker behind the user event, waited on by a thread and released
+     * by this one before the user event is set. */
+    cl_event m = NULL;
+    EXPECT(hcqcl_clEnqueueMarkerWithWaitList(q, 1, &u, &m) == CL_SUCCESS && m, "marker");
+    const uint32_t before = atomic_load(&m->internal);
+    struct waiter w = {.ev = m, .ret = 1};
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, wait_main, &w) == 0, "thread");
+    EXPECT(await_waiter(m), "the thread is not waiting on the marker");
+    EXPECT(atomic_load(&m->internal) == before + 1, "a waiter holds the event (%u, was %u)",
+           atomic_load(&m->internal), before);
+    EXPECT(hcqcl_clReleaseEvent(m) == CL_SUCCESS, "release while waited on");
+    EXPECT(atomic_load(&m->internal) == before, "the release took the application's share only");
+    EXPECT(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
+    pthread_join(t, NULL);
+    EXPECT(w.ret == CL_SUCCESS, "the wait ended with %d", w.ret);
+    hcqcl_clFinish(q);
+    hcqcl_clReleaseEvent(u);
+}
+
+static void check_retain_after_release(cl_context ctx, cl_command_queue q)
+{
+    cl_int err;
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(u && err == CL_SUCCESS, "user event: %d", err);
+    cl_event m = NULL;
+    EXPECT(hcqcl_clEnqueueMarkerWithWaitList(q, 1, &u, &m) == CL_SUCCESS && m, "marker");
+    const uint32_t held = atomic_load(&m->internal);
+    EXPECT(held >= 2, "a pending command's event has the tracker's share too (%u)", held);
+    EXPECT(hcqcl_clReleaseEvent(m) == CL_SUCCESS, "release to 0");
+    EXPECT(atomic_load(&m->obj.refs) == 0 && atomic_load(&m->internal) == held - 1,
+           "refs %u, internal %u", atomic_load(&m->obj.refs), atomic_load(&m->internal));
+    /* Still an event while its command is pending: taken back. */
+    EXPECT(hcqcl_clRetainEvent(m) == CL_SUCCESS, "retain from 0");
+    EXPECT(atomic_load(&m->internal) == held, "the applications' share came back (%u, want %u)",
+           atomic_load(&m->internal), held);
+    EXPECT(hcqcl_clReleaseEvent(m) == CL_SUCCESS, "release to 0 again");
+    EXPECT(atomic_load(&m->internal) == held - 1, "one share dropped (%u)",
+           atomic_load(&m->internal));
+    EXPECT(hcqcl_event_valid(m), "the pending command's event is still there");
+    EXPECT(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
+    hcqcl_clFinish(q);
+    hcqcl_clReleaseEvent(u);
+}
+
+int main(void)
+{
+    cl_uint n = 0;
+    cl_device_id *devs = unit_devices(&n);
+    cl_context ctx = unit_context(1, devs);
+    cl_int err;
+    cl_command_queue q = hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err);
+    REQUIRE(q && err == CL_SUCCESS, "queue: %d", err);
+    check_wait_holds(ctx, q);
+    check_retain_after_release(ctx, q);
+    hcqcl_clReleaseCommandQueue(q);
+    hcqcl_clReleaseContext(ctx);
+    return check_done("api_event_refs");
+}
