@@ -367,6 +367,13 @@ static void finish_locked(cl_event e, cl_int status)
     pthread_cond_broadcast(&T.done);
 }
 
+/* The command's start timestamp was written: it runs (profiling
+ * queues; without profiling CL_RUNNING is never reported). */
+static bool started(cl_event e)
+{
+    return e->start && hcq_signal_value(e->start->sig) >= e->start_val;
+}
+
 static bool device_lost(cl_event e)
 {
     return e->q && hcq_device_lost(e->q->hdev);
@@ -402,6 +409,9 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
         if (ph != HCQCL_PH_GPU)
             continue;
         if (hcq_signal_value(e->gpu_sig) < e->gpu_val) {
+            /* Started (profiling queues record when): CL_RUNNING. */
+            if (e->cbs && started(e) && queue_callbacks_locked(e, CL_RUNNING))
+                pthread_cond_signal(&T.wake);
             if (!device_lost(e)) {
                 /* Nothing behind it on this timeline is done either;
                  * only a gate further on could still open. */
@@ -813,8 +823,17 @@ cl_int hcqcl_event_status(cl_event e)
         tracker_progress();
     }
     cl_int st = atomic_load(&e->status);
-    if (st == CL_SUBMITTED && e->start && hcq_signal_value(e->start->sig) >= e->start_val)
+    if (st == CL_SUBMITTED && started(e)) {
         st = CL_RUNNING;
+        /* The status seen here has its callbacks queued by then: "called
+         * when the execution status ... changes to" CL_RUNNING. */
+        pthread_mutex_lock(&T.lock);
+        if (atomic_load(&e->phase) != HCQCL_PH_DONE && queue_callbacks_locked(e, CL_RUNNING)) {
+            start_notifier_locked();
+            pthread_cond_signal(&T.wake);
+        }
+        pthread_mutex_unlock(&T.lock);
+    }
     return st;
 }
 

@@ -776,6 +776,78 @@ static void test_held(void)
     two_queues_close(&f);
 }
 
+/* On a profiling queue a command reports CL_RUNNING once it started, and
+ * its CL_RUNNING callback comes then, not at its end: a 300 ms kernel
+ * behind a user event. */
+static atomic_ullong running_at, complete_at;
+static void CL_CALLBACK at_running(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    (void)data;
+    if (status == CL_RUNNING)
+        atomic_store(&running_at, host_ns());
+}
+static void CL_CALLBACK at_complete(cl_event e, cl_int status, void *data)
+{
+    (void)e;
+    (void)data;
+    if (status == CL_COMPLETE)
+        atomic_store(&complete_at, host_ns());
+}
+
+static void test_running_callback(void)
+{
+    cl_int err;
+    cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ctx, "context: %d", err);
+    const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_program p = cltest_program(ctx, dev, "gpu_kernels.cubin");
+    cl_kernel spin = clCreateKernel(p, "spin_ns", &err);
+    REQUIRE(spin, "spin_ns: %d", err);
+    cl_mem out = clCreateBuffer(ctx, 0, 64, NULL, &err);
+    REQUIRE(out, "buffer: %d", err);
+    cl_ulong ns = 300000000;
+    EXPECT_OK(clSetKernelArg(spin, 0, sizeof(ns), &ns));
+    EXPECT_OK(clSetKernelArg(spin, 1, sizeof(out), &out));
+    cl_event u = clCreateUserEvent(ctx, &err), e = NULL;
+    EXPECT_OK(err);
+    const size_t one = 1;
+    EXPECT_OK(clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, &one, 1, &u, &e));
+    atomic_store(&running_at, 0);
+    atomic_store(&complete_at, 0);
+    EXPECT_OK(clSetEventCallback(e, CL_RUNNING, at_running, NULL));
+    EXPECT_OK(clSetEventCallback(e, CL_COMPLETE, at_complete, NULL));
+    settle();
+    EXPECT(atomic_load(&running_at) == 0, "CL_RUNNING callback before the user event was set");
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    uint64_t t0 = host_ns();
+    while (status_of(e) == CL_SUBMITTED && host_ns() - t0 < 5000000000ull)
+        ;
+    const uint64_t seen = host_ns();
+    EXPECT(status_of(e) == CL_RUNNING, "status %d while the kernel runs", status_of(e));
+    while (!atomic_load(&running_at) && host_ns() - t0 < 5000000000ull)
+        ;
+    const uint64_t run = atomic_load(&running_at);
+    EXPECT(run && run < seen + 250000000ull && !atomic_load(&complete_at),
+           "CL_RUNNING callback %.1f ms after the status read CL_RUNNING, complete at %llu",
+           run ? (double)(run - seen) / 1e6 : -1.0,
+           (unsigned long long)atomic_load(&complete_at));
+    EXPECT_OK(clWaitForEvents(1, &e));
+    t0 = host_ns();
+    while (!atomic_load(&complete_at) && host_ns() - t0 < 5000000000ull)
+        ;
+    EXPECT(atomic_load(&complete_at) > run, "CL_COMPLETE callback after the CL_RUNNING one");
+    clReleaseEvent(e);
+    clReleaseEvent(u);
+    clReleaseMemObject(out);
+    clReleaseKernel(spin);
+    clReleaseProgram(p);
+    clReleaseCommandQueue(q);
+    clReleaseContext(ctx);
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -795,5 +867,6 @@ int main(void)
     test_held_before_gate();
     test_read_beside_callback();
     test_two_devices(p);
+    test_running_callback();
     return cltest_result("api_event_graph");
 }
