@@ -735,6 +735,8 @@ struct _cl_program {
     pthread_mutex_t lock;       /* builds and their results */
     _Atomic uint32_t kernels;   /* kernel objects attached */
     bool building;
+    uint32_t linking;           /* clLinkProgram calls reading it as an input:
+                                 * a build of it waits for them */
     /* clCompileProgram's embedded headers, kept for clLinkProgram. */
     cl_uint num_headers;
     char **header_names;

@@ -118,10 +118,13 @@ cl_program hcqcl_clCreateProgramWithSource(cl_context context, cl_uint count, co
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
     p->source = malloc(total + 1);
     HCQCL_CHECK_GOTO(p->source, err, CL_OUT_OF_HOST_MEMORY, "%zu bytes of source", total);
+    /* "The concatenation strips any nulls in the original source
+     * strings" (a length may count a string's terminator). */
     for (cl_uint i = 0; i < count; i++) {
         size_t n = lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
-        memcpy(p->source + p->source_len, strings[i], n);
-        p->source_len += n;
+        for (size_t j = 0; j < n; j++)
+            if (strings[i][j])
+                p->source[p->source_len++] = strings[i][j];
     }
     p->source[p->source_len] = '\0';
     if (errcode_ret)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api/obj.h"
@@ -155,6 +156,13 @@ static cl_int begin_build(cl_program p, const bool *targets)
     if (atomic_load(&p->kernels) > 0)
         hcqcl_events_settle();
     pthread_mutex_lock(&p->lock);
+    /* A link reading it as an input: only while it copies the input's
+     * units and options, so a short wait. */
+    while (p->linking && !p->building) {
+        pthread_mutex_unlock(&p->lock);
+        nanosleep(&(struct timespec){0, 100000}, NULL);
+        pthread_mutex_lock(&p->lock);
+    }
     if (p->building) {
         /* CL_INVALID_OPERATION if the build of a program executable by a previous call has not completed */
         err = CL_INVALID_OPERATION;
@@ -428,9 +436,9 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
     /* CL_INVALID_COMPILER_OPTIONS if the compiler options specified by options are invalid */
     HCQCL_CHECK(options_valid(options, OPT_COMPILE, why, sizeof(why)), CL_INVALID_COMPILER_OPTIONS,
                 "%s", why);
-    /* CL_INVALID_OPERATION if program has no source or IL available */
-    HCQCL_CHECK(program->source && !program->linked, CL_INVALID_OPERATION,
-                "program %p has no source", (void *)program);
+    /* CL_INVALID_OPERATION if program has no source or IL available, i.e. it has not been created with clCreateProgramWithSource or clCreateProgramWithIL (a binary's kept units are for linking, not compiling) */
+    HCQCL_CHECK(program->source && !program->linked && !program->from_binary,
+                CL_INVALID_OPERATION, "program %p has no source", (void *)program);
     err = begin_build(program, targets);
     if (err != CL_SUCCESS)
         return err;
@@ -652,6 +660,16 @@ static cl_int link_inputs(cl_program out, cl_uint n, const cl_program *in, const
     return err;
 }
 
+/* Let go of the first n inputs a link held. */
+static void unhold_inputs(const cl_program *in, cl_uint n)
+{
+    for (cl_uint k = 0; k < n; k++) {
+        pthread_mutex_lock(&in[k]->lock);
+        in[k]->linking--;
+        pthread_mutex_unlock(&in[k]->lock);
+    }
+}
+
 cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
                                const cl_device_id *device_list, const char *options,
                                cl_uint num_input_programs, const cl_program *input_programs,
@@ -662,6 +680,7 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     cl_int err = CL_SUCCESS, result = CL_SUCCESS;
     cl_program p = NULL;
     struct strbuf src = {0}, opts = {0};
+    cl_uint held = 0; /* input_programs[0 .. held) are held (linking) */
 
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_CHECK_GOTO(hcqcl_context_valid(context), err, CL_INVALID_CONTEXT, "context %p",
@@ -689,6 +708,23 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     /* CL_INVALID_LINKER_OPTIONS if the linker options specified by options are invalid */
     HCQCL_CHECK_GOTO(options_valid(options, OPT_LINK, why, sizeof(why)), err,
                      CL_INVALID_LINKER_OPTIONS, "%s", why);
+    /* CL_INVALID_LINKER_OPTIONS: "-enable-link-options ... must be specified with the create-library option" */
+    HCQCL_CHECK_GOTO(!options || !strstr(options, "-enable-link-options") ||
+                         strstr(options, "-create-library"),
+                     err, CL_INVALID_LINKER_OPTIONS, "-enable-link-options without -create-library");
+    /* The inputs are read until their units are copied: none may be
+     * building meanwhile, and a build of one waits (begin_build). */
+    for (; held < num_input_programs; held++) {
+        cl_program in = input_programs[held];
+        pthread_mutex_lock(&in->lock);
+        const bool busy = in->building;
+        if (!busy)
+            in->linking++;
+        pthread_mutex_unlock(&in->lock);
+        /* CL_INVALID_OPERATION if the compilation or build of a program executable for any of the devices listed in device_list by a previous call to clCompileProgram or clBuildProgram for program has not completed */
+        HCQCL_CHECK_GOTO(!busy, err, CL_INVALID_OPERATION, "input_programs[%u] is being built",
+                         held);
+    }
 
     p = hcqcl_program_new(context, num_devices ? num_devices : context->num_devices,
                           num_devices ? device_list : context->devices);
@@ -723,6 +759,8 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     HCQCL_CHECK_GOTO(linked_devices, err, CL_INVALID_OPERATION, "no input has a compiled object");
     bool library = options && strstr(options, "-create-library");
     err = link_inputs(p, num_input_programs, input_programs, options, library, &src, &opts);
+    unhold_inputs(input_programs, held);
+    held = 0;
     HCQCL_CHECK_GOTO(err == CL_SUCCESS, err, err, "combining the inputs");
     p->source = src.s;
     p->source_len = src.len;
@@ -778,6 +816,7 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
         *errcode_ret = result;
     return p;
 fail:
+    unhold_inputs(input_programs, held);
     free(src.s);
     free(opts.s);
     if (p)

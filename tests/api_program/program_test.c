@@ -14,6 +14,7 @@
 #include "../api_platform/cltest.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +120,18 @@ static void test_other_creators(void)
         EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SOURCE, sizeof(text), text, &n));
         EXPECT(!strcmp(text, "kernel void k(global int *p) { p[0] = 1; }") && n == strlen(text) + 1,
                "SOURCE '%s'", text);
+        /* "The concatenation strips any nulls in the original source
+         * strings": lengths that count the terminators. */
+        const char *nul[] = {"ab", "cd"};
+        size_t nlens[] = {3, 3};
+        cl_program pn = clCreateProgramWithSource(ctx, 2, nul, nlens, &err);
+        EXPECT(pn && err == CL_SUCCESS, "source with NULs: %d", err);
+        if (pn) {
+            char t2[16] = "";
+            EXPECT_OK(clGetProgramInfo(pn, CL_PROGRAM_SOURCE, sizeof(t2), t2, &n));
+            EXPECT(n == 5 && !strcmp(t2, "abcd"), "SOURCE of %zu bytes '%s'", n, t2);
+            clReleaseProgram(pn);
+        }
         EXPECT_ERR(clSetProgramReleaseCallback(p, on_built, NULL), CL_INVALID_OPERATION);
         EXPECT_ERR(clSetProgramSpecializationConstant(p, 1, 4, &n), CL_INVALID_OPERATION);
         cl_build_status st = 99;
@@ -1095,6 +1108,59 @@ static void test_header_dir(void)
     free(saved);
 }
 
+/* clLinkProgram with an input another thread is compiling: "the
+ * compilation ... by a previous call to clCompileProgram ... has not
+ * completed" is CL_INVALID_OPERATION. A link that succeeds must have found
+ * the compile done. */
+struct compile_job {
+    cl_program p;
+    const char *options;
+    cl_int err;
+};
+
+static void *compile_main(void *arg)
+{
+    struct compile_job *j = arg;
+    j->err = clCompileProgram(j->p, 0, NULL, j->options, 0, NULL, NULL, NULL, NULL);
+    return NULL;
+}
+
+static void test_link_while_compiling(cl_program f)
+{
+    int refused = 0;
+    for (int round = 0; round < 20 && !refused; round++) {
+        char opts[64];
+        /* A new option each round: never a cached build, so it takes a while. */
+        snprintf(opts, sizeof(opts), "-DOFFSET=1.0f -DROUND_%d_%ld", round, (long)getpid());
+        struct compile_job j = {.p = f, .options = opts, .err = 1};
+        pthread_t t;
+        REQUIRE(pthread_create(&t, NULL, compile_main, &j) == 0, "thread");
+        cl_build_status st = CL_BUILD_NONE;
+        for (int i = 0; i < 100000; i++) {
+            if (clGetProgramBuildInfo(f, dev, CL_PROGRAM_BUILD_STATUS, sizeof(st), &st, NULL) !=
+                    CL_SUCCESS ||
+                st == CL_BUILD_IN_PROGRESS)
+                break;
+        }
+        if (st == CL_BUILD_IN_PROGRESS) {
+            cl_int err;
+            cl_program l = clLinkProgram(ctx, 0, NULL, NULL, 1, &f, NULL, NULL, &err);
+            cl_build_status after = CL_BUILD_NONE;
+            clGetProgramBuildInfo(f, dev, CL_PROGRAM_BUILD_STATUS, sizeof(after), &after, NULL);
+            if (l) {
+                EXPECT(after != CL_BUILD_IN_PROGRESS, "a link used an input still compiling");
+                clReleaseProgram(l);
+            } else {
+                EXPECT(err == CL_INVALID_OPERATION, "link during a compile: %d", err);
+                refused = err == CL_INVALID_OPERATION;
+            }
+        }
+        pthread_join(t, NULL);
+        EXPECT(j.err == CL_SUCCESS, "compile: %d", j.err);
+    }
+    EXPECT(refused, "no link was refused during a compile in 20 rounds");
+}
+
 static void test_source_programs(void)
 {
     const char *cc = getenv("HCQCL_CC");
@@ -1193,11 +1259,20 @@ static void test_source_programs(void)
                (unsigned)bt);
         cl_program pair[] = {m2, f};
         expect_link("link of an object from binary", NULL, 2, pair);
+        /* CL_INVALID_OPERATION if program has no source or IL available,
+         * i.e. it has not been created with clCreateProgramWithSource */
+        EXPECT_ERR(clCompileProgram(m2, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL),
+                   CL_INVALID_OPERATION);
         clReleaseProgram(m2);
     }
     cl_program in[] = {f, m};
     EXPECT(!clLinkProgram(ctx, 0, NULL, "-bogus", 2, in, NULL, NULL, &err), "bad link options");
     EXPECT(err == CL_INVALID_LINKER_OPTIONS, "link options: %d", err);
+    /* "-enable-link-options ... must be specified with the create-library option" */
+    EXPECT(!clLinkProgram(ctx, 0, NULL, "-enable-link-options", 2, in, NULL, NULL, &err),
+           "-enable-link-options alone");
+    EXPECT(err == CL_INVALID_LINKER_OPTIONS, "-enable-link-options alone: %d", err);
+    test_link_while_compiling(f);
     cl_program lib = clLinkProgram(ctx, 0, NULL, "-create-library", 1, &f, NULL, NULL, &err);
     EXPECT(lib && err == CL_SUCCESS, "library: %d", err);
     if (lib) {
