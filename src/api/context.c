@@ -238,14 +238,16 @@ cl_int CL_API_CALL hcqcl_clReleaseContext(cl_context context)
     if (!hcqcl_obj_release(&context->obj))
         return CL_SUCCESS;
     /* Last reference: every child is gone (children retain the context),
-     * so nobody else can reach it. Callbacks run newest first, while the
-     * handle is still valid for them to pass around, then the devices close. */
+     * so nobody else can reach it. Callbacks run newest first, then the
+     * devices close. "When the callback function is called by the
+     * implementation, this context is no longer valid. context is only
+     * provided for reference purposes": it is invalid before they run. */
+    context->obj.type = HCQCL_TYPE_NONE;
     for (struct hcqcl_context_cb *cb = context->destructors, *next; cb; cb = next) {
         next = cb->next;
         cb->fn(context, cb->user_data);
         free(cb);
     }
-    context->obj.type = HCQCL_TYPE_NONE;
     hcqcl_printf_release(context);
     for (cl_uint i = 0; i < context->num_devices; i++)
         hcq_device_close(context->devices[i]->hw);

@@ -124,6 +124,17 @@ static const cl_name_version opencl_c_versions[] = {
     {CL_MAKE_VERSION(1, 2, 0), "OpenCL C"},
     {CL_MAKE_VERSION(3, 0, 0), "OpenCL C"},
 };
+uint64_t hcqcl_device_max_alloc(cl_device_id d)
+{
+    /* A 64th of the memory, at least 64 MiB, at most a quarter: 2.2 GiB of
+     * an H200's 140 GiB. A context with a queue keeps some 8 MiB there;
+     * kernels' stack memory and printf buffers take more as they come.
+     * The spec's minimum, max(min(1 GiB, 1/4 global), 32 MiB), holds. */
+    const uint64_t mem = d->info->mem_bytes;
+    const uint64_t keep = UTIL_MIN(UTIL_MAX(mem / 64, (uint64_t)64 << 20), mem / 4);
+    return mem - keep;
+}
+
 bool hcqcl_device_opencl_c(cl_version version)
 {
     for (size_t i = 0; i < UTIL_ARRAY_SIZE(opencl_c_versions); i++)
@@ -205,7 +216,7 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_HALF_FP_CONFIG: OUT_VAL(cl_device_fp_config, 0);
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: OUT_VAL(cl_uint, info->clock_mhz);
     case CL_DEVICE_ADDRESS_BITS: OUT_VAL(cl_uint, 64);
-    case CL_DEVICE_MAX_MEM_ALLOC_SIZE: OUT_VAL(cl_ulong, info->mem_bytes);
+    case CL_DEVICE_MAX_MEM_ALLOC_SIZE: OUT_VAL(cl_ulong, hcqcl_device_max_alloc(device));
     /* Images are not supported: every image limit is 0. */
     case CL_DEVICE_IMAGE_SUPPORT: OUT_VAL(cl_bool, CL_FALSE);
     case CL_DEVICE_MAX_READ_IMAGE_ARGS:

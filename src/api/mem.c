@@ -446,7 +446,7 @@ static cl_mem mem_create_buffer(cl_context ctx, const cl_mem_properties *props,
     if (err != CL_SUCCESS)
         goto fail;
     for (cl_uint i = 0; i < ctx->num_devices; i++)
-        max_alloc = UTIL_MAX(max_alloc, ctx->devices[i]->info->mem_bytes);
+        max_alloc = UTIL_MAX(max_alloc, hcqcl_device_max_alloc(ctx->devices[i]));
     /* CL_INVALID_BUFFER_SIZE if size is 0 or greater than CL_DEVICE_MAX_MEM_ALLOC_SIZE for all devices */
     HCQCL_CHECK_GOTO(size > 0 && size <= max_alloc, err, CL_INVALID_BUFFER_SIZE,
                      "size %zu (max %llu)", size, (unsigned long long)max_alloc);

@@ -404,6 +404,10 @@ bool hcqcl_device_valid(cl_device_id d);
 /* True when version (CL_MAKE_VERSION, patch 0) is one of the device's
  * CL_DEVICE_OPENCL_C_ALL_VERSIONS. */
 bool hcqcl_device_opencl_c(cl_version version);
+/* CL_DEVICE_MAX_MEM_ALLOC_SIZE: the device's memory less what hcqcl keeps
+ * there itself (rings, pushbuffers, kernel images, staging), so that a
+ * buffer of this size is made in a fresh context (device.c). */
+uint64_t hcqcl_device_max_alloc(cl_device_id d);
 /* All devices; the first call enumerates them (hcq_enumerate, once, any
  * thread). *count 0 when no GPU could be used (the reason is logged). */
 void hcqcl_device_list(cl_device_id **devices, cl_uint *count);

@@ -9,12 +9,18 @@ static cl_context destroyed[8];
 static int order[8];
 static int calls;
 
+static cl_int info_in_callback = 1;
 static void CL_CALLBACK on_destroy(cl_context c, void *user_data)
 {
     if (calls < 8) {
         destroyed[calls] = c;
         order[calls] = (int)(intptr_t)user_data;
     }
+    /* "When the callback function is called by the implementation, this
+     * context is no longer valid. context is only provided for reference
+     * purposes." */
+    cl_uint n = 0;
+    info_in_callback = clGetContextInfo(c, CL_CONTEXT_NUM_DEVICES, sizeof(n), &n, NULL);
     calls++;
 }
 
@@ -100,6 +106,8 @@ static void test_basic(cl_platform_id p, const cl_device_id *devs, cl_uint n)
            "callbacks: %d calls, order %d %d %d", calls, order[0], order[1], order[2]);
     for (int i = 0; i < 3 && i < calls; i++)
         EXPECT(destroyed[i] == c, "callback %d got another context", i);
+    EXPECT(info_in_callback == CL_INVALID_CONTEXT, "a query in the destructor callback: %d",
+           info_in_callback);
 
     /* Wrong handle types reach hcqcl and are refused. */
     cl_uint r;
