@@ -24,8 +24,16 @@
 #include "core/hcq.h"
 #include "util/util.h"
 
-/* The dispatch table (icd/dispatch.c). */
-extern const struct _cl_icd_dispatch hcqcl_dispatch;
+/* The dispatch table (icd/dispatch.c): the installed CL/cl_icd.h's slots
+ * and, after them, the slots OpenCL 3.1 appends, which a 3.1 loader
+ * calls through an object of any platform (the first: the core
+ * clGetKernelSuggestedLocalWorkSize, the KHR function's equal). */
+struct hcqcl_dispatch_table {
+    struct _cl_icd_dispatch base;
+    void *appended[1];
+};
+extern const struct hcqcl_dispatch_table hcqcl_dispatch_table;
+#define hcqcl_dispatch (hcqcl_dispatch_table.base)
 
 enum hcqcl_type {
     HCQCL_TYPE_NONE = 0,

@@ -11,7 +11,7 @@
 
 /* The ICD's table lives in icd/, outside the internal library: a stand-in
  * with the same name is all obj.c needs to stamp and compare. */
-const struct _cl_icd_dispatch hcqcl_dispatch;
+const struct hcqcl_dispatch_table hcqcl_dispatch_table;
 
 
 static void test_objects(void)

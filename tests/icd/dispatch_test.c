@@ -80,6 +80,15 @@ static void test_exports(void)
     EXPECT(gefa("") == NULL && gefa(NULL) == NULL, "empty name resolved");
     /* Every object's table is the one table. */
     check_table("dlopened platform", cltest_dispatch(p));
+    /* OpenCL 3.1 appends clGetKernelSuggestedLocalWorkSize as slot 150,
+     * which a loader built with 3.1 headers calls through any object's
+     * table: it is there, past the installed header's 149. */
+    void *suggest = gefa("clGetKernelSuggestedLocalWorkSizeKHR");
+    const void *const *slots = (const void *const *)cltest_dispatch(p);
+    EXPECT(suggest && sizeof(struct _cl_icd_dispatch) / sizeof(void *) == 149 &&
+               slots[149] == suggest,
+           "slot 150 is not clGetKernelSuggestedLocalWorkSize (%p, lookup %p)", slots[149],
+           suggest);
     dlclose(lib);
     free(path);
 }
