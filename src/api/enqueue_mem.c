@@ -252,6 +252,10 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
 {
     if (size == 0 || hcqcl_cmd_terminated(cmd))
         return CL_SUCCESS;
+    /* A lost device (a fault, or a forked child's inherited one, whose
+     * staging pages stayed with the parent) moves nothing. */
+    if (hcq_device_lost(dev))
+        return CL_OUT_OF_RESOURCES;
     uint64_t pinned;
     if (hcqcl_xfer_pinned(cmd, dev, host, size, &pinned)) {
         hcqcl_cmd_expect(cmd, to_gpu ? HCQCL_RATE_H2D : HCQCL_RATE_D2H, size);

@@ -426,8 +426,27 @@ static const struct nvdrv_ops *choose_seam(void **ctx)
     return access(NVDRV_PATH_CTL, F_OK) == 0 ? &nvdrv_kernel_ops : emu_ops(ctx);
 }
 
+/* In a child of fork(): every device the parent enumerated is lost to
+ * it (the driver connection is the parent's: nvdrv_forked). Only what a
+ * child handler may do: stores. */
+static void fork_child(void)
+{
+    static const char why[] = "this process was forked after its parent had opened the driver: "
+                              "the GPU state is the parent's";
+    for (unsigned i = 0; i < g_count; i++) {
+        struct hcq_device *dev = g_devs[i];
+        if (atomic_exchange(&dev->lost_claimed, true))
+            continue;
+        memcpy(dev->lost_why, why, UTIL_MIN(sizeof(why), sizeof(dev->lost_why)));
+        dev->lost_why[sizeof(dev->lost_why) - 1] = '\0';
+        dev->lost_code = 0;
+        atomic_store_explicit(&dev->lost, true, __ATOMIC_RELEASE);
+    }
+}
+
 static void enumerate_once(void)
 {
+    pthread_atfork(NULL, NULL, fork_child);
     void *ctx;
     const struct nvdrv_ops *ops = choose_seam(&ctx);
     int r = nvdrv_open(&g_drv, ops, ctx);

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +30,28 @@ int nvdrv_errno(int r)
     return r == NV_ERR_NO_MEMORY ? -ENOMEM : -EIO;
 }
 
+/* fork(): the child shares the parent's driver connection (the RM
+ * client's and UVM's file descriptions) but not its threads, and it has
+ * a copy of what the parent made there: a call of the child's could free
+ * the parent's objects, or collide with its handles. After a fork no
+ * call reaches the driver from the child. */
+static atomic_bool forked;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void on_fork_child(void) { atomic_store(&forked, true); }
+static void atfork_register(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+
+bool nvdrv_forked(void) { return atomic_load(&forked); }
+
 int nvdrv_ioctl(struct nvdrv *d, int fd, unsigned long request, void *arg)
 {
+    if (atomic_load(&forked)) {
+        static atomic_bool said;
+        if (!atomic_exchange(&said, true))
+            util_log(UTIL_LOG_ERR, "nvdrv: this process was forked from one that had opened the "
+                                   "driver: its connection is the parent's, and the child makes "
+                                   "no driver calls on it");
+        return -EPERM;
+    }
     int r;
     unsigned again = 0;
     /* Like drmIoctl: a signal may interrupt the call before RM ran it.
@@ -425,6 +447,7 @@ static int read_version(struct nvdrv *d)
 
 int nvdrv_open(struct nvdrv *d, const struct nvdrv_ops *ops, void *ctx)
 {
+    pthread_once(&atfork_once, atfork_register);
     memset(d, 0, sizeof(*d));
     d->ops = ops;
     d->ctx = ctx;

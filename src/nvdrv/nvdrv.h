@@ -1015,6 +1015,9 @@ struct nvdrv {
  * refuse unknown ABI majors (-ENOTSUP, logged), open and initialise UVM.
  * On failure everything opened so far is closed. */
 int nvdrv_open(struct nvdrv *d, const struct nvdrv_ops *ops, void *ctx);
+/* True in a child of fork() made after an nvdrv_open: the connection is
+ * the parent's, and every ioctl answers -EPERM there. */
+bool nvdrv_forked(void);
 /* Frees the client (RM frees everything under it) and closes the fds. */
 void nvdrv_close(struct nvdrv *d);
 
