@@ -726,8 +726,21 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
                          held);
     }
 
-    p = hcqcl_program_new(context, num_devices ? num_devices : context->num_devices,
-                          num_devices ? device_list : context->devices);
+    /* The program's devices: the list without repeats (a device named
+     * twice is one device of the program). */
+    cl_device_id *devs = malloc((num_devices ? num_devices : 1) * sizeof(*devs));
+    HCQCL_CHECK_GOTO(devs, err, CL_OUT_OF_HOST_MEMORY, "device list");
+    cl_uint ndevs = 0;
+    for (cl_uint d = 0; d < num_devices; d++) {
+        cl_uint j = 0;
+        while (j < ndevs && devs[j] != device_list[d])
+            j++;
+        if (j == ndevs)
+            devs[ndevs++] = device_list[d];
+    }
+    p = hcqcl_program_new(context, num_devices ? ndevs : context->num_devices,
+                          num_devices ? devs : context->devices);
+    free(devs);
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
     /* Per device: every input holds an object for it (linked), none does
      * ("no link is performed ... for this device"), or some do. */

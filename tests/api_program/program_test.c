@@ -1268,6 +1268,18 @@ static void test_source_programs(void)
     cl_program in[] = {f, m};
     EXPECT(!clLinkProgram(ctx, 0, NULL, "-bogus", 2, in, NULL, NULL, &err), "bad link options");
     EXPECT(err == CL_INVALID_LINKER_OPTIONS, "link options: %d", err);
+    /* A device named twice is one device of the linked program. */
+    {
+        cl_device_id twice[2] = {dev, dev};
+        cl_program l2 = clLinkProgram(ctx, 2, twice, NULL, 2, in, NULL, NULL, &err);
+        EXPECT(l2 && err == CL_SUCCESS, "link for a device named twice: %d", err);
+        if (l2) {
+            cl_uint nd = 0;
+            EXPECT_OK(clGetProgramInfo(l2, CL_PROGRAM_NUM_DEVICES, sizeof(nd), &nd, NULL));
+            EXPECT(nd == 1, "%u devices for one named twice", nd);
+            clReleaseProgram(l2);
+        }
+    }
     /* "-enable-link-options ... must be specified with the create-library option" */
     EXPECT(!clLinkProgram(ctx, 0, NULL, "-enable-link-options", 2, in, NULL, NULL, &err),
            "-enable-link-options alone");
