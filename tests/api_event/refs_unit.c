@@ -46,15 +46,23 @@ static bool await_waiter(cl_event e)
     return atomic_load(&e->waiters) != 0;
 }
 
-static void check_wait_holds(cl_context ctx, cl_command_queue q)
+/* A marker behind a new user event (*u): pending until u is set. */
+static cl_event pending_marker(cl_context ctx, cl_command_queue q, cl_event *u)
 {
     cl_int err;
-    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
-    REQUIRE(u && err == CL_SUCCESS, "user event: %d", err);
-    /* A marker behind the user event, waited on by a thread and released
-     * by this one before the user event is set. */
+    *u = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(*u && err == CL_SUCCESS, "user event: %d", err);
     cl_event m = NULL;
-    EXPECT(hcqcl_clEnqueueMarkerWithWaitList(q, 1, &u, &m) == CL_SUCCESS && m, "marker");
+    REQUIRE(hcqcl_clEnqueueMarkerWithWaitList(q, 1, u, &m) == CL_SUCCESS && m, "marker");
+    return m;
+}
+
+static void check_wait_holds(cl_context ctx, cl_command_queue q)
+{
+    /* A marker behind a user event, waited on by a thread and released
+     * by this one before the user event is set. */
+    cl_event u;
+    cl_event m = pending_marker(ctx, q, &u);
     const uint32_t before = atomic_load(&m->internal);
     struct waiter w = {.ev = m, .ret = 1};
     pthread_t t;
@@ -73,11 +81,8 @@ static void check_wait_holds(cl_context ctx, cl_command_queue q)
 
 static void check_retain_after_release(cl_context ctx, cl_command_queue q)
 {
-    cl_int err;
-    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
-    REQUIRE(u && err == CL_SUCCESS, "user event: %d", err);
-    cl_event m = NULL;
-    EXPECT(hcqcl_clEnqueueMarkerWithWaitList(q, 1, &u, &m) == CL_SUCCESS && m, "marker");
+    cl_event u;
+    cl_event m = pending_marker(ctx, q, &u);
     const uint32_t held = atomic_load(&m->internal);
     EXPECT(held >= 2, "a pending command's event has the tracker's share too (%u)", held);
     EXPECT(hcqcl_clReleaseEvent(m) == CL_SUCCESS, "release to 0");

@@ -97,6 +97,22 @@ static void test_binary_errors(void)
     free(other);
 }
 
+/* "The concatenation strips any nulls in the original source strings":
+ * lengths that count each string's terminator. */
+static void check_nul_stripping(void)
+{
+    static const char *const strs[] = {"ab", "cd"};
+    static const size_t lens[] = {3, 3};
+    cl_int err;
+    cl_program pn = clCreateProgramWithSource(ctx, 2, (const char **)strs, lens, &err);
+    REQUIRE(pn && err == CL_SUCCESS, "source with NULs: %d", err);
+    char text[16] = "";
+    size_t size = 0;
+    EXPECT_OK(clGetProgramInfo(pn, CL_PROGRAM_SOURCE, sizeof(text), text, &size));
+    EXPECT(size == 5 && !strcmp(text, "abcd"), "SOURCE of %zu bytes '%s'", size, text);
+    clReleaseProgram(pn);
+}
+
 static void test_other_creators(void)
 {
     cl_int err;
@@ -120,18 +136,7 @@ static void test_other_creators(void)
         EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_SOURCE, sizeof(text), text, &n));
         EXPECT(!strcmp(text, "kernel void k(global int *p) { p[0] = 1; }") && n == strlen(text) + 1,
                "SOURCE '%s'", text);
-        /* "The concatenation strips any nulls in the original source
-         * strings": lengths that count the terminators. */
-        const char *nul[] = {"ab", "cd"};
-        size_t nlens[] = {3, 3};
-        cl_program pn = clCreateProgramWithSource(ctx, 2, nul, nlens, &err);
-        EXPECT(pn && err == CL_SUCCESS, "source with NULs: %d", err);
-        if (pn) {
-            char t2[16] = "";
-            EXPECT_OK(clGetProgramInfo(pn, CL_PROGRAM_SOURCE, sizeof(t2), t2, &n));
-            EXPECT(n == 5 && !strcmp(t2, "abcd"), "SOURCE of %zu bytes '%s'", n, t2);
-            clReleaseProgram(pn);
-        }
+        check_nul_stripping();
         EXPECT_ERR(clSetProgramReleaseCallback(p, on_built, NULL), CL_INVALID_OPERATION);
         EXPECT_ERR(clSetProgramSpecializationConstant(p, 1, 4, &n), CL_INVALID_OPERATION);
         cl_build_status st = 99;
