@@ -25,9 +25,33 @@ missing_of() {
     echo "$m"
 }
 
+# Every package of the tool chain has a candidate in the package lists.
+toolchain_packaged() {
+    for p in $TOOLCHAIN; do
+        apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [^(]' || return 1
+    done
+}
+
+toolchain_absent() {
+    echo "setup: the OpenCL C tool chain (clang-16, libclc-16) is not in this distribution's" \
+         "repositories: samples with kernels and builds from source are not built" \
+         "(apt.llvm.org has clang-16 for older releases)" >&2
+}
+
 # shellcheck disable=SC2086
-missing=$(missing_of $BASE $TOOLCHAIN)
-if [ -z "$missing" ]; then
+base_missing=$(missing_of $BASE)
+# shellcheck disable=SC2086
+tc_missing=$(missing_of $TOOLCHAIN)
+# Package lists present (not a fresh image): whether the tool chain is
+# packaged is known without root, and a missing one asks for nothing.
+if [ -n "$tc_missing" ] && ls /var/lib/apt/lists/*_Packages* >/dev/null 2>&1 &&
+   ! toolchain_packaged; then
+    toolchain_absent
+    tc_missing=
+fi
+
+want="$base_missing$tc_missing"
+if [ -z "$want" ]; then
     echo "setup: all packages present"
 else
     if [ "$(id -u)" -eq 0 ]; then
@@ -35,25 +59,16 @@ else
     elif command -v sudo >/dev/null; then
         sudo=sudo
     else
-        echo "setup: missing packages:$missing (run as root)" >&2
+        echo "setup: missing packages:$want (run as root)" >&2
         exit 1
     fi
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -q
-    # The tool chain only where the distribution has every package of it.
-    # shellcheck disable=SC2086
-    tc_missing=$(missing_of $TOOLCHAIN)
-    for p in $tc_missing; do
-        if ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [^(]'; then
-            echo "setup: $p is not in this distribution's repositories: the OpenCL C tool" \
-                 "chain (clang-16, libclc-16) is left out; samples with kernels and builds" \
-                 "from source are not built (apt.llvm.org has clang-16 for older releases)" >&2
-            tc_missing=
-            break
-        fi
-    done
-    # shellcheck disable=SC2086
-    want="$(missing_of $BASE)$tc_missing"
+    if [ -n "$tc_missing" ] && ! toolchain_packaged; then
+        toolchain_absent
+        tc_missing=
+    fi
+    want="$base_missing$tc_missing"
     if [ -n "$want" ]; then
         echo "setup: installing$want"
         # shellcheck disable=SC2086

@@ -82,8 +82,25 @@ static struct {
 /* Pool and lifetime                                                    */
 /* ------------------------------------------------------------------ */
 
+/* fork(): the tracker's locks are taken around it, so that a child does
+ * not start with one a parent thread (the notifier) held; the child's
+ * devices are lost (core), and its calls answer errors without waiting. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&T.lock);
+    pthread_mutex_lock(&T.pool_lock);
+}
+static void fork_release(void)
+{
+    pthread_mutex_unlock(&T.pool_lock);
+    pthread_mutex_unlock(&T.lock);
+}
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void fork_register(void) { pthread_atfork(fork_prepare, fork_release, fork_release); }
+
 cl_event hcqcl_event_new(cl_context ctx, cl_command_queue q, cl_command_type type)
 {
+    pthread_once(&fork_once, fork_register);
     pthread_mutex_lock(&T.pool_lock);
     cl_event e = T.pool;
     if (e)

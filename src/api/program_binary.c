@@ -301,6 +301,21 @@ static cl_kernel_arg_access_qualifier access_qual(uint8_t a)
 #define KPARAM_SPACE_LOCAL 2
 #define KPARAM_SPACE_GLOBAL 4
 
+/* OpenCL C's image types, by the exact name clang records (a type of
+ * the program's own, image_info_t say, is none of them). */
+static bool is_image_type(const char *t)
+{
+    static const char *const images[] = {
+        "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t",
+        "image2d_depth_t", "image2d_array_depth_t", "image2d_msaa_t", "image2d_array_msaa_t",
+        "image2d_msaa_depth_t", "image2d_array_msaa_depth_t", "image3d_t",
+    };
+    for (size_t i = 0; i < UTIL_ARRAY_SIZE(images); i++)
+        if (!strcmp(t, images[i]))
+            return true;
+    return false;
+}
+
 static bool kdesc_fill(struct hcqcl_kernel_desc *kd, const struct cubin_kernel *ck,
                        const struct cubin_container *meta)
 {
@@ -354,8 +369,7 @@ static bool kdesc_fill(struct hcqcl_kernel_desc *kd, const struct cubin_kernel *
          * pointers): arguments clSetKernelArg can never be given. */
         if (ad->type_name && !strcmp(ad->type_name, "sampler_t"))
             ad->kind = HCQCL_ARG_SAMPLER;
-        else if (ad->type_name && !strncmp(ad->type_name, "image", 5) &&
-                 strstr(ad->type_name, "_t"))
+        else if (ad->type_name && is_image_type(ad->type_name))
             ad->kind = HCQCL_ARG_IMAGE;
     }
     return true;

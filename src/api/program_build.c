@@ -295,9 +295,10 @@ static void remove_tree(const char *dir)
 
 /* Write the embedded headers under a directory named by their names and
  * contents; *dir is malloc'ed. The name is part of the compile options,
- * so the same headers give the same cache key in every process (and on
- * every machine with the same TMPDIR): a program compiled with them where
- * a compiler exists is found in the cache where none does. Files are
+ * so the same headers give the same cache key in every process of a user
+ * (and on every machine with the same TMPDIR and user): a program
+ * compiled with them where a compiler exists is found in the cache where
+ * none does. Files are
  * written to a temporary name and renamed, so concurrent writers of the
  * same headers never expose a partial file; the directory is kept.
  * *private_dir: a directory of a random name was used instead (see
@@ -321,7 +322,8 @@ static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir, bo
     free(blob);
     const char *tmp = getenv("TMPDIR");
     char base[4096];
-    snprintf(base, sizeof(base), "%s/hcqcl-headers-%.24s", tmp && *tmp ? tmp : "/tmp", key);
+    snprintf(base, sizeof(base), "%s/hcqcl-headers-%u-%.24s", tmp && *tmp ? tmp : "/tmp",
+             (unsigned)geteuid(), key);
     if (mkdir(base, 0700) && errno != EEXIST)
         return CL_OUT_OF_RESOURCES;
     /* The name is predictable: in a shared TMPDIR another user may have
@@ -334,7 +336,10 @@ static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir, bo
     *private_dir = lstat(base, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
                    (st.st_mode & 0022);
     if (*private_dir) {
-        snprintf(base, sizeof(base), "%s/hcqcl-headers-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        /* Not "hcqcl-headers-": a random name in the options is no key to
+         * store the build under (compiler.c, user_include_path). */
+        snprintf(base, sizeof(base), "%s/hcqcl-private-headers-XXXXXX",
+                 tmp && *tmp ? tmp : "/tmp");
         if (!mkdtemp(base))
             return CL_OUT_OF_RESOURCES;
     }

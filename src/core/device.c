@@ -435,11 +435,14 @@ static void fork_child(void)
                               "the GPU state is the parent's";
     for (unsigned i = 0; i < g_count; i++) {
         struct hcq_device *dev = g_devs[i];
-        if (atomic_exchange(&dev->lost_claimed, true))
-            continue;
-        memcpy(dev->lost_why, why, UTIL_MIN(sizeof(why), sizeof(dev->lost_why)));
-        dev->lost_why[sizeof(dev->lost_why) - 1] = '\0';
-        dev->lost_code = 0;
+        /* A parent thread may have claimed the loss and not yet marked
+         * it: that thread is not in the child, the mark is made here. */
+        if (!atomic_load(&dev->lost)) {
+            atomic_store(&dev->lost_claimed, true);
+            memcpy(dev->lost_why, why, UTIL_MIN(sizeof(why), sizeof(dev->lost_why)));
+            dev->lost_why[sizeof(dev->lost_why) - 1] = '\0';
+            dev->lost_code = 0;
+        }
         atomic_store_explicit(&dev->lost, true, __ATOMIC_RELEASE);
     }
 }

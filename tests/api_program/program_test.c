@@ -686,7 +686,9 @@ static const char *build_log(cl_program p)
 static void test_image_sampler_args(void)
 {
     static const char *src =
-        "kernel void img(read_only image2d_t im, sampler_t s, global float *o) { o[0] = 1.0f; }\n";
+        "kernel void img(read_only image2d_t im, sampler_t s, global float *o) { o[0] = 1.0f; }\n"
+        "typedef struct { int w, h; } image_info_t;\n"
+        "kernel void own(global image_info_t *p, image_info_t v) { p[0] = v; }\n";
     cl_int err;
     cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
     REQUIRE(p, "program: %d", err);
@@ -710,6 +712,13 @@ static void test_image_sampler_args(void)
     const size_t one = 1;
     EXPECT_ERR(clEnqueueNDRangeKernel(queue, k, 1, NULL, &one, NULL, 0, NULL, NULL),
                CL_INVALID_KERNEL_ARGS);
+    /* A type of the program's own whose name starts with "image" is no image. */
+    cl_kernel own = clCreateKernel(p, "own", &err);
+    REQUIRE(own, "kernel own: %d", err);
+    const cl_int2 v = {{3, 4}};
+    EXPECT_OK(clSetKernelArg(own, 0, sizeof(cl_mem), &buf));
+    EXPECT_OK(clSetKernelArg(own, 1, sizeof(v), &v));
+    clReleaseKernel(own);
     clReleaseMemObject(buf);
     clReleaseKernel(k);
     clReleaseProgram(p);
