@@ -469,7 +469,7 @@ out:
 
 /* Leave the source where `hcqcl-cc --from-spool=DIR` finds it. */
 /* True when opts name an include path other than an embedded-header
- * directory (".../hcqcl-headers-<hash>", which program_build.c adds). */
+ * directory (".../hcqcl-headers-<uid>-<hash>", which program_build.c adds). */
 static bool user_include_path(const char *opts)
 {
     for (const char *p = strstr(opts, "-I"); p; p = strstr(p + 2, "-I")) {
