@@ -254,6 +254,10 @@ static inline void note_writer(struct hcq_queue *q)
 
 static int push_reserve(struct hcq_queue *q, uint32_t ndw, bool allow_submit)
 {
+    /* Nothing is recorded for a lost device: no GPU runs it, and a forked
+     * child's pushbuffer and scratch are the parent's memory. */
+    if (hcq_device_lost(q->dev))
+        return -EIO;
     /* An early submit must not separate a scratch block from the methods
      * that use it: not between hcq_q_scratch and the next push. */
     if (q->scratch_unpushed)
