@@ -792,8 +792,8 @@ void hcqcl_kernel_args_changed(cl_kernel k);
 
 /* Shared by program.c (objects, queries) and program_build.c (binaries,
  * builds). Called with no lock held unless stated.
- * program_new: a program on the given devices of ctx (retains ctx),
- *   status CL_BUILD_NONE everywhere.
+ * program_new: a program on the given devices of ctx (retains ctx; a
+ *   device listed twice is one), status CL_BUILD_NONE everywhere.
  * program_dev_set_binary: parse a binary for one device (container, bare
  *   cubin, fatbin; PTX when a PTX compiler is present) and keep it;
  *   CL_INVALID_BINARY with pd->log saying why.

@@ -26,12 +26,18 @@ cl_program hcqcl_program_new(cl_context ctx, cl_uint num_devices, const cl_devic
     hcqcl_obj_init(&p->obj, HCQCL_TYPE_PROGRAM);
     p->obj.dispatch = ctx->obj.dispatch;
     p->ctx = ctx;
-    p->num_devices = num_devices;
+    /* A device listed twice is one device of the program. */
     for (cl_uint i = 0; i < num_devices; i++) {
-        p->devs[i].dev = devices[i];
-        p->devs[i].hdev = devices[i]->hw;
-        p->devs[i].status = CL_BUILD_NONE;
-        p->devs[i].bin_type = CL_PROGRAM_BINARY_TYPE_NONE;
+        cl_uint j = 0;
+        while (j < p->num_devices && p->devs[j].dev != devices[i])
+            j++;
+        if (j < p->num_devices)
+            continue;
+        struct hcqcl_program_dev *pd = &p->devs[p->num_devices++];
+        pd->dev = devices[i];
+        pd->hdev = devices[i]->hw;
+        pd->status = CL_BUILD_NONE;
+        pd->bin_type = CL_PROGRAM_BINARY_TYPE_NONE;
     }
     hcqcl_clRetainContext(ctx);
     return p;

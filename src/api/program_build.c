@@ -321,9 +321,10 @@ static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir, bo
     cubin_container_cache_key(blob, total, "", 0, "embedded headers", key);
     free(blob);
     const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp)
+        tmp = "/tmp";
     char base[4096];
-    snprintf(base, sizeof(base), "%s/hcqcl-headers-%u-%.24s", tmp && *tmp ? tmp : "/tmp",
-             (unsigned)geteuid(), key);
+    snprintf(base, sizeof(base), "%s/hcqcl-headers-%u-%.24s", tmp, (unsigned)geteuid(), key);
     if (mkdir(base, 0700) && errno != EEXIST)
         return CL_OUT_OF_RESOURCES;
     /* The name is predictable: in a shared TMPDIR another user may have
@@ -338,8 +339,7 @@ static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir, bo
     if (*private_dir) {
         /* Not "hcqcl-headers-": a random name in the options is no key to
          * store the build under (compiler.c, user_include_path). */
-        snprintf(base, sizeof(base), "%s/hcqcl-private-headers-XXXXXX",
-                 tmp && *tmp ? tmp : "/tmp");
+        snprintf(base, sizeof(base), "%s/hcqcl-private-headers-XXXXXX", tmp);
         if (!mkdtemp(base))
             return CL_OUT_OF_RESOURCES;
     }
@@ -731,21 +731,8 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
                          held);
     }
 
-    /* The program's devices: the list without repeats (a device named
-     * twice is one device of the program). */
-    cl_device_id *devs = malloc((num_devices ? num_devices : 1) * sizeof(*devs));
-    HCQCL_CHECK_GOTO(devs, err, CL_OUT_OF_HOST_MEMORY, "device list");
-    cl_uint ndevs = 0;
-    for (cl_uint d = 0; d < num_devices; d++) {
-        cl_uint j = 0;
-        while (j < ndevs && devs[j] != device_list[d])
-            j++;
-        if (j == ndevs)
-            devs[ndevs++] = device_list[d];
-    }
-    p = hcqcl_program_new(context, num_devices ? ndevs : context->num_devices,
-                          num_devices ? devs : context->devices);
-    free(devs);
+    p = hcqcl_program_new(context, num_devices ? num_devices : context->num_devices,
+                          num_devices ? device_list : context->devices);
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
     /* Per device: every input holds an object for it (linked), none does
      * ("no link is performed ... for this device"), or some do. */
