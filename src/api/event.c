@@ -935,27 +935,15 @@ cl_int hcqcl_clWaitForEvents(cl_uint num_events, const cl_event *event_list)
      * application has released the object": the wait holds each event. */
     for (cl_uint i = 0; i < num_events; i++)
         hcqcl_event_ref(event_list[i]);
-    cl_event held[16];
-    cl_event *evs = num_events <= UTIL_ARRAY_SIZE(held) ? held : malloc(num_events * sizeof(*evs));
-    if (!evs) {
-        for (cl_uint i = 0; i < num_events; i++)
-            hcqcl_event_unref(event_list[i]);
-        /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
-        HCQCL_FAIL(CL_OUT_OF_HOST_MEMORY, "%u events", num_events);
-    }
-    /* The list itself may change while the wait runs: its handles, copied. */
-    memcpy(evs, event_list, num_events * sizeof(*evs));
     cl_int ret = CL_SUCCESS;
     for (cl_uint i = 0; i < num_events; i++) {
         /* CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST if the execution
          * status of any of the events in event_list is a negative value */
-        if (hcqcl_event_wait(evs[i]) < 0)
+        if (hcqcl_event_wait(event_list[i]) < 0)
             ret = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     }
     for (cl_uint i = 0; i < num_events; i++)
-        hcqcl_event_unref(evs[i]);
-    if (evs != held)
-        free(evs);
+        hcqcl_event_unref(event_list[i]);
     return ret;
 }
 

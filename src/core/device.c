@@ -429,12 +429,8 @@ static const struct nvdrv_ops *choose_seam(void **ctx)
 /* In a child of fork(): every device the parent enumerated is lost to
  * it (the driver connection is the parent's: nvdrv_forked). Only what a
  * child handler may do: stores. */
-static atomic_bool g_forked;
-bool hcq_forked(void) { return atomic_load_explicit(&g_forked, memory_order_relaxed); }
-
 static void fork_child(void)
 {
-    atomic_store(&g_forked, true);
     static const char why[] = "this process was forked after its parent had opened the driver: "
                               "the GPU state is the parent's";
     for (unsigned i = 0; i < g_count; i++) {

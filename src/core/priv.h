@@ -191,10 +191,6 @@ bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns);
  * _code also records the channel error code hcq_device_fault() returns. */
 void hcq_device_set_lost(struct hcq_device *dev, const char *why);
 void hcq_device_set_lost_code(struct hcq_device *dev, uint32_t code, const char *why);
-/* True in a child of fork() made after the devices were enumerated
- * (device.c): its devices are lost, and it writes nothing the parent's
- * GPU reads (pushbuffers, scratch, signals: shared mappings). */
-bool hcq_forked(void);
 /* Clear the lost state: hcq_device_open() on the first reference only. */
 void hcq_device_fault_reset(struct hcq_device *dev);
 /* Read the error notifiers of the device's queues; marks the device lost

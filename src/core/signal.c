@@ -124,8 +124,9 @@ unsigned hcq_signal_pool_pages(struct hcq_device *dev)
 void hcq_signal_set(struct hcq_signal *s, uint64_t value)
 {
     /* A forked child's signals are the parent's pages: a gate it opened
-     * would let the parent's GPU past it. */
-    if (hcq_forked())
+     * would let the parent's GPU past it (its devices are lost too:
+     * device.c, fork_child). */
+    if (nvdrv_forked())
         return;
     __atomic_store_n(&s->cpu[0], value, __ATOMIC_RELEASE);
 }
