@@ -39,7 +39,7 @@ static int older_first(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static bool is_container(const char *name)
+bool hcqcl_cache_is_container(const char *name)
 {
     size_t n = strlen(name);
     return name[0] != '.' && n > 4 && strcmp(name + n - 4, ".bin") == 0;
@@ -81,7 +81,7 @@ void hcqcl_cache_trim(const char *dir, const char *keep)
     uint64_t total = 0;
     for (struct dirent *de; (de = readdir(d));) {
         struct stat st;
-        if (!is_container(de->d_name) ||
+        if (!hcqcl_cache_is_container(de->d_name) ||
             fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue;
         total += (uint64_t)st.st_size;

@@ -190,10 +190,8 @@ static bool dir_has_programs(const char *dir)
     if (!d)
         return false;
     bool found = false;
-    for (struct dirent *e; !found && (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        found = e->d_name[0] != '.' && n > 4 && strcmp(e->d_name + (n - 4), ".bin") == 0;
-    }
+    for (struct dirent *e; !found && (e = readdir(d));)
+        found = hcqcl_cache_is_container(e->d_name);
     closedir(d);
     return found;
 }

@@ -903,6 +903,8 @@ bool hcqcl_compiler_available(void);
  * take more than the limit, down to three quarters of it.
  * hcqcl_cache_touch: mark a container used (a hit). Any thread. */
 uint64_t hcqcl_cache_limit(void);
+/* A file name of a cache's program container ("<key>.bin", not hidden). */
+bool hcqcl_cache_is_container(const char *name);
 void hcqcl_cache_trim(const char *dir, const char *keep);
 void hcqcl_cache_touch(const char *path);
 /* PTX text -> cubin through ptxas (HCQCL_PTXAS, PATH, or the CUDA
