@@ -301,8 +301,11 @@ cl_int CL_API_CALL hcqcl_clSetContextDestructorCallback(
     return CL_SUCCESS;
 }
 
-/* Images are not supported (CL_DEVICE_IMAGE_SUPPORT is CL_FALSE), so a
- * context offers no image formats: success with an empty list. */
+/* The formats of image_format.c's table while images are on
+ * (hcqcl_images_enabled); none otherwise (CL_DEVICE_IMAGE_SUPPORT is
+ * CL_FALSE then): success with an empty list. Images are never read and
+ * written by one kernel (CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS is 0): no
+ * format for CL_MEM_KERNEL_READ_AND_WRITE. */
 cl_int CL_API_CALL hcqcl_clGetSupportedImageFormats(cl_context context, cl_mem_flags flags,
                                                     cl_mem_object_type image_type,
                                                     cl_uint num_entries,
@@ -328,7 +331,10 @@ cl_int CL_API_CALL hcqcl_clGetSupportedImageFormats(cl_context context, cl_mem_f
         CL_INVALID_VALUE, "image_type 0x%x", (unsigned)image_type);
     /* CL_INVALID_VALUE if num_entries is 0 and image_formats is not NULL */
     HCQCL_CHECK(num_entries || !image_formats, CL_INVALID_VALUE, "num_entries 0");
+    const cl_uint n = hcqcl_images_enabled() && !(flags & CL_MEM_KERNEL_READ_AND_WRITE)
+                          ? hcqcl_image_formats(flags, image_formats, num_entries)
+                          : 0;
     if (num_image_formats)
-        *num_image_formats = 0;
+        *num_image_formats = n;
     return CL_SUCCESS;
 }

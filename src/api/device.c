@@ -117,6 +117,11 @@ cl_int CL_API_CALL hcqcl_clGetDeviceIDs(cl_platform_id platform, cl_device_type 
 static const char device_extensions[] = HCQCL_EXTENSIONS(HCQCL_EXT_NAME);
 #define HCQCL_EXT_VERSION(name, a, b, c) {CL_MAKE_VERSION(a, b, c), #name},
 static const cl_name_version device_extensions_v[] = {HCQCL_EXTENSIONS(HCQCL_EXT_VERSION)};
+/* The same with images on (hcqcl_images_enabled). */
+static const char device_extensions_img[] =
+    HCQCL_EXTENSIONS(HCQCL_EXT_NAME) HCQCL_IMAGE_EXTENSIONS(HCQCL_EXT_NAME);
+static const cl_name_version device_extensions_img_v[] = {
+    HCQCL_EXTENSIONS(HCQCL_EXT_VERSION) HCQCL_IMAGE_EXTENSIONS(HCQCL_EXT_VERSION)};
 
 static const cl_name_version opencl_c_versions[] = {
     {CL_MAKE_VERSION(1, 0, 0), "OpenCL C"},
@@ -147,7 +152,11 @@ bool hcqcl_device_opencl_c(cl_version version)
 static const cl_name_version opencl_c_features[] = {
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_fp64"},
     {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_int64"},
+    /* With images on only: the first UTIL_ARRAY_SIZE - 2 entries otherwise. */
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_images"},
+    {CL_MAKE_VERSION(3, 0, 0), "__opencl_c_3d_image_writes"},
 };
+#define OPENCL_C_IMAGE_FEATURES 2
 
 /* Kernel parameters live in constant bank 0 after the 0x210-byte header;
  * 4 KiB is the classic CUDA limit every launcher path supports. */
@@ -184,6 +193,7 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     /* CL_INVALID_DEVICE if device is not a valid device */
     HCQCL_CHECK(hcqcl_device_valid(device), CL_INVALID_DEVICE, "%p", (void *)device);
     const struct hcq_device_info *info = device->info;
+    const bool images = hcqcl_images_enabled();
     const cl_device_fp_config fp_common = CL_FP_DENORM | CL_FP_INF_NAN | CL_FP_ROUND_TO_NEAREST |
                                           CL_FP_ROUND_TO_ZERO | CL_FP_ROUND_TO_INF | CL_FP_FMA;
 
@@ -217,21 +227,24 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: OUT_VAL(cl_uint, info->clock_mhz);
     case CL_DEVICE_ADDRESS_BITS: OUT_VAL(cl_uint, 64);
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: OUT_VAL(cl_ulong, hcqcl_device_max_alloc(device));
-    /* Images are not supported: every image limit is 0. */
-    case CL_DEVICE_IMAGE_SUPPORT: OUT_VAL(cl_bool, CL_FALSE);
-    case CL_DEVICE_MAX_READ_IMAGE_ARGS:
-    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS:
+    /* Images (software images, image.c) only with HCQCL_IMAGES=1; the
+     * limits are NVIDIA's on Hopper. Off, every image limit is 0. No
+     * image is read and written by one kernel, none is made from a 2D
+     * buffer (no cl_khr_image2d_from_buffer): those stay 0 either way. */
+    case CL_DEVICE_IMAGE_SUPPORT: OUT_VAL(cl_bool, images ? CL_TRUE : CL_FALSE);
+    case CL_DEVICE_MAX_READ_IMAGE_ARGS: OUT_VAL(cl_uint, images ? 256 : 0);
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS: OUT_VAL(cl_uint, images ? 32 : 0);
+    case CL_DEVICE_MAX_SAMPLERS: OUT_VAL(cl_uint, images ? 32 : 0);
     case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_MAX_SAMPLERS:
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
     case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: OUT_VAL(cl_uint, 0);
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
-    case CL_DEVICE_IMAGE2D_MAX_HEIGHT:
+    case CL_DEVICE_IMAGE2D_MAX_HEIGHT: OUT_VAL(size_t, images ? 32768 : 0);
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:
     case CL_DEVICE_IMAGE3D_MAX_HEIGHT:
-    case CL_DEVICE_IMAGE3D_MAX_DEPTH:
-    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE:
-    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: OUT_VAL(size_t, 0);
+    case CL_DEVICE_IMAGE3D_MAX_DEPTH: OUT_VAL(size_t, images ? 16384 : 0);
+    case CL_DEVICE_IMAGE_MAX_BUFFER_SIZE: OUT_VAL(size_t, images ? 268435456 : 0);
+    case CL_DEVICE_IMAGE_MAX_ARRAY_SIZE: OUT_VAL(size_t, images ? 2048 : 0);
     case CL_DEVICE_MAX_PARAMETER_SIZE: OUT_VAL(size_t, HCQCL_MAX_PARAMETER_SIZE);
     case CL_DEVICE_MEM_BASE_ADDR_ALIGN: OUT_VAL(cl_uint, HCQCL_MEM_BASE_ALIGN * 8);
     case CL_DEVICE_MIN_DATA_TYPE_ALIGN_SIZE: OUT_VAL(cl_uint, 128); /* long16 */
@@ -276,9 +289,15 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_OPENCL_C_VERSION: OUT_STR("OpenCL C 1.2 ");
     case CL_DEVICE_OPENCL_C_NUMERIC_VERSION_KHR: OUT_VAL(cl_version, CL_MAKE_VERSION(1, 2, 0));
     case CL_DEVICE_OPENCL_C_ALL_VERSIONS: OUT(opencl_c_versions, sizeof(opencl_c_versions));
-    case CL_DEVICE_OPENCL_C_FEATURES: OUT(opencl_c_features, sizeof(opencl_c_features));
-    case CL_DEVICE_EXTENSIONS: OUT_STR(device_extensions);
-    case CL_DEVICE_EXTENSIONS_WITH_VERSION: OUT(device_extensions_v, sizeof(device_extensions_v));
+    case CL_DEVICE_OPENCL_C_FEATURES:
+        OUT(opencl_c_features,
+            sizeof(opencl_c_features) -
+                (images ? 0 : OPENCL_C_IMAGE_FEATURES * sizeof(opencl_c_features[0])));
+    case CL_DEVICE_EXTENSIONS: OUT_STR(images ? device_extensions_img : device_extensions);
+    case CL_DEVICE_EXTENSIONS_WITH_VERSION:
+        if (images)
+            OUT(device_extensions_img_v, sizeof(device_extensions_img_v));
+        OUT(device_extensions_v, sizeof(device_extensions_v));
     case CL_DEVICE_PLATFORM: OUT_VAL(cl_platform_id, device->platform);
     case CL_DEVICE_HOST_UNIFIED_MEMORY: OUT_VAL(cl_bool, CL_FALSE);
     /* No built-in kernels, no intermediate languages (no SPIR-V). */

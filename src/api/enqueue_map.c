@@ -199,7 +199,6 @@ void *hcqcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl
                                cl_event *event, cl_int *errcode_ret)
 {
     cl_command_queue q = command_queue;
-    struct hcqcl_mapping *map = NULL;
     void *ptr = NULL;
     cl_int err = CL_SUCCESS;
 
@@ -218,6 +217,23 @@ void *hcqcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl
     err = hcqcl_xfer_check_map_flags(map_flags);
     if (err != CL_SUCCESS)
         goto fail;
+    ptr = hcqcl_map_enqueue(q, buffer, blocking_map, map_flags, offset, size,
+                            CL_COMMAND_MAP_BUFFER, num_events_in_wait_list, event_wait_list,
+                            event, &err);
+fail:
+    if (errcode_ret)
+        *errcode_ret = err;
+    return ptr;
+}
+
+void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
+                        cl_map_flags map_flags, size_t offset, size_t size, cl_command_type type,
+                        cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                        cl_event *event, cl_int *errcode_ret)
+{
+    struct hcqcl_mapping *map = NULL;
+    void *ptr = NULL;
+    cl_int err = CL_SUCCESS;
     /* CL_INVALID_OPERATION if MAP_READ on a HOST_WRITE_ONLY / HOST_NO_ACCESS buffer, or MAP_WRITE / WRITE_INVALIDATE on a HOST_READ_ONLY / HOST_NO_ACCESS one */
     err = hcqcl_xfer_check_host_access(buffer->flags, map_flags & CL_MAP_READ,
                                        map_flags & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION));
@@ -238,8 +254,8 @@ void *hcqcl_clEnqueueMapBuffer(cl_command_queue command_queue, cl_mem buffer, cl
         goto fail;
 
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin(q, CL_COMMAND_MAP_BUFFER, HCQCL_XFER_D2H, num_events_in_wait_list,
-                           event_wait_list, &cmd);
+    err = hcqcl_xfer_begin(q, type, HCQCL_XFER_D2H, num_events_in_wait_list, event_wait_list,
+                           &cmd);
     if (err != CL_SUCCESS)
         goto fail_unmap;
     hcqcl_cmd_retain_mem(&cmd, buffer);

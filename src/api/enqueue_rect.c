@@ -171,10 +171,29 @@ static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
         err = hcqcl_rect_check_bounds(&b, buf->size);
     if (err != CL_SUCCESS)
         return err;
+    return hcqcl_rect_enqueue_host(q, buf, blocking, &b, &h, ptr, write, true,
+                                   write ? CL_COMMAND_WRITE_BUFFER_RECT
+                                         : CL_COMMAND_READ_BUFFER_RECT,
+                                   num_events, wait_list, event);
+}
+
+cl_int hcqcl_rect_enqueue_host(cl_command_queue q, cl_mem buf, bool blocking,
+                               const struct hcqcl_rect *bp, const struct hcqcl_rect *hp, void *ptr,
+                               bool write, bool check_host, cl_command_type type,
+                               cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
+    const struct hcqcl_rect b = *bp, h = *hp;
+    const size_t *region = b.region;
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin_host(q, buf, ptr, write,
-                                write ? CL_COMMAND_WRITE_BUFFER_RECT : CL_COMMAND_READ_BUFFER_RECT,
-                                num_events, wait_list, &cmd);
+    cl_int err;
+    if (check_host) {
+        err = hcqcl_xfer_begin_host(q, buf, ptr, write, type, num_events, wait_list, &cmd);
+    } else {
+        err = hcqcl_xfer_begin(q, type, write ? HCQCL_XFER_H2D : HCQCL_XFER_D2H, num_events,
+                               wait_list, &cmd);
+        if (err == CL_SUCCESS)
+            hcqcl_cmd_retain_mem(&cmd, buf);
+    }
     if (err != CL_SUCCESS)
         return err;
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
@@ -294,18 +313,27 @@ cl_int hcqcl_clEnqueueCopyBufferRect(cl_command_queue command_queue, cl_mem src_
                     (unsigned long long)so, (unsigned long long)dO);
     }
 
+    return hcqcl_rect_enqueue_copy(q, src_buffer, dst_buffer, &s, &d,
+                                   CL_COMMAND_COPY_BUFFER_RECT, num_events_in_wait_list,
+                                   event_wait_list, event);
+}
+
+cl_int hcqcl_rect_enqueue_copy(cl_command_queue q, cl_mem src, cl_mem dst,
+                               const struct hcqcl_rect *s, const struct hcqcl_rect *d,
+                               cl_command_type type, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event)
+{
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin(q, CL_COMMAND_COPY_BUFFER_RECT, HCQCL_XFER_D2D,
-                           num_events_in_wait_list, event_wait_list, &cmd);
+    cl_int err = hcqcl_xfer_begin(q, type, HCQCL_XFER_D2D, num_events, wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;
-    hcqcl_cmd_retain_mem(&cmd, src_buffer);
-    hcqcl_cmd_retain_mem(&cmd, dst_buffer);
+    hcqcl_cmd_retain_mem(&cmd, src);
+    hcqcl_cmd_retain_mem(&cmd, dst);
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
     if (!hcqcl_cmd_terminated(&cmd) &&
-        rect_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(dst_buffer, dev) + d.offset, d.row_pitch,
-                  d.slice_pitch, hcqcl_mem_va(src_buffer, dev) + s.offset, s.row_pitch,
-                  s.slice_pitch, region) < 0) {
+        rect_copy(hcqcl_cmd_hq(&cmd), hcqcl_mem_va(dst, dev) + d->offset, d->row_pitch,
+                  d->slice_pitch, hcqcl_mem_va(src, dev) + s->offset, s->row_pitch,
+                  s->slice_pitch, s->region) < 0) {
         hcqcl_cmd_abort(&cmd);
         return CL_OUT_OF_RESOURCES;
     }

@@ -438,8 +438,14 @@ cl_int hcqcl_kernel_params(cl_kernel k, cl_device_id d, void *block, uint32_t *d
                             "'%s' arg %u: buffer released", desc->name, a);
                 word = hcqcl_mem_va(av->mem, d->hw);
             }
+        } else if (ad->kind == HCQCL_ARG_IMAGE) {
+            /* The address of the image's descriptor on d (image_abi.h). */
+            HCQCL_CHECK(hcqcl_mem_is_live_since(av->mem, &av->mem_seen) &&
+                            hcqcl_mem_valid(av->mem) && av->mem->serial == av->mem_serial,
+                        CL_INVALID_MEM_OBJECT, "'%s' arg %u: image released", desc->name, a);
+            word = hcqcl_image_abi_va(av->mem, d->hw);
         } else {
-            continue; /* by value: already in the block */
+            continue; /* by value (samplers too): already in the block */
         }
         memcpy((uint8_t *)block + ad->offset, &word, UTIL_MIN(ad->size, 8u));
     }

@@ -6,7 +6,10 @@
  * address qualifiers or the cubin's KPARAM space; in nvcc cubins every
  * pointer is an 8-byte value of unknown space, so the call itself decides:
  * NULL value with a size is __local, a live cl_mem of the kernel's context
- * is a buffer, anything else is taken as raw bytes.
+ * is a buffer, anything else is taken as raw bytes. An image argument
+ * keeps its image (the launch passes the address of its descriptor on
+ * the launching device, image_abi.h, and retains it like a buffer); a
+ * sampler argument is its 64-bit HCQCL_SAMPLER_* bits, by value.
  */
 #include <string.h>
 
@@ -31,6 +34,61 @@ static cl_int arg_buffer(cl_kernel k, cl_uint i, size_t arg_size, const void *ar
         /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when arg_value is not a valid memory object */
         HCQCL_CHECK(m->type == CL_MEM_OBJECT_BUFFER, CL_INVALID_MEM_OBJECT,
                     "arg %u: memory object is not a buffer", i);
+    }
+    *out = m;
+    return CL_SUCCESS;
+}
+
+/* The image type an image*_t argument declares (0: not recognised). */
+static cl_mem_object_type arg_image_type(const char *type_name)
+{
+    static const struct {
+        const char *name;
+        cl_mem_object_type type;
+    } types[] = {
+        {"image1d_t", CL_MEM_OBJECT_IMAGE1D},
+        {"image1d_buffer_t", CL_MEM_OBJECT_IMAGE1D_BUFFER},
+        {"image1d_array_t", CL_MEM_OBJECT_IMAGE1D_ARRAY},
+        {"image2d_t", CL_MEM_OBJECT_IMAGE2D},
+        {"image2d_array_t", CL_MEM_OBJECT_IMAGE2D_ARRAY},
+        {"image3d_t", CL_MEM_OBJECT_IMAGE3D},
+    };
+    for (size_t i = 0; type_name && i < UTIL_ARRAY_SIZE(types); i++)
+        if (!strcmp(type_name, types[i].name))
+            return types[i].type;
+    return 0;
+}
+
+/* An image argument: arg_value points at an image of the kernel's
+ * context, of the declared type, whose flags allow the declared access.
+ * *out = the image (the launch passes its descriptor's address). */
+static cl_int arg_image(cl_kernel k, cl_uint i, const struct hcqcl_arg_desc *ad, size_t arg_size,
+                        const void *arg_value, cl_mem *out)
+{
+    /* CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size != sizeof(cl_mem) */
+    HCQCL_CHECK(arg_size == sizeof(cl_mem), CL_INVALID_ARG_SIZE, "arg %u: size %zu for an image",
+                i, arg_size);
+    cl_mem m = NULL;
+    if (arg_value)
+        memcpy(&m, arg_value, sizeof(m));
+    /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified arg_value is not a valid memory object */
+    HCQCL_CHECK(m && hcqcl_mem_is_live(m) && hcqcl_mem_valid(m) && m->ctx == k->prog->ctx &&
+                    hcqcl_mem_is_image(m),
+                CL_INVALID_MEM_OBJECT, "arg %u: %p is not an image of the kernel's context", i,
+                (void *)m);
+    const cl_mem_object_type want = ad->has_info ? arg_image_type(ad->type_name) : 0;
+    /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified arg_value is not a valid memory object (an image of another type than the argument's) */
+    HCQCL_CHECK(!want || want == m->type, CL_INVALID_MEM_OBJECT,
+                "arg %u: image of type 0x%x for a %s", i, m->type, ad->type_name);
+    if (ad->has_info) {
+        /* CL_INVALID_ARG_VALUE if the argument is an image declared with the read_only qualifier and arg_value refers to an image object created with cl_mem_flags of CL_MEM_WRITE_ONLY */
+        HCQCL_CHECK(!(ad->access_qual == CL_KERNEL_ARG_ACCESS_READ_ONLY &&
+                      (m->flags & CL_MEM_WRITE_ONLY)),
+                    CL_INVALID_ARG_VALUE, "arg %u: read_only image argument, WRITE_ONLY image", i);
+        /* CL_INVALID_ARG_VALUE if the image argument is declared with the write_only qualifier and arg_value refers to an image object created with cl_mem_flags of CL_MEM_READ_ONLY */
+        HCQCL_CHECK(!(ad->access_qual == CL_KERNEL_ARG_ACCESS_WRITE_ONLY &&
+                      (m->flags & CL_MEM_READ_ONLY)),
+                    CL_INVALID_ARG_VALUE, "arg %u: write_only image argument, READ_ONLY image", i);
     }
     *out = m;
     return CL_SUCCESS;
@@ -99,19 +157,23 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
         memcpy(kernel->values + ad->offset, arg_value, ad->size);
         break;
     case HCQCL_ARG_IMAGE:
-        /* CL_INVALID_ARG_SIZE if the argument is a memory object and arg_size != sizeof(cl_mem) */
-        HCQCL_CHECK(arg_size == sizeof(cl_mem), CL_INVALID_ARG_SIZE,
-                    "arg %u: size %zu for an image", arg_index, arg_size);
-        /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified arg_value is not a valid memory object (an image: the device has none) */
-        HCQCL_FAIL(CL_INVALID_MEM_OBJECT, "arg %u: image argument, and no image exists",
-                   arg_index);
-    case HCQCL_ARG_SAMPLER:
+        err = arg_image(kernel, arg_index, ad, arg_size, arg_value, &nv.mem);
+        break;
+    case HCQCL_ARG_SAMPLER: {
         /* CL_INVALID_ARG_SIZE if the argument is a sampler and arg_size != sizeof(cl_sampler) */
         HCQCL_CHECK(arg_size == sizeof(cl_sampler), CL_INVALID_ARG_SIZE,
                     "arg %u: size %zu for a sampler", arg_index, arg_size);
-        /* CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the specified arg_value is not a valid sampler object (the device has none) */
-        HCQCL_FAIL(CL_INVALID_SAMPLER, "arg %u: sampler argument, and no sampler exists",
-                   arg_index);
+        cl_sampler s = NULL;
+        if (arg_value)
+            memcpy(&s, arg_value, sizeof(s));
+        /* CL_INVALID_SAMPLER for an argument declared to be of type sampler_t when the specified arg_value is not a valid sampler object */
+        HCQCL_CHECK(hcqcl_sampler_valid(s) && s->ctx == kernel->prog->ctx, CL_INVALID_SAMPLER,
+                    "arg %u: %p is not a sampler of the kernel's context", arg_index, (void *)s);
+        /* The kernel gets the sampler's bits (image_abi.h), by value. */
+        const uint64_t bits = hcqcl_sampler_bits(s);
+        memcpy(kernel->values + ad->offset, &bits, UTIL_MIN(ad->size, 8u));
+        break;
+    }
     case HCQCL_ARG_VALUE:
         /* CL_INVALID_ARG_SIZE if arg_size does not match the size of the data type for an argument that is not a memory object */
         HCQCL_CHECK(arg_size == ad->size, CL_INVALID_ARG_SIZE, "arg %u: size %zu, expected %u",

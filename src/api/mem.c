@@ -197,7 +197,7 @@ cl_int hcqcl_mem_check_flags(cl_mem_flags flags)
 
 /* clCreateBufferWithProperties: no property is supported, so the only
  * valid lists are NULL and an empty one. */
-static cl_int mem_check_props(const cl_mem_properties *props, size_t *bytes)
+cl_int hcqcl_mem_check_props(const cl_mem_properties *props, size_t *bytes)
 {
     *bytes = 0;
     if (!props)
@@ -412,6 +412,8 @@ static void mem_destroy(cl_mem m)
     for (unsigned i = 0; i < HCQCL_MAP_SPARES; i++)
         hcq_mem_free(m->map_spare[i]);
     live_remove(m);
+    if (m->image)
+        hcqcl_image_free(m);
     mem_store_free(m);
     m->obj.type = HCQCL_TYPE_NONE;
     for (struct hcqcl_mem_dtor *d = m->dtors, *next; d; d = next) {
@@ -439,7 +441,7 @@ static cl_mem mem_create_buffer(cl_context ctx, const cl_mem_properties *props,
 
     /* CL_INVALID_CONTEXT if context is not a valid context */
     HCQCL_CHECK_GOTO(hcqcl_context_valid(ctx), err, CL_INVALID_CONTEXT, "context %p", (void *)ctx);
-    err = mem_check_props(props, &props_size);
+    err = hcqcl_mem_check_props(props, &props_size);
     if (err != CL_SUCCESS)
         goto fail;
     err = hcqcl_mem_check_flags(flags);
@@ -457,8 +459,26 @@ static cl_mem mem_create_buffer(cl_context ctx, const cl_mem_properties *props,
     HCQCL_CHECK_GOTO(!host_ptr || (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)), err,
                      CL_INVALID_HOST_PTR, "host_ptr given without USE/COPY_HOST_PTR");
 
-    m = mem_new(ctx, flags, size);
-    HCQCL_CHECK_GOTO(m, err, CL_OUT_OF_HOST_MEMORY, "buffer object");
+    m = hcqcl_mem_create(ctx, props, props_size, flags, size, host_ptr,
+                         (flags & CL_MEM_COPY_HOST_PTR) ? host_ptr : NULL, &err);
+    if (!m)
+        goto fail;
+    if (errcode_ret)
+        *errcode_ret = CL_SUCCESS;
+    return m;
+fail:
+    if (errcode_ret)
+        *errcode_ret = err;
+    return NULL;
+}
+
+cl_mem hcqcl_mem_create(cl_context ctx, const cl_mem_properties *props, size_t props_size,
+                        cl_mem_flags flags, size_t size, void *host_ptr, const void *init,
+                        cl_int *errcode_ret)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem m = mem_new(ctx, flags, size);
+    HCQCL_CHECK_GOTO(m, err, CL_OUT_OF_HOST_MEMORY, "memory object");
     hcqcl_clRetainContext(ctx);
     if (props) {
         m->props = malloc(props_size);
@@ -472,7 +492,6 @@ static cl_mem mem_create_buffer(cl_context ctx, const cl_mem_properties *props,
     m->store = calloc(ctx->num_devices, sizeof(*m->store));
     HCQCL_CHECK_GOTO(m->store, err, CL_OUT_OF_HOST_MEMORY, "store table");
 
-    const void *init = (flags & CL_MEM_COPY_HOST_PTR) ? host_ptr : NULL;
     err = ctx->num_devices > 1 ? mem_store_shared(m, init) : mem_store_single(m, init);
     /* CL_MEM_OBJECT_ALLOCATION_FAILURE if there is a failure to allocate memory for the buffer */
     HCQCL_CHECK_GOTO(err == CL_SUCCESS, err, err, "%zu bytes, flags 0x%llx", size,
@@ -488,6 +507,20 @@ fail:
     if (errcode_ret)
         *errcode_ret = err;
     return NULL;
+}
+
+cl_mem hcqcl_mem_create_view(cl_mem buf, cl_mem_flags flags, size_t size)
+{
+    cl_mem m = mem_new(buf->ctx, flags, size);
+    if (!m)
+        return NULL;
+    hcqcl_clRetainContext(buf->ctx);
+    /* A sub-buffer's view addresses its buffer's store at its origin. */
+    m->parent = mem_root(buf);
+    m->offset = buf->parent ? buf->offset : 0;
+    hcqcl_clRetainMemObject(m->parent);
+    m->host_ptr = buf->host_ptr;
+    return m;
 }
 
 cl_mem hcqcl_clCreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void *host_ptr,
@@ -669,8 +702,12 @@ cl_int hcqcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t pa
         n = sizeof(v.u);
         break;
     case CL_MEM_CONTEXT: v.ctx = memobj->ctx; n = sizeof(v.ctx); break;
-    case CL_MEM_ASSOCIATED_MEMOBJECT: v.mem = memobj->parent; n = sizeof(v.mem); break;
-    case CL_MEM_OFFSET: v.size = memobj->offset; n = sizeof(v.size); break;
+    /* An image of a buffer: the buffer it was made from (image.c keeps it). */
+    case CL_MEM_ASSOCIATED_MEMOBJECT:
+        v.mem = memobj->image ? memobj->image->desc.buffer : memobj->parent;
+        n = sizeof(v.mem);
+        break;
+    case CL_MEM_OFFSET: v.size = memobj->image ? 0 : memobj->offset; n = sizeof(v.size); break;
     case CL_MEM_USES_SVM_POINTER: v.b = CL_FALSE; n = sizeof(v.b); break;
     case CL_MEM_PROPERTIES: src = memobj->props; n = memobj->props_size; break;
     default:

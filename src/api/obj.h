@@ -373,6 +373,10 @@ cl_int hcqcl_clEnqueueReleaseDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint
     X(cl_nv_compiler_options, 1, 0, 0)                                                    \
     X(cl_nv_pragma_unroll, 1, 0, 0)
 
+/* Extensions offered only while images are on (hcqcl_images_enabled):
+ * reported after HCQCL_EXTENSIONS. X(name, major, minor, patch) */
+#define HCQCL_IMAGE_EXTENSIONS(X) X(cl_khr_3d_image_writes, 1, 0, 0)
+
 /* Extension functions clGetExtensionFunctionAddress(ForPlatform) hands
  * out by name, besides the ICD loader's own (clIcdGetPlatformIDsKHR,
  * clGetPlatformInfo, clGetExtensionFunctionAddress). Every one must
@@ -582,10 +586,13 @@ struct hcqcl_mapping {
     struct hcqcl_mapping *next;
 };
 
+struct hcqcl_image;
+
 struct _cl_mem {
     struct hcqcl_obj obj;
     cl_context ctx;             /* retained */
-    cl_mem_object_type type;    /* CL_MEM_OBJECT_BUFFER */
+    cl_mem_object_type type;    /* CL_MEM_OBJECT_BUFFER or an image type */
+    struct hcqcl_image *image;  /* images: format, geometry, descriptors */
     cl_mem_flags flags;         /* effective flags (sub-buffers: inherited) */
     size_t size;
     void *host_ptr;             /* CL_MEM_HOST_PTR: USE_HOST_PTR pointer */
@@ -619,6 +626,26 @@ struct _cl_mem {
 
 /* True when m is a live memory object. */
 bool hcqcl_mem_valid(cl_mem m);
+/* A memory object with its store, for a creator that validated
+ * everything (clCreateBuffer*, image.c): `size` bytes of store of the kind
+ * flags ask for (see above), init copied in when not NULL (COPY_HOST_PTR),
+ * host_ptr kept for USE_HOST_PTR, props (props_size bytes) copied.
+ * Type CL_MEM_OBJECT_BUFFER; the caller may change it before the object
+ * is handed out. NULL with *err = CL_OUT_OF_HOST_MEMORY or
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE. */
+cl_mem hcqcl_mem_create(cl_context ctx, const cl_mem_properties *props, size_t props_size,
+                        cl_mem_flags flags, size_t size, void *host_ptr, const void *init,
+                        cl_int *err);
+/* A memory object without store of its own that addresses buf's store
+ * from buf's first byte (a 1D image buffer), like a sub-buffer: its
+ * parent is buf's buffer (buf itself, or the buffer of a sub-buffer),
+ * retained with ctx; flags are the object's effective flags. NULL when
+ * out of host memory. */
+cl_mem hcqcl_mem_create_view(cl_mem buf, cl_mem_flags flags, size_t size);
+/* clCreateBufferWithProperties / clCreateImageWithProperties: no
+ * property is supported, so NULL or an empty list (CL_INVALID_PROPERTY
+ * otherwise); *bytes: what to keep for CL_MEM_PROPERTIES. */
+cl_int hcqcl_mem_check_props(const cl_mem_properties *props, size_t *bytes);
 /* The "Memory Flags" rules of buffers (known bits, mutually exclusive
  * groups): CL_SUCCESS or CL_INVALID_VALUE. */
 cl_int hcqcl_mem_check_flags(cl_mem_flags flags);
@@ -670,6 +697,73 @@ void hcqcl_mapping_pull(const struct hcqcl_mapping *map);
 void hcqcl_mapping_push(const struct hcqcl_mapping *map);
 
 /* ==================================================================== */
+/* Images and samplers (image.c, image_format.c, sampler.c,             */
+/* enqueue_image.c)                                                     */
+/* ==================================================================== */
+
+/*
+ * Software images (image_abi.h): an image is a memory object whose store
+ * is allocated like a buffer's (same kinds, same flags rules) and holds
+ * the pixels in rows of row_pitch bytes and slices / array layers of
+ * slice_pitch bytes. Tight pitches (width x elem, row x height), except
+ * for CL_MEM_USE_HOST_PTR, where the store is the application's memory
+ * in its layout (its pitches). A 1D image buffer addresses its buffer's
+ * store from byte 0 (m->parent, retained). Each image also has one
+ * struct hcqcl_image_abi per context device in CPU-visible GPU memory,
+ * written once at creation: what a kernel argument passes.
+ *
+ * Images exist only when HCQCL_IMAGES=1 was set at first use
+ * (hcqcl_images_enabled); otherwise every image and sampler entry point
+ * answers as for a device without images.
+ */
+struct hcqcl_image {
+    cl_image_format format;
+    cl_image_desc desc;        /* as given; pitches replaced by the store's;
+                                * buffer (1D image buffer) retained */
+    size_t elem_size;          /* bytes per pixel */
+    size_t row_pitch;          /* of the store */
+    size_t slice_pitch;        /* of the store; 0 for 1D, 1D buffer, 2D */
+    struct hcq_mem **abi;      /* one descriptor allocation per context device */
+};
+/* HCQCL_IMAGES=1 (read once). Any thread. */
+bool hcqcl_images_enabled(void);
+/* m is a live memory object holding an image. */
+static inline bool hcqcl_mem_is_image(cl_mem m) { return m->image != NULL; }
+/* GPU address of m's descriptor on dev (0 when dev is not a device of
+ * m's context). */
+uint64_t hcqcl_image_abi_va(cl_mem m, struct hcq_device *dev);
+/* Free an image's descriptors (mem.c's destruction calls it). */
+void hcqcl_image_free(cl_mem m);
+/* Bytes per pixel of a format, 0 when the order/type pair is not one
+ * the specification defines (image_format.c). */
+size_t hcqcl_image_format_size(const cl_image_format *f);
+/* The format is in the table clGetSupportedImageFormats returns for
+ * these flags and this image type. */
+bool hcqcl_image_format_supported(const cl_image_format *f, cl_mem_flags flags,
+                                  cl_mem_object_type type);
+/* The supported formats for flags, in table order: writes up to cap,
+ * returns how many there are. */
+cl_uint hcqcl_image_formats(cl_mem_flags flags, cl_image_format *out, cl_uint cap);
+/* One pixel of format f from a fill color (clEnqueueFillImage rules:
+ * float4 for normalized and float types, int4 / uint4 for integer
+ * ones). out holds hcqcl_image_format_size(f) bytes. */
+void hcqcl_image_pack_color(const cl_image_format *f, const void *color, uint8_t *out);
+
+/* A sampler: its properties, kept as given, and the bits a kernel gets. */
+struct _cl_sampler {
+    struct hcqcl_obj obj;
+    cl_context ctx;              /* retained */
+    cl_bool normalized;
+    cl_addressing_mode addressing;
+    cl_filter_mode filter;
+    cl_sampler_properties props[7]; /* as given, 0-terminated */
+    size_t props_size;           /* bytes; 0 when none were given */
+};
+bool hcqcl_sampler_valid(cl_sampler s);
+/* The HCQCL_SAMPLER_* bits of s (image_abi.h). */
+uint64_t hcqcl_sampler_bits(cl_sampler s);
+
+/* ==================================================================== */
 /* Programs and kernels (program.c, kernel.c)                           */
 /* ==================================================================== */
 
@@ -685,9 +779,9 @@ enum hcqcl_arg_kind {
     HCQCL_ARG_LOCAL,    /* __local pointer: size at clSetKernelArg */
     HCQCL_ARG_POINTER,  /* 8-byte pointer of unknown space (nvcc cubins):
                          * a cl_mem, or __local when value NULL, size > 0 */
-    HCQCL_ARG_IMAGE,    /* image*_t (OpenCL C 1.2 declares them): no image
-                         * object exists to set it to */
-    HCQCL_ARG_SAMPLER,  /* sampler_t: no sampler object exists either */
+    HCQCL_ARG_IMAGE,    /* image*_t: an image; passed as the address of
+                         * its descriptor on the launching device */
+    HCQCL_ARG_SAMPLER,  /* sampler_t: passed as its HCQCL_SAMPLER_* bits */
 };
 
 /* One argument of a kernel, as the program's binary describes it. */
@@ -762,7 +856,8 @@ struct _cl_program {
 /* The value set for one argument of a kernel object. */
 struct hcqcl_arg_value {
     bool set;
-    cl_mem mem;                 /* GLOBAL/POINTER: the buffer, or NULL */
+    cl_mem mem;                 /* GLOBAL/POINTER: the buffer, or NULL;
+                                 * IMAGE: the image */
     uint64_t mem_serial;        /* its serial: another buffer at its address differs */
     _Atomic uint64_t mem_seen;  /* hcqcl_mem_is_live_since's epoch for mem */
     uint32_t local_size;        /* LOCAL (or POINTER used as local): bytes */
@@ -1484,6 +1579,30 @@ cl_int hcqcl_rect_check_bounds(const struct hcqcl_rect *r, size_t total);
  * may overlap: false only when their spans are disjoint or one fits in
  * the other's row or slice gap. */
 bool hcqcl_rect_overlap(uint64_t src_offset, uint64_t dst_offset, const struct hcqcl_rect *shape);
+/* The tails of the rect entry points, for images (enqueue_image.c): every
+ * argument already checked except what the helper names.
+ * rect_enqueue_host: host rectangle h <-> rectangle b of m, through
+ * staging (write: h is packed at the call, so ptr may be reused once it
+ * returns). check_host: refuse by m's CL_MEM_HOST_* flags
+ * (CL_INVALID_OPERATION) and a NULL ptr (CL_INVALID_VALUE); false for a
+ * fill, whose pixels come from hcqcl itself. Retains m for the command.
+ * rect_enqueue_copy: rectangle s of src -> rectangle d of dst, both of
+ * shape region (bytes); retains both. */
+cl_int hcqcl_rect_enqueue_host(cl_command_queue q, cl_mem m, bool blocking,
+                               const struct hcqcl_rect *b, const struct hcqcl_rect *h, void *ptr,
+                               bool write, bool check_host, cl_command_type type,
+                               cl_uint num_events, const cl_event *wait_list, cl_event *event);
+cl_int hcqcl_rect_enqueue_copy(cl_command_queue q, cl_mem src, cl_mem dst,
+                               const struct hcqcl_rect *s, const struct hcqcl_rect *d,
+                               cl_command_type type, cl_uint num_events,
+                               const cl_event *wait_list, cl_event *event);
+/* The tail of clEnqueueMapBuffer for bytes [offset, offset + size) of m
+ * (enqueue_map.c), once m, the range and the flags are checked: host
+ * access, overlapping maps, the wait list, the mapping and its command
+ * (type). Returns the pointer to byte offset, or NULL with *err set. */
+void *hcqcl_map_enqueue(cl_command_queue q, cl_mem m, bool blocking, cl_map_flags flags,
+                        size_t offset, size_t size, cl_command_type type, cl_uint num_events,
+                        const cl_event *wait_list, cl_event *event, cl_int *err);
 
 /*
  * Pinned staging (staging.c): HCQ_MEM_HOST buffers that carry pageable

@@ -28,6 +28,11 @@ bool hcqcl_platform_valid(cl_platform_id p)
 static const char platform_extensions[] = HCQCL_EXTENSIONS(HCQCL_EXT_NAME);
 #define HCQCL_EXT_VERSION(name, a, b, c) {CL_MAKE_VERSION(a, b, c), #name},
 static const cl_name_version platform_extensions_v[] = {HCQCL_EXTENSIONS(HCQCL_EXT_VERSION)};
+/* Every device's extensions: with images on, the image ones too. */
+static const char platform_extensions_img[] =
+    HCQCL_EXTENSIONS(HCQCL_EXT_NAME) HCQCL_IMAGE_EXTENSIONS(HCQCL_EXT_NAME);
+static const cl_name_version platform_extensions_img_v[] = {
+    HCQCL_EXTENSIONS(HCQCL_EXT_VERSION) HCQCL_IMAGE_EXTENSIONS(HCQCL_EXT_VERSION)};
 
 /* Shared by clGetPlatformIDs and clIcdGetPlatformIDsKHR: same contract. */
 static cl_int platform_ids(cl_uint num_entries, cl_platform_id *platforms, cl_uint *num_platforms)
@@ -79,13 +84,18 @@ cl_int CL_API_CALL hcqcl_clGetPlatformInfo(cl_platform_id p, cl_platform_info pa
     case CL_PLATFORM_VERSION: s = "OpenCL 3.0 hcqcl " HCQCL_VERSION_STRING; break;
     case CL_PLATFORM_NAME: s = "hcqcl"; break;
     case CL_PLATFORM_VENDOR: s = "hcqcl project"; break;
-    case CL_PLATFORM_EXTENSIONS: s = platform_extensions; break;
+    case CL_PLATFORM_EXTENSIONS:
+        s = hcqcl_images_enabled() ? platform_extensions_img : platform_extensions;
+        break;
     case CL_PLATFORM_ICD_SUFFIX_KHR: s = "HCQ"; break;
     case CL_PLATFORM_NUMERIC_VERSION: {
         cl_version v = CL_MAKE_VERSION(3, 0, 0);
         return hcqcl_info_out(&v, sizeof(v), size_in, value, size_ret);
     }
     case CL_PLATFORM_EXTENSIONS_WITH_VERSION:
+        if (hcqcl_images_enabled())
+            return hcqcl_info_out(platform_extensions_img_v, sizeof(platform_extensions_img_v),
+                                  size_in, value, size_ret);
         return hcqcl_info_out(platform_extensions_v, sizeof(platform_extensions_v), size_in, value,
                               size_ret);
     case CL_PLATFORM_HOST_TIMER_RESOLUTION: {

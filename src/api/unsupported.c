@@ -1,7 +1,6 @@
 /*
  * unsupported.c — default definitions for the optional features hcqcl's
- * devices do not offer: images and samplers (CL_DEVICE_IMAGE_SUPPORT is
- * CL_FALSE), GL/EGL/Direct3D sharing, native kernels, pipes, SVM,
+ * devices do not offer: GL/EGL/Direct3D sharing, native kernels, pipes, SVM,
  * intermediate languages, sub-groups, on-device queues and device fission.
  *
  * Each answers with the error the OpenCL 3.0 specification names for a
@@ -15,76 +14,6 @@
  * of their objects and marked with HCQCL_NOT_OFFERED.
  */
 #include "api/obj.h"
-
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_OPERATION if there are no devices in context that support images */
-HCQCL_DEFAULT_NULL(cl_mem, clCreateImage2D, context, CONTEXT, CL_INVALID_CONTEXT,
-                   CL_INVALID_OPERATION, (cl_context context, cl_mem_flags flags,
-                   const cl_image_format *image_format, size_t image_width, size_t image_height,
-                   size_t image_row_pitch, void *host_ptr, cl_int *errcode_ret))
-HCQCL_DEFAULT_NULL(cl_mem, clCreateImage3D, context, CONTEXT, CL_INVALID_CONTEXT,
-                   CL_INVALID_OPERATION, (cl_context context, cl_mem_flags flags,
-                   const cl_image_format *image_format, size_t image_width, size_t image_height,
-                   size_t image_depth, size_t image_row_pitch, size_t image_slice_pitch,
-                   void *host_ptr, cl_int *errcode_ret))
-
-/* CL_INVALID_MEM_OBJECT if image is not a valid memory object */
-/* CL_INVALID_MEM_OBJECT if image is not a valid image object (no image can exist) */
-HCQCL_DEFAULT_ERR(cl_int, clGetImageInfo, image, MEM, CL_INVALID_MEM_OBJECT, CL_INVALID_MEM_OBJECT,
-                  (cl_mem image, cl_image_info param_name, size_t param_value_size,
-                  void *param_value, size_t *param_value_size_ret))
-
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_OPERATION if images are not supported by any device associated with context */
-HCQCL_DEFAULT_NULL(cl_sampler, clCreateSampler, context, CONTEXT, CL_INVALID_CONTEXT,
-                   CL_INVALID_OPERATION, (cl_context context, cl_bool normalized_coords,
-                   cl_addressing_mode addressing_mode, cl_filter_mode filter_mode,
-                   cl_int *errcode_ret))
-
-/* CL_INVALID_SAMPLER if sampler is not a valid sampler object */
-/* CL_INVALID_SAMPLER if sampler is not a valid sampler object (no sampler can exist) */
-HCQCL_DEFAULT_ERR(cl_int, clRetainSampler, sampler, SAMPLER, CL_INVALID_SAMPLER, CL_INVALID_SAMPLER,
-                  (cl_sampler sampler))
-HCQCL_DEFAULT_ERR(cl_int, clReleaseSampler, sampler, SAMPLER, CL_INVALID_SAMPLER,
-                  CL_INVALID_SAMPLER, (cl_sampler sampler))
-HCQCL_DEFAULT_ERR(cl_int, clGetSamplerInfo, sampler, SAMPLER, CL_INVALID_SAMPLER,
-                  CL_INVALID_SAMPLER, (cl_sampler sampler, cl_sampler_info param_name,
-                  size_t param_value_size, void *param_value, size_t *param_value_size_ret))
-
-/* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-/* CL_INVALID_OPERATION if the device associated with command_queue does not support images */
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueReadImage, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_mem image,
-                  cl_bool blocking_read, const size_t *origin, const size_t *region,
-                  size_t row_pitch, size_t slice_pitch, void *ptr, cl_uint num_events_in_wait_list,
-                  const cl_event *event_wait_list, cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueWriteImage, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_mem image,
-                  cl_bool blocking_write, const size_t *origin, const size_t *region,
-                  size_t input_row_pitch, size_t input_slice_pitch, const void *ptr,
-                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                  cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueCopyImage, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_mem src_image,
-                  cl_mem dst_image, const size_t *src_origin, const size_t *dst_origin,
-                  const size_t *region, cl_uint num_events_in_wait_list,
-                  const cl_event *event_wait_list, cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueCopyImageToBuffer, command_queue, QUEUE,
-                  CL_INVALID_COMMAND_QUEUE, CL_INVALID_OPERATION, (cl_command_queue command_queue,
-                  cl_mem src_image, cl_mem dst_buffer, const size_t *src_origin,
-                  const size_t *region, size_t dst_offset, cl_uint num_events_in_wait_list,
-                  const cl_event *event_wait_list, cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueCopyBufferToImage, command_queue, QUEUE,
-                  CL_INVALID_COMMAND_QUEUE, CL_INVALID_OPERATION, (cl_command_queue command_queue,
-                  cl_mem src_buffer, cl_mem dst_image, size_t src_offset, const size_t *dst_origin,
-                  const size_t *region, cl_uint num_events_in_wait_list,
-                  const cl_event *event_wait_list, cl_event *event))
-HCQCL_DEFAULT_NULL(void *, clEnqueueMapImage, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                   CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_mem image,
-                   cl_bool blocking_map, cl_map_flags map_flags, const size_t *origin,
-                   const size_t *region, size_t *image_row_pitch, size_t *image_slice_pitch,
-                   cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                   cl_event *event, cl_int *errcode_ret))
 
 /* CL_INVALID_CONTEXT if context is not a valid context */
 /* CL_INVALID_CONTEXT if context is not a valid context or was not created from a GL context */
@@ -176,21 +105,6 @@ HCQCL_DEFAULT_ERR(cl_int, clReleaseDeviceEXT, device, DEVICE, CL_INVALID_DEVICE,
 /* CL_INVALID_CONTEXT if context is not a valid context or was not created from a GL context */
 HCQCL_DEFAULT_NULL(cl_event, clCreateEventFromGLsyncKHR, context, CONTEXT, CL_INVALID_CONTEXT,
                    CL_INVALID_CONTEXT, (cl_context context, cl_GLsync sync, cl_int *errcode_ret))
-
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_OPERATION if there are no devices in context that support images */
-HCQCL_DEFAULT_NULL(cl_mem, clCreateImage, context, CONTEXT, CL_INVALID_CONTEXT,
-                   CL_INVALID_OPERATION, (cl_context context, cl_mem_flags flags,
-                   const cl_image_format *image_format, const cl_image_desc *image_desc,
-                   void *host_ptr, cl_int *errcode_ret))
-
-/* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-/* CL_INVALID_OPERATION if the device associated with command_queue does not support images */
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueFillImage, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_mem image,
-                  const void *fill_color, const size_t *origin, const size_t *region,
-                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                  cl_event *event))
 
 /* CL_INVALID_CONTEXT if context is not a valid context */
 /* CL_INVALID_CONTEXT if context is not a valid context or was not created from a GL context */
@@ -326,12 +240,6 @@ HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMUnmap, command_queue, QUEUE, CL_INVALID_CO
                   cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                   cl_event *event))
 
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_OPERATION if images are not supported by any device associated with context */
-HCQCL_DEFAULT_NULL(cl_sampler, clCreateSamplerWithProperties, context, CONTEXT, CL_INVALID_CONTEXT,
-                   CL_INVALID_OPERATION, (cl_context context,
-                   const cl_sampler_properties *sampler_properties, cl_int *errcode_ret))
-
 /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
 /* CL_INVALID_OPERATION if the device associated with command_queue does not support SVM */
 HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMigrateMem, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
@@ -339,10 +247,3 @@ HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMigrateMem, command_queue, QUEUE, CL_INVAL
                   const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags,
                   cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                   cl_event *event))
-
-/* CL_INVALID_CONTEXT if context is not a valid context */
-/* CL_INVALID_OPERATION if there are no devices in context that support images */
-HCQCL_DEFAULT_NULL(cl_mem, clCreateImageWithProperties, context, CONTEXT, CL_INVALID_CONTEXT,
-                   CL_INVALID_OPERATION, (cl_context context, const cl_mem_properties *properties,
-                   cl_mem_flags flags, const cl_image_format *image_format,
-                   const cl_image_desc *image_desc, void *host_ptr, cl_int *errcode_ret))

@@ -56,7 +56,8 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(cc, "HCQCL_CC", "", "path of hcqcl-cc for builds from source")                      \
     X(ptxas, "HCQCL_PTXAS", "", "path of ptxas for PTX binaries")                    \
     X(staging_threads, "HCQCL_STAGING_THREADS", "", "threads per pageable copy (min(8, cores/2))") \
-    X(host_pages, "HCQCL_HOST_PAGES", "huge", "huge | small | driver: pages of pinned host memory from 2 MiB")
+    X(host_pages, "HCQCL_HOST_PAGES", "huge", "huge | small | driver: pages of pinned host memory from 2 MiB") \
+    X(images, "HCQCL_IMAGES", "0", "1: images and samplers (software images; off: no image support)")
 
 struct util_env {
 #define UTIL_ENV_FIELD(field, name, def, help) const char *field;

@@ -9,6 +9,7 @@
  *   irmeta.c   kernel metadata read back from the textual IR
  *   ircall.c   kernels called by other functions get a copy as a function
  *   irprintf.c printf calls write records into the launch's printf buffer
+ *   irimage.c  the image and sampler conversions image.cl declares
  *   ptx.c      .maxntid for kernels with reqd_work_group_size
  *
  * Exit status (the ICD maps it to an OpenCL error):
@@ -119,6 +120,13 @@ char *cc_ir_printf(const char *ll);
  * a call in ll (the text cc_ir_printf returned), through any functions. */
 void cc_ir_printf_kernels(const char *ll, struct cubin_container_kernel *ks, uint32_t nk);
 
+/* ---- irimage.c ---- */
+/* Define the image and sampler conversions the image built-ins (image.cl)
+ * and sampler literals call, declared in the linked module, as internal
+ * alwaysinline functions (identity, ptrtoint, inttoptr). Returns the new
+ * module text (malloc'ed) or NULL (logged). */
+char *cc_ir_image(const char *ll);
+
 /* ---- ptx.c ---- */
 /* Insert ".maxntid x, y, z" into the .entry of every kernel that has a
  * reqd_work_group_size. Returns the new text (malloc'ed) or NULL when an
@@ -161,7 +169,8 @@ bool cc_shim_cache_usable(const char *path);
 /* Keep the bitcode file bc at path (atomically; failures are ignored). */
 void cc_shim_cache_store(const char *path, const char *bc);
 
-/* ---- the embedded shim (shim.cl) ---- */
+/* ---- the embedded shim (shim.cl, then src/api/image_abi.h,
+ * image_core.h and image.cl: the image built-ins) ---- */
 extern const unsigned char hcqcl_cc_shim[];
 extern const unsigned long hcqcl_cc_shim_size;
 

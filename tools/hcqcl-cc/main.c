@@ -254,10 +254,18 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
     }
     /* 1. The shim, for this target. */
     /* The 64-bit atomics extensions are off by default for NVPTX in clang
-     * 16; sm_90 has the instructions and the shim defines the builtins. */
+     * 16; sm_90 has the instructions and the shim defines the builtins.
+     * So are images: OpenCL C 1.x declares the image types and built-ins
+     * anyway, but 3D image writes need cl_khr_3d_image_writes, and OpenCL
+     * C 3.0 declares nothing of images without the features
+     * __opencl_c_images and __opencl_c_3d_image_writes (image.cl defines
+     * them all; read_write images, __opencl_c_read_write_images, are not
+     * supported). */
     const char *common[] = { "-target", "nvptx64-nvidia-nvcl", march, "-x", "cl",
                              "-Xclang", "-finclude-default-header", "-Xclang",
-                             "-cl-ext=+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics" };
+                             "-cl-ext=+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
+                             "+__opencl_c_images,+__opencl_c_3d_image_writes,"
+                             "+cl_khr_3d_image_writes" };
     cc_argv_add(&v, t.clang);
     for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
         cc_argv_add(&v, common[i]);
@@ -361,6 +369,15 @@ again:
     r->ll = ll2;
     /* printf calls: records in the launch's printf buffer. */
     ll2 = cc_ir_printf(r->ll);
+    if (!ll2 || cc_write_file(ll, ll2, strlen(ll2)) != 0) {
+        free(ll2);
+        rc = CC_BUILD_FAILED;
+        goto out;
+    }
+    free(r->ll);
+    r->ll = ll2;
+    /* Image built-ins: their image and sampler conversions defined. */
+    ll2 = cc_ir_image(r->ll);
     if (!ll2 || cc_write_file(ll, ll2, strlen(ll2)) != 0) {
         free(ll2);
         rc = CC_BUILD_FAILED;
