@@ -35,7 +35,7 @@ bool hcqcl_images_enabled(void)
     int v = __atomic_load_n(&on, __ATOMIC_RELAXED);
     if (v < 0) {
         const char *s = util_env()->images;
-        v = s && s[0] == '1' && s[1] == 0;
+        v = !(s && s[0] == '0' && s[1] == 0);
         __atomic_store_n(&on, v, __ATOMIC_RELAXED);
     }
     return v;

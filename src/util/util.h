@@ -57,7 +57,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(ptxas, "HCQCL_PTXAS", "", "path of ptxas for PTX binaries")                    \
     X(staging_threads, "HCQCL_STAGING_THREADS", "", "threads per pageable copy (min(8, cores/2))") \
     X(host_pages, "HCQCL_HOST_PAGES", "huge", "huge | small | driver: pages of pinned host memory from 2 MiB") \
-    X(images, "HCQCL_IMAGES", "0", "1: images and samplers (software images; off: no image support)")
+    X(images, "HCQCL_IMAGES", "1", "0: no image support (images and samplers are software images)")
 
 struct util_env {
 #define UTIL_ENV_FIELD(field, name, def, help) const char *field;

@@ -9,7 +9,7 @@
  * pointers), 1D image buffers aliasing their buffer, events and wait
  * lists, the transfer errors, and samplers.
  *
- * Run without HCQCL_IMAGES=1 (test api_image_off) it checks instead that
+ * Run with HCQCL_IMAGES=0 (test api_image_off) it checks instead that
  * the device has no images: limits 0, no formats, and every image and
  * sampler entry point refusing as before images existed.
  */
@@ -68,7 +68,7 @@ static void test_images_off(void)
 {
     cl_bool support = CL_TRUE;
     EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_IMAGE_SUPPORT, sizeof(support), &support, NULL));
-    EXPECT(support == CL_FALSE, "image support without HCQCL_IMAGES=1");
+    EXPECT(support == CL_FALSE, "image support with HCQCL_IMAGES=0");
     const cl_device_info uints[] = {CL_DEVICE_MAX_READ_IMAGE_ARGS, CL_DEVICE_MAX_WRITE_IMAGE_ARGS,
                                     CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, CL_DEVICE_MAX_SAMPLERS,
                                     CL_DEVICE_IMAGE_PITCH_ALIGNMENT,
@@ -150,7 +150,7 @@ static void test_device_info(void)
 {
     cl_bool support = CL_FALSE;
     EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_IMAGE_SUPPORT, sizeof(support), &support, NULL));
-    EXPECT(support == CL_TRUE, "no image support with HCQCL_IMAGES=1");
+    EXPECT(support == CL_TRUE, "no image support with images on");
     const struct {
         cl_device_info p;
         cl_uint v;
@@ -1296,8 +1296,10 @@ static void test_cycles(void)
 int main(void)
 {
     cltest_setup(&plat, &dev, &ctx, &queue);
-    const char *on = getenv("HCQCL_IMAGES");
-    if (on && !strcmp(on, "1")) {
+    /* Images are on unless HCQCL_IMAGES=0. */
+    const char *sw = getenv("HCQCL_IMAGES");
+    const bool on = !(sw && !strcmp(sw, "0"));
+    if (on) {
         test_device_info();
         test_formats();
         test_create_errors();
@@ -1311,5 +1313,5 @@ int main(void)
         test_images_off();
     }
     cltest_teardown(ctx, queue);
-    return cltest_result(on && !strcmp(on, "1") ? "api_image" : "api_image_off");
+    return cltest_result(on ? "api_image" : "api_image_off");
 }

@@ -279,7 +279,7 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
 
     cl_bool b;
     GET(d, CL_DEVICE_IMAGE_SUPPORT, b);
-    EXPECT(!b, "image support");
+    EXPECT(b, "no image support (images are on by default; api_image covers both settings)");
     GET(d, CL_DEVICE_AVAILABLE, b);
     EXPECT(b, "not available");
     /* The build has hcqcl-cc and fills a kernel cache beside the library:
@@ -368,8 +368,10 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
     EXPECT(c12 && c30, "OpenCL C versions lack 1.2 or 3.0 (%zu listed)", n);
     free(cv);
     cl_name_version *feat = get_array(d, CL_DEVICE_OPENCL_C_FEATURES, sizeof(*feat), &n);
-    EXPECT(n == 2 && has_name(feat, n, "__opencl_c_fp64", NULL) &&
-               has_name(feat, n, "__opencl_c_int64", NULL),
+    EXPECT(n == 4 && has_name(feat, n, "__opencl_c_fp64", NULL) &&
+               has_name(feat, n, "__opencl_c_int64", NULL) &&
+               has_name(feat, n, "__opencl_c_images", NULL) &&
+               has_name(feat, n, "__opencl_c_3d_image_writes", NULL),
            "OpenCL C features: %zu", n);
     free(feat);
 
