@@ -386,7 +386,10 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT_NV:
         OUT_VAL(cl_uint, info->async_ce_count ? info->async_ce_count : 1);
     case CL_DEVICE_PCI_BUS_ID_NV: OUT_VAL(cl_uint, info->pci_bus);
-    case CL_DEVICE_PCI_SLOT_ID_NV: OUT_VAL(cl_uint, info->pci_device << 3 | info->pci_function);
+    /* The device number alone, as NVIDIA's driver gives it (the H200 at
+     * 0000:00:06.0: 6, not the devfn 0x30 clinfo's "Device Topology (NV)"
+     * would decode; docs/gpu-runs.md, 2026-12-05). */
+    case CL_DEVICE_PCI_SLOT_ID_NV: OUT_VAL(cl_uint, info->pci_device);
     case CL_DEVICE_PCI_DOMAIN_ID_NV: OUT_VAL(cl_uint, info->pci_domain);
     default:
         /* CL_INVALID_VALUE if param_name is not one of the supported values */
