@@ -199,39 +199,6 @@ static cl_int image_check_desc(const cl_image_desc *d, size_t elem, const void *
     return CL_SUCCESS;
 }
 
-/* The flags of an image made from a buffer: access, host pointer and
- * host access flags not given are the buffer's. */
-static cl_int image_buffer_flags(cl_mem buf, cl_mem_flags flags, cl_mem_flags *out)
-{
-    const cl_mem_flags parent = buf->flags;
-    /* CL_INVALID_VALUE if an image is being created from another memory object (buffer or image) and flags specifies CL_MEM_USE_HOST_PTR or CL_MEM_ALLOC_HOST_PTR or CL_MEM_COPY_HOST_PTR */
-    HCQCL_CHECK(!(flags & MEM_HOST_PTR_FLAGS), CL_INVALID_VALUE, "host pointer flags");
-    /* CL_INVALID_VALUE if an image is being created from another memory object (buffer or image) and mem_object was created with CL_MEM_WRITE_ONLY and flags specifies CL_MEM_READ_WRITE or CL_MEM_READ_ONLY */
-    HCQCL_CHECK(!((parent & CL_MEM_WRITE_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_READ_ONLY))),
-                CL_INVALID_VALUE, "buffer is WRITE_ONLY");
-    /* CL_INVALID_VALUE if an image is being created from another memory object (buffer or image) and mem_object was created with CL_MEM_READ_ONLY and flags specifies CL_MEM_READ_WRITE or CL_MEM_WRITE_ONLY */
-    HCQCL_CHECK(!((parent & CL_MEM_READ_ONLY) && (flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY))),
-                CL_INVALID_VALUE, "buffer is READ_ONLY");
-    /* CL_INVALID_VALUE if an image is being created from another memory object (buffer or image) and mem_object was created with CL_MEM_HOST_WRITE_ONLY and flags specifies CL_MEM_HOST_READ_ONLY */
-    HCQCL_CHECK(!((parent & CL_MEM_HOST_WRITE_ONLY) && (flags & CL_MEM_HOST_READ_ONLY)),
-                CL_INVALID_VALUE, "buffer is HOST_WRITE_ONLY");
-    /* CL_INVALID_VALUE if an image is being created from another memory object (buffer or image) and mem_object was created with CL_MEM_HOST_READ_ONLY and flags specifies CL_MEM_HOST_WRITE_ONLY */
-    HCQCL_CHECK(!((parent & CL_MEM_HOST_READ_ONLY) && (flags & CL_MEM_HOST_WRITE_ONLY)),
-                CL_INVALID_VALUE, "buffer is HOST_READ_ONLY");
-    /* CL_INVALID_VALUE if an image is being created from another memory object (buffer or image) and mem_object was created with CL_MEM_HOST_NO_ACCESS and flags specifies CL_MEM_HOST_READ_ONLY or CL_MEM_HOST_WRITE_ONLY */
-    HCQCL_CHECK(!((parent & CL_MEM_HOST_NO_ACCESS) &&
-                  (flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY))),
-                CL_INVALID_VALUE, "buffer is HOST_NO_ACCESS");
-    cl_mem_flags f = flags;
-    if (!(flags & MEM_ACCESS_FLAGS))
-        f |= parent & MEM_ACCESS_FLAGS;
-    f |= parent & MEM_HOST_PTR_FLAGS;
-    if (!(flags & MEM_HOST_ACCESS_FLAGS))
-        f |= parent & MEM_HOST_ACCESS_FLAGS;
-    *out = f;
-    return CL_SUCCESS;
-}
-
 /* rows x layers of the store: (height, depth or array size) by type. */
 static void image_rows(const cl_image_desc *d, size_t *rows, size_t *slices)
 {
@@ -290,7 +257,9 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
         HCQCL_CHECK_GOTO(hcqcl_mem_valid(buf) && buf->type == CL_MEM_OBJECT_BUFFER &&
                              buf->ctx == ctx,
                          err, CL_INVALID_IMAGE_DESCRIPTOR, "buffer %p", (void *)buf);
-        err = image_buffer_flags(buf, flags, &eff);
+        /* The rules of an image made from a buffer are a sub-buffer's
+         * (CL_INVALID_VALUE for flags the buffer's flags exclude). */
+        err = hcqcl_mem_derived_flags(buf->flags, flags, &eff);
         if (err != CL_SUCCESS)
             goto fail;
         /* CL_INVALID_IMAGE_SIZE if image_width x the element size exceeds the size of the buffer object */

@@ -537,12 +537,13 @@ cl_mem hcqcl_clCreateBufferWithProperties(cl_context context, const cl_mem_prope
 }
 
 /* The sub-buffer's flags: what flags asks for, the rest inherited. */
-static cl_int sub_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *out)
+/* The flags of a memory object made from a buffer: a sub-buffer, or an
+ * image from clCreateImage's mem_object. Both entry points word the same
+ * rules, one for "buffer", the other for "mem_object"; quoted here as
+ * clCreateSubBuffer words them. Flags not given (access, host access) are
+ * the buffer's, and so are its host pointer flags. */
+cl_int hcqcl_mem_derived_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *out)
 {
-    /* CL_INVALID_VALUE if values specified in flags are not valid */
-    cl_int err = hcqcl_mem_check_flags(flags);
-    if (err != CL_SUCCESS)
-        return err;
     /* CL_INVALID_VALUE if flags specifies CL_MEM_USE_HOST_PTR, CL_MEM_ALLOC_HOST_PTR or CL_MEM_COPY_HOST_PTR */
     HCQCL_CHECK(!(flags & MEM_HOST_PTR_FLAGS), CL_INVALID_VALUE, "host pointer flags on a sub-buffer");
     /* CL_INVALID_VALUE if buffer was created with CL_MEM_WRITE_ONLY and flags specifies CL_MEM_READ_WRITE or CL_MEM_READ_ONLY */
@@ -569,6 +570,15 @@ static cl_int sub_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *o
         f |= parent & MEM_HOST_ACCESS_FLAGS;
     *out = f;
     return CL_SUCCESS;
+}
+
+static cl_int sub_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *out)
+{
+    /* CL_INVALID_VALUE if values specified in flags are not valid */
+    cl_int err = hcqcl_mem_check_flags(flags);
+    if (err != CL_SUCCESS)
+        return err;
+    return hcqcl_mem_derived_flags(parent, flags, out);
 }
 
 cl_mem hcqcl_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,

@@ -649,6 +649,10 @@ cl_int hcqcl_mem_check_props(const cl_mem_properties *props, size_t *bytes);
 /* The "Memory Flags" rules of buffers (known bits, mutually exclusive
  * groups): CL_SUCCESS or CL_INVALID_VALUE. */
 cl_int hcqcl_mem_check_flags(cl_mem_flags flags);
+/* The flags of a sub-buffer or an image made from buffer flags `parent`
+ * (flags checked by hcqcl_mem_check_flags first): the spec's rules for
+ * both, and what is not given taken from the buffer. */
+cl_int hcqcl_mem_derived_flags(cl_mem_flags parent, cl_mem_flags flags, cl_mem_flags *out);
 /* True when handle is a live memory object of hcqcl, decided without
  * dereferencing it (for bytes that may or may not be a handle). Any
  * thread. */
