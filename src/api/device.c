@@ -317,7 +317,8 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     /* No program-scope global variables (clang offers none for NVPTX). */
     case CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE:
     case CL_DEVICE_GLOBAL_VARIABLE_PREFERRED_TOTAL_SIZE: OUT_VAL(size_t, 0);
-    /* No device-side enqueue, pipes, SVM or sub-groups. */
+    /* No device-side enqueue, pipes or sub-groups; SVM is coarse-grained
+     * buffers only (svm.c). */
     case CL_DEVICE_QUEUE_ON_DEVICE_PROPERTIES: OUT_VAL(cl_command_queue_properties, 0);
     case CL_DEVICE_QUEUE_ON_DEVICE_PREFERRED_SIZE:
     case CL_DEVICE_QUEUE_ON_DEVICE_MAX_SIZE:
@@ -331,7 +332,8 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_PREFERRED_LOCAL_ATOMIC_ALIGNMENT:
     case CL_DEVICE_MAX_NUM_SUB_GROUPS: OUT_VAL(cl_uint, 0);
     case CL_DEVICE_DEVICE_ENQUEUE_CAPABILITIES: OUT_VAL(cl_device_device_enqueue_capabilities, 0);
-    case CL_DEVICE_SVM_CAPABILITIES: OUT_VAL(cl_device_svm_capabilities, 0);
+    case CL_DEVICE_SVM_CAPABILITIES:
+        OUT_VAL(cl_device_svm_capabilities, CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
     /* clEnqueueNDRangeKernel splits an uneven range into a uniform launch
      * and remainder launches (enqueue_kernel.c), for programs built with
      * -cl-std=CL2.0/CL3.0 and without -cl-uniform-work-group-size. */

@@ -324,6 +324,14 @@ cl_int hcqcl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memo
     /* CL_INVALID_CONTEXT if the context associated with command_queue and memobj are not the same */
     HCQCL_CHECK(memobj->ctx == hcqcl_queue_context(q), CL_INVALID_CONTEXT,
                 "mem %p of another context", (void *)memobj);
+    return hcqcl_unmap_enqueue(q, memobj, mapped_ptr, CL_COMMAND_UNMAP_MEM_OBJECT,
+                               num_events_in_wait_list, event_wait_list, event);
+}
+
+cl_int hcqcl_unmap_enqueue(cl_command_queue q, cl_mem memobj, void *mapped_ptr,
+                           cl_command_type type, cl_uint num_events_in_wait_list,
+                           const cl_event *event_wait_list, cl_event *event)
+{
     /* CL_INVALID_EVENT_WAIT_LIST / CL_INVALID_CONTEXT for the wait list (before the mapping is taken off) */
     cl_int err = hcqcl_wait_list_check(hcqcl_queue_context(q), num_events_in_wait_list,
                                        event_wait_list);
@@ -338,7 +346,7 @@ cl_int hcqcl_clEnqueueUnmapMemObject(cl_command_queue command_queue, cl_mem memo
         pinned_remove(memobj, map->ptr);
 
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin(q, CL_COMMAND_UNMAP_MEM_OBJECT, HCQCL_XFER_H2D,
+    err = hcqcl_xfer_begin(q, type, HCQCL_XFER_H2D,
                            num_events_in_wait_list, event_wait_list, &cmd);
     if (err != CL_SUCCESS) {
         map_relink(memobj, map);

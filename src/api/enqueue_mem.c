@@ -331,9 +331,9 @@ no_resources:
 
 /* ---- Entry points --------------------------------------------------- */
 
-static cl_int xfer_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset,
-                              size_t size, void *ptr, cl_uint num_events,
-                              const cl_event *wait_list, cl_event *event, bool write)
+cl_int hcqcl_enqueue_rw(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset,
+                        size_t size, void *ptr, bool write, cl_command_type type,
+                        cl_uint num_events, const cl_event *wait_list, cl_event *event)
 {
     cl_int err = hcqcl_xfer_check_args(q, 1, &buf);
     if (err != CL_SUCCESS)
@@ -343,9 +343,7 @@ static cl_int xfer_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking, 
     if (err != CL_SUCCESS)
         return err;
     struct hcqcl_cmd cmd;
-    err = hcqcl_xfer_begin_host(q, buf, ptr, write,
-                                write ? CL_COMMAND_WRITE_BUFFER : CL_COMMAND_READ_BUFFER,
-                                num_events, wait_list, &cmd);
+    err = hcqcl_xfer_begin_host(q, buf, ptr, write, type, num_events, wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
@@ -362,8 +360,9 @@ cl_int hcqcl_clEnqueueReadBuffer(cl_command_queue command_queue, cl_mem buffer,
                                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
                                  cl_event *event)
 {
-    return xfer_read_write(command_queue, buffer, blocking_read, offset, size, ptr,
-                           num_events_in_wait_list, event_wait_list, event, false);
+    return hcqcl_enqueue_rw(command_queue, buffer, blocking_read, offset, size, ptr, false,
+                            CL_COMMAND_READ_BUFFER, num_events_in_wait_list, event_wait_list,
+                            event);
 }
 
 cl_int hcqcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
@@ -371,8 +370,9 @@ cl_int hcqcl_clEnqueueWriteBuffer(cl_command_queue command_queue, cl_mem buffer,
                                   const void *ptr, cl_uint num_events_in_wait_list,
                                   const cl_event *event_wait_list, cl_event *event)
 {
-    return xfer_read_write(command_queue, buffer, blocking_write, offset, size, (void *)ptr,
-                           num_events_in_wait_list, event_wait_list, event, true);
+    return hcqcl_enqueue_rw(command_queue, buffer, blocking_write, offset, size, (void *)ptr,
+                            true, CL_COMMAND_WRITE_BUFFER, num_events_in_wait_list,
+                            event_wait_list, event);
 }
 
 /* ---- Device-to-device copies on the compute engine ---------------- */
@@ -404,7 +404,16 @@ cl_int hcqcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buff
                                  size_t size, cl_uint num_events_in_wait_list,
                                  const cl_event *event_wait_list, cl_event *event)
 {
-    cl_command_queue q = command_queue;
+    return hcqcl_enqueue_copy(command_queue, src_buffer, dst_buffer, src_offset, dst_offset,
+                              size, false, CL_COMMAND_COPY_BUFFER, num_events_in_wait_list,
+                              event_wait_list, event);
+}
+
+cl_int hcqcl_enqueue_copy(cl_command_queue q, cl_mem src_buffer, cl_mem dst_buffer,
+                          size_t src_offset, size_t dst_offset, size_t size, bool blocking,
+                          cl_command_type type, cl_uint num_events_in_wait_list,
+                          const cl_event *event_wait_list, cl_event *event)
+{
     cl_int err = hcqcl_xfer_check_args(q, 2, (const cl_mem[]){src_buffer, dst_buffer});
     if (err != CL_SUCCESS)
         return err;
@@ -426,10 +435,10 @@ cl_int hcqcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buff
     const bool kernel = d2d_on_compute(dev, src_buffer, dst_buffer, size);
     struct hcqcl_cmd cmd;
     if (kernel)
-        err = hcqcl_cmd_begin(q, CL_COMMAND_COPY_BUFFER, HCQ_ENGINE_COMPUTE,
+        err = hcqcl_cmd_begin(q, type, HCQ_ENGINE_COMPUTE,
                               num_events_in_wait_list, event_wait_list, &cmd);
     else
-        err = hcqcl_xfer_begin(q, CL_COMMAND_COPY_BUFFER, HCQCL_XFER_D2D,
+        err = hcqcl_xfer_begin(q, type, HCQCL_XFER_D2D,
                                num_events_in_wait_list, event_wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;
@@ -445,7 +454,7 @@ cl_int hcqcl_clEnqueueCopyBuffer(cl_command_queue command_queue, cl_mem src_buff
         hcqcl_cmd_abort(&cmd);
         return CL_OUT_OF_RESOURCES;
     }
-    return hcqcl_cmd_end(&cmd, false, event);
+    return hcqcl_cmd_end(&cmd, blocking, event);
 }
 
 /* The shortest unit (1, 2, 4 or 8 bytes) that repeats to make pattern,
@@ -512,16 +521,27 @@ cl_int hcqcl_clEnqueueFillBuffer(cl_command_queue command_queue, cl_mem buffer,
     err = hcqcl_xfer_check_fill(pattern, pattern_size, offset, size, buffer->size);
     if (err != CL_SUCCESS)
         return err;
+    return hcqcl_enqueue_fill(q, buffer, pattern, pattern_size, offset, size,
+                              CL_COMMAND_FILL_BUFFER, num_events_in_wait_list, event_wait_list,
+                              event);
+}
+
+cl_int hcqcl_enqueue_fill(cl_command_queue q, cl_mem buffer, const void *pattern,
+                          size_t pattern_size, size_t offset, size_t size, cl_command_type type,
+                          cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                          cl_event *event)
+{
+    cl_int err;
 
     /* Large fills of device memory: the built-in fill kernel, as copies. */
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
     const bool kernel = d2d_on_compute(dev, buffer, buffer, size);
     struct hcqcl_cmd cmd;
     if (kernel)
-        err = hcqcl_cmd_begin(q, CL_COMMAND_FILL_BUFFER, HCQ_ENGINE_COMPUTE,
+        err = hcqcl_cmd_begin(q, type, HCQ_ENGINE_COMPUTE,
                               num_events_in_wait_list, event_wait_list, &cmd);
     else
-        err = hcqcl_xfer_begin(q, CL_COMMAND_FILL_BUFFER, HCQCL_XFER_D2D,
+        err = hcqcl_xfer_begin(q, type, HCQCL_XFER_D2D,
                                num_events_in_wait_list, event_wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;

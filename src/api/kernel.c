@@ -423,6 +423,8 @@ cl_int hcqcl_kernel_params(cl_kernel k, cl_device_id d, void *block, uint32_t *d
         uint64_t word;
         /* CL_INVALID_KERNEL_ARGS if the kernel argument values have not been specified */
         HCQCL_CHECK(av->set, CL_INVALID_KERNEL_ARGS, "'%s' arg %u not set", desc->name, a);
+        if (av->svm)
+            continue; /* clSetKernelArgSVMPointer: the address is in the block */
         if (av->is_local) {
             local_end = util_align_up(local_end, UTIL_MAX(ad->align, 16u));
             word = local_end;

@@ -192,16 +192,27 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
     return CL_SUCCESS;
 }
 
-HCQCL_NOT_OFFERED(clSetKernelArgSVMPointer);
 cl_int hcqcl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const void *arg_value)
 {
     /* CL_INVALID_KERNEL if kernel is not a valid kernel object */
     HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
-    /* CL_INVALID_OPERATION if no devices in the context associated with kernel support SVM */
-    HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports SVM");
+    const struct hcqcl_kernel_desc *desc = kernel->desc;
+    /* CL_INVALID_ARG_INDEX if arg_index is not a valid argument index */
+    HCQCL_CHECK(arg_index < desc->num_args, CL_INVALID_ARG_INDEX, "arg %u of %u", arg_index,
+                desc->num_args);
+    const struct hcqcl_arg_desc *ad = &desc->args[arg_index];
+    /* CL_INVALID_ARG_VALUE if arg_value specified is not a valid value: SVM pointers are for arguments declared to be a pointer to global or constant memory */
+    HCQCL_CHECK((ad->kind == HCQCL_ARG_GLOBAL || ad->kind == HCQCL_ARG_POINTER) && ad->size == 8,
+                CL_INVALID_ARG_VALUE, "arg %u is not a global or constant pointer", arg_index);
+    /* The GPU address of an SVM allocation is its host address: the
+     * pointer is the argument's value, whatever allocation it is in. */
+    const uint64_t word = (uintptr_t)arg_value;
+    memcpy(kernel->values + ad->offset, &word, sizeof(word));
+    kernel->args[arg_index] = (struct hcqcl_arg_value){.set = true, .svm = true};
+    hcqcl_kernel_args_changed(kernel);
+    return CL_SUCCESS;
 }
 
-HCQCL_NOT_OFFERED(clSetKernelExecInfo);
 cl_int hcqcl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_name,
                                  size_t param_value_size, const void *param_value)
 {
@@ -209,8 +220,14 @@ cl_int hcqcl_clSetKernelExecInfo(cl_kernel kernel, cl_kernel_exec_info param_nam
     HCQCL_CHECK(hcqcl_kernel_valid(kernel), CL_INVALID_KERNEL, "kernel %p", (void *)kernel);
     switch (param_name) {
     case CL_KERNEL_EXEC_INFO_SVM_PTRS:
-        /* CL_INVALID_OPERATION for CL_KERNEL_EXEC_INFO_SVM_PTRS if no devices in the context associated with kernel support SVM */
-        HCQCL_FAIL(CL_INVALID_OPERATION, "no device supports SVM");
+        /* CL_INVALID_VALUE if param_value is NULL and param_value_size is greater than zero, or if the size specified by param_value_size is not valid */
+        HCQCL_CHECK((param_value || !param_value_size) && param_value_size % sizeof(void *) == 0,
+                    CL_INVALID_VALUE, "SVM_PTRS: value %p, %zu bytes", param_value,
+                    param_value_size);
+        /* Every SVM allocation is mapped on every device of its context
+         * for its whole life: pointers the kernel finds in memory need
+         * nothing more. */
+        return CL_SUCCESS;
     case CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM:
         /* CL_INVALID_VALUE if param_value is NULL or if the size specified by param_value_size is not valid */
         HCQCL_CHECK(param_value && param_value_size == sizeof(cl_bool), CL_INVALID_VALUE,

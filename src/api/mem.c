@@ -154,7 +154,7 @@ uint64_t hcqcl_mem_va(cl_mem m, struct hcq_device *dev)
     int i = ctx_device_index(m->ctx, dev);
     if (i < 0 || !root->store || !root->store[i])
         return 0;
-    return root->store[i]->va + m->offset;
+    return root->store[i]->va + root->store_offset + m->offset;
 }
 
 void *hcqcl_mem_cpu(cl_mem m)
@@ -261,12 +261,26 @@ static int mem_upload(struct hcq_device *dev, uint64_t dst_va, const void *src, 
 
 static void mem_store_free(cl_mem m)
 {
-    if (m->store) {
+    if (m->svm_root) { /* the SVM allocation's store */
+        m->store = NULL;
+        return;
+    }
+    if (m->svm_mirror) {
         for (unsigned i = 0; i < m->store_count; i++)
+            hcq_mem_free(m->svm_mirror[i]);
+        free(m->svm_mirror);
+        m->svm_mirror = NULL;
+    }
+    if (m->store) {
+        /* SVM stores of several devices: the first made the UVM range
+         * the others map into; it goes last. */
+        for (unsigned i = m->store_count; i-- > 0;)
             hcq_mem_free(m->store[i]);
         free(m->store);
         m->store = NULL;
     }
+    if (m->svm && m->pages)
+        hcq_va_unreserve((uintptr_t)m->pages, m->pages_size);
     if (m->pages) {
         munmap(m->pages, m->pages_size);
         m->pages = NULL;
@@ -423,6 +437,8 @@ static void mem_destroy(cl_mem m)
     }
     if (m->parent)
         hcqcl_clReleaseMemObject(m->parent);
+    if (m->svm_root)
+        hcqcl_clReleaseMemObject(m->svm_root);
     if (m->ctx)
         hcqcl_clReleaseContext(m->ctx);
     free(m->props);
@@ -459,8 +475,37 @@ static cl_mem mem_create_buffer(cl_context ctx, const cl_mem_properties *props,
     HCQCL_CHECK_GOTO(!host_ptr || (flags & (CL_MEM_USE_HOST_PTR | CL_MEM_COPY_HOST_PTR)), err,
                      CL_INVALID_HOST_PTR, "host_ptr given without USE/COPY_HOST_PTR");
 
-    m = hcqcl_mem_create(ctx, props, props_size, flags, size, host_ptr,
-                         (flags & CL_MEM_COPY_HOST_PTR) ? host_ptr : NULL, &err);
+    size_t svm_off = 0;
+    cl_mem svm = host_ptr ? hcqcl_svm_find(ctx, host_ptr, 0, &svm_off) : NULL;
+    /* CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR is set in flags, and host_ptr is a pointer returned by clSVMAlloc, and size is greater than the size passed to clSVMAlloc */
+    if (svm && size > svm->size - svm_off) {
+        hcqcl_clReleaseMemObject(svm);
+        HCQCL_CHECK_GOTO(false, err, CL_INVALID_BUFFER_SIZE,
+                         "%zu bytes from %p: beyond its SVM allocation", size, host_ptr);
+    }
+    if (svm && !(flags & CL_MEM_USE_HOST_PTR)) {
+        hcqcl_clReleaseMemObject(svm);
+        svm = NULL;
+    }
+    if (svm) {
+        /* The buffer uses the SVM allocation's memory as its store. */
+        m = hcqcl_mem_create_alias(svm, svm_off, flags, size, host_ptr);
+        hcqcl_clReleaseMemObject(svm);
+        HCQCL_CHECK_GOTO(m, err, CL_OUT_OF_HOST_MEMORY, "buffer on SVM");
+        if (props_size) {
+            m->props = malloc(props_size);
+            if (!m->props) {
+                hcqcl_clReleaseMemObject(m);
+                m = NULL;
+                HCQCL_CHECK_GOTO(false, err, CL_OUT_OF_HOST_MEMORY, "properties");
+            }
+            memcpy(m->props, props, props_size);
+            m->props_size = props_size;
+        }
+    } else {
+        m = hcqcl_mem_create(ctx, props, props_size, flags, size, host_ptr,
+                             (flags & CL_MEM_COPY_HOST_PTR) ? host_ptr : NULL, &err);
+    }
     if (!m)
         goto fail;
     if (errcode_ret)
@@ -507,6 +552,46 @@ fail:
     if (errcode_ret)
         *errcode_ret = err;
     return NULL;
+}
+
+cl_mem hcqcl_mem_create_svm(cl_context ctx, cl_mem_flags flags, size_t size, void *pages,
+                            size_t span, struct hcq_mem **store, void *cpu)
+{
+    cl_mem m = mem_new(ctx, flags, size);
+    if (!m) {
+        for (cl_uint i = ctx->num_devices; i-- > 0;)
+            hcq_mem_free(store[i]);
+        free(store);
+        hcq_va_unreserve((uintptr_t)pages, span);
+        munmap(pages, span);
+        return NULL;
+    }
+    hcqcl_clRetainContext(ctx);
+    m->svm = true;
+    m->host_ptr = pages;
+    m->pages = pages;
+    m->pages_size = span;
+    m->store = store;
+    m->store_count = ctx->num_devices;
+    m->cpu = cpu;
+    return m;
+}
+
+cl_mem hcqcl_mem_create_alias(cl_mem svm, size_t offset, cl_mem_flags flags, size_t size,
+                              void *host_ptr)
+{
+    cl_mem m = mem_new(svm->ctx, flags, size);
+    if (!m)
+        return NULL;
+    hcqcl_clRetainContext(svm->ctx);
+    hcqcl_clRetainMemObject(svm);
+    m->svm_root = svm;
+    m->store = svm->store;
+    m->store_count = svm->store_count;
+    m->store_offset = offset;
+    m->cpu = svm->cpu ? (uint8_t *)svm->cpu + offset : NULL;
+    m->host_ptr = host_ptr;
+    return m;
 }
 
 cl_mem hcqcl_mem_create_view(cl_mem buf, cl_mem_flags flags, size_t size)
@@ -718,7 +803,8 @@ cl_int hcqcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t pa
         n = sizeof(v.mem);
         break;
     case CL_MEM_OFFSET: v.size = memobj->image ? 0 : memobj->offset; n = sizeof(v.size); break;
-    case CL_MEM_USES_SVM_POINTER: v.b = CL_FALSE; n = sizeof(v.b); break;
+    /* CL_TRUE for a buffer made with CL_MEM_USE_HOST_PTR on an SVM pointer, and its sub-buffers */
+    case CL_MEM_USES_SVM_POINTER: v.b = mem_root(memobj)->svm_root != NULL; n = sizeof(v.b); break;
     case CL_MEM_PROPERTIES: src = memobj->props; n = memobj->props_size; break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */
@@ -731,6 +817,28 @@ cl_int hcqcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t pa
 /* Map bookkeeping                                                      */
 /* ------------------------------------------------------------------ */
 
+/* The host pages of SVM allocation svm registered with dev (made at the
+ * first map on dev: pinning all of a large allocation costs time that
+ * programs using only memcpy and kernels never need to spend). */
+static cl_int svm_mirror(cl_mem svm, struct hcq_device *dev, struct hcq_mem **out)
+{
+    int i = ctx_device_index(svm->ctx, dev);
+    HCQCL_CHECK(i >= 0, CL_INVALID_CONTEXT, "device not in the allocation's context");
+    int rc = 0;
+    pthread_mutex_lock(&svm->lock);
+    if (!svm->svm_mirror)
+        svm->svm_mirror = calloc(svm->store_count, sizeof(*svm->svm_mirror));
+    if (!svm->svm_mirror)
+        rc = -ENOMEM;
+    else if (!svm->svm_mirror[i])
+        rc = hcq_mem_register(dev, svm->pages, svm->pages_size, &svm->svm_mirror[i]);
+    *out = rc == 0 ? svm->svm_mirror[i] : NULL;
+    pthread_mutex_unlock(&svm->lock);
+    HCQCL_CHECK(rc == 0, err_from_errno(rc), "SVM pages of %zu bytes not registered: %d",
+                svm->pages_size, rc);
+    return CL_SUCCESS;
+}
+
 cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t size,
                          cl_map_flags flags, struct hcqcl_mapping **out)
 {
@@ -741,7 +849,25 @@ cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t
     map->size = size;
     map->flags = flags;
     map->dev = dev;
-    if (m->flags & CL_MEM_USE_HOST_PTR) {
+    cl_mem svm = root->svm ? root : root->svm_root;
+    if (svm && !root->cpu) {
+        /* SVM in device memory: the map copies between the store and the
+         * allocation's own host pages, at the SVM address itself. */
+        const size_t at = root->store_offset + m->offset + offset;
+        struct hcq_mem *mirror = NULL;
+        cl_int err = svm_mirror(svm, dev, &mirror);
+        if (err != CL_SUCCESS) {
+            free(map);
+            return err;
+        }
+        map->view = *mirror;
+        map->view.va += at;
+        map->view.cpu = (uint8_t *)svm->pages + at;
+        map->view.size = size;
+        map->staging = &map->view;
+        map->ptr = map->view.cpu;
+        map->kind = HCQCL_MAP_GPU_COPY;
+    } else if (m->flags & CL_MEM_USE_HOST_PTR) {
         /* The spec returns host_ptr + offset for USE_HOST_PTR buffers. */
         map->ptr = (uint8_t *)m->host_ptr + offset;
         map->kind = root->shadow ? HCQCL_MAP_CPU_COPY : HCQCL_MAP_DIRECT;
@@ -807,7 +933,8 @@ void hcqcl_mapping_free(struct hcqcl_mapping *map)
 {
     if (!map)
         return;
-    hcq_mem_free(map->staging);
+    if (map->staging != &map->view)
+        hcq_mem_free(map->staging);
     free(map);
 }
 
@@ -816,7 +943,7 @@ void hcqcl_mem_map_park(cl_mem m, struct hcqcl_mapping *map)
     /* First in the list, the others after it; when all places are taken,
      * the smallest of the older ones is dropped (it stays on map and is
      * freed with it). */
-    if (!map->staging)
+    if (!map->staging || map->staging == &map->view)
         return;
     pthread_mutex_lock(&m->lock);
     unsigned drop = 0;

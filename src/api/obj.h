@@ -431,6 +431,7 @@ void hcqcl_device_list(cl_device_id **devices, cl_uint *count);
  * Immutable after creation except refs and the destructor-callback list
  * (guarded by lock), so readers need no lock.
  */
+struct hcqcl_svm;
 struct hcqcl_context_cb {
     struct hcqcl_context_cb *next;
     void(CL_CALLBACK *fn)(cl_context, void *);
@@ -451,6 +452,7 @@ struct _cl_context {
     struct hcqcl_printf_buf *printf_pool; /* idle printf buffers (printf.c), under lock */
     uint32_t printf_out;          /* printf buffers taken by launches, under lock */
     _Atomic uint64_t lost_told;   /* devices (by index, mod 64) whose loss was reported */
+    struct hcqcl_svm *svm;        /* live SVM allocations (svm.c), under lock */
 };
 bool hcqcl_context_valid(cl_context c);
 /* True when d is one of c's devices. */
@@ -581,6 +583,8 @@ struct hcqcl_mapping {
     struct hcq_device *dev;  /* device of the mapping queue */
     void *mem_cpu;           /* CPU_COPY: CPU view of the region's memory */
     struct hcq_mem *staging; /* GPU_COPY: pinned host copy of the region */
+    struct hcq_mem view;     /* SVM: staging points here, at the region of the
+                              * allocation's own host pages (not freed) */
     cl_mem owner;            /* GPU_COPY after unmap: retained until the
                               * staging is parked on it (map_spare) */
     struct hcqcl_mapping *next;
@@ -609,6 +613,15 @@ struct _cl_mem {
     void *cpu;                  /* CPU view of byte 0 when every device's
                                  * store is CPU-visible, else NULL */
     bool shadow;                /* USE_HOST_PTR with a pinned copy */
+    /* An SVM allocation (svm.c): store at the GPU address host_ptr, its
+     * host pages (pages) reserved there too; svm_mirror: those pages
+     * registered with each device, for map copies, made at first need. */
+    bool svm;
+    struct hcq_mem **svm_mirror;
+    /* A buffer made with CL_MEM_USE_HOST_PTR on an SVM pointer: the SVM
+     * allocation (retained), whose store it shares from store_offset. */
+    cl_mem svm_root;
+    size_t store_offset;
     void *pages;                /* several devices: host pages we own */
     size_t pages_size;
     pthread_mutex_t lock;       /* maps, dtors, map_spare */
@@ -636,6 +649,22 @@ bool hcqcl_mem_valid(cl_mem m);
 cl_mem hcqcl_mem_create(cl_context ctx, const cl_mem_properties *props, size_t props_size,
                         cl_mem_flags flags, size_t size, void *host_ptr, const void *init,
                         cl_int *err);
+/* The buffer behind an SVM allocation (svm.c): flags, size as given to
+ * clSVMAlloc, host pages `pages` (span bytes, the GPU address range
+ * reserved with hcq_va_reserve) and store[] made by the caller (one per
+ * context device, each at GPU address `pages`); cpu: the CPU view when
+ * the stores are those pages. The object owns them all from here, also
+ * on failure (NULL: CL_OUT_OF_HOST_MEMORY). */
+cl_mem hcqcl_mem_create_svm(cl_context ctx, cl_mem_flags flags, size_t size, void *pages,
+                            size_t span, struct hcq_mem **store, void *cpu);
+/* A buffer made with CL_MEM_USE_HOST_PTR on an SVM pointer: a buffer of
+ * its own (sub-buffers may be made of it) whose store is svm's from byte
+ * offset; flags and host_ptr as given. NULL when out of host memory. */
+cl_mem hcqcl_mem_create_alias(cl_mem svm, size_t offset, cl_mem_flags flags, size_t size,
+                              void *host_ptr);
+/* The SVM allocation of ctx holding [ptr, ptr + size) (size 0: ptr alone),
+ * retained, and ptr's offset in it; NULL when there is none (svm.c). */
+cl_mem hcqcl_svm_find(cl_context ctx, const void *ptr, size_t size, size_t *offset);
 /* A memory object without store of its own that addresses buf's store
  * from buf's first byte (a 1D image buffer), like a sub-buffer: its
  * parent is buf's buffer (buf itself, or the buffer of a sub-buffer),
@@ -866,6 +895,7 @@ struct hcqcl_arg_value {
     _Atomic uint64_t mem_seen;  /* hcqcl_mem_is_live_since's epoch for mem */
     uint32_t local_size;        /* LOCAL (or POINTER used as local): bytes */
     bool is_local;
+    bool svm;                   /* clSetKernelArgSVMPointer: the address is in values */
 };
 
 struct _cl_kernel {
@@ -1556,6 +1586,26 @@ bool hcqcl_xfer_pinned(struct hcqcl_cmd *cmd, struct hcq_device *dev, const void
                        size_t size, uint64_t *va);
 /* m is destroyed with regions still mapped: they are no longer found. */
 void hcqcl_map_pinned_forget(cl_mem m);
+
+/* The entry points' work after their own checks, with the command type
+ * the event reports, for the SVM commands that do the same (svm.c):
+ * read / write (buffer checks, range, host access), copy (both buffers'
+ * checks, ranges, overlap; blocking waits like a blocking read), fill
+ * (pattern checked by the caller), unmap (q and memobj checked). */
+cl_int hcqcl_enqueue_rw(cl_command_queue q, cl_mem buf, cl_bool blocking, size_t offset,
+                        size_t size, void *ptr, bool write, cl_command_type type,
+                        cl_uint num_events, const cl_event *wait_list, cl_event *event);
+cl_int hcqcl_enqueue_copy(cl_command_queue q, cl_mem src_buffer, cl_mem dst_buffer,
+                          size_t src_offset, size_t dst_offset, size_t size, bool blocking,
+                          cl_command_type type, cl_uint num_events_in_wait_list,
+                          const cl_event *event_wait_list, cl_event *event);
+cl_int hcqcl_enqueue_fill(cl_command_queue q, cl_mem buffer, const void *pattern,
+                          size_t pattern_size, size_t offset, size_t size, cl_command_type type,
+                          cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                          cl_event *event);
+cl_int hcqcl_unmap_enqueue(cl_command_queue q, cl_mem memobj, void *mapped_ptr,
+                           cl_command_type type, cl_uint num_events_in_wait_list,
+                           const cl_event *event_wait_list, cl_event *event);
 
 /* A rectangle of a buffer or host region after the pitch defaults were
  * applied: byte `offset` of the first element, `span` bytes from it to one

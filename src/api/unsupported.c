@@ -1,6 +1,6 @@
 /*
  * unsupported.c — default definitions for the optional features hcqcl's
- * devices do not offer: GL/EGL/Direct3D sharing, native kernels, pipes, SVM,
+ * devices do not offer: GL/EGL/Direct3D sharing, native kernels, pipes,
  * intermediate languages, sub-groups, on-device queues and device fission.
  *
  * Each answers with the error the OpenCL 3.0 specification names for a
@@ -9,9 +9,9 @@
  * of a feature replaces them without editing this file. Entry points of
  * these features that check more than their first handle (native kernels,
  * IL and built-in-kernel programs, specialization constants, program
- * release callbacks, sub-devices, sub-group queries, SVM kernel arguments
- * and exec info, the default device queue) are written out in the files
- * of their objects and marked with HCQCL_NOT_OFFERED.
+ * release callbacks, sub-devices, sub-group queries, the default device
+ * queue) are written out in the files of their objects and marked with
+ * HCQCL_NOT_OFFERED.
  */
 #include "api/obj.h"
 
@@ -199,51 +199,3 @@ HCQCL_DEFAULT_ERR(cl_int, clGetPipeInfo, pipe, MEM, CL_INVALID_MEM_OBJECT, CL_IN
                   (cl_mem pipe, cl_pipe_info param_name, size_t param_value_size, void *param_value,
                   size_t *param_value_size_ret))
 
-HCQCL_DEFAULT(void *, clSVMAlloc,
-              (cl_context context, cl_svm_mem_flags flags, size_t size, cl_uint alignment))
-{
-    /* NULL if no devices in context support SVM */
-    hcqcl_unsupported(__func__, CL_INVALID_OPERATION);
-    return NULL;
-}
-
-HCQCL_DEFAULT(void, clSVMFree, (cl_context context, void *svm_pointer))
-{
-    /* No SVM allocation can exist: nothing to free. */
-    (void)svm_pointer;
-    hcqcl_unsupported(__func__, CL_INVALID_OPERATION);
-}
-
-/* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-/* CL_INVALID_OPERATION if the device associated with command_queue does not support SVM */
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMFree, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_uint num_svm_pointers,
-                  void *svm_pointers[], void(CL_CALLBACK *pfn_free_func)(cl_command_queue queue,
-                  cl_uint num_svm_pointers, void *svm_pointers[], void *user_data), void *user_data,
-                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                  cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMemcpy, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_bool blocking_copy,
-                  void *dst_ptr, const void *src_ptr, size_t size, cl_uint num_events_in_wait_list,
-                  const cl_event *event_wait_list, cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMemFill, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, void *svm_ptr,
-                  const void *pattern, size_t pattern_size, size_t size,
-                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                  cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMap, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_bool blocking_map,
-                  cl_map_flags flags, void *svm_ptr, size_t size, cl_uint num_events_in_wait_list,
-                  const cl_event *event_wait_list, cl_event *event))
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMUnmap, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, void *svm_ptr,
-                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                  cl_event *event))
-
-/* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
-/* CL_INVALID_OPERATION if the device associated with command_queue does not support SVM */
-HCQCL_DEFAULT_ERR(cl_int, clEnqueueSVMMigrateMem, command_queue, QUEUE, CL_INVALID_COMMAND_QUEUE,
-                  CL_INVALID_OPERATION, (cl_command_queue command_queue, cl_uint num_svm_pointers,
-                  const void **svm_pointers, const size_t *sizes, cl_mem_migration_flags flags,
-                  cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
-                  cl_event *event))

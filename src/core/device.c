@@ -14,7 +14,7 @@
 static pthread_once_t enum_once = PTHREAD_ONCE_INIT;
 static struct nvdrv g_drv;
 /* GPU VA ranges, shared by all devices: UVM's VA space is per process. */
-static struct hcq_va g_va_low, g_va_high;
+static struct hcq_va g_va_low, g_va_high, g_va_top;
 static struct hcq_device *g_devs[HCQ_MAX_DEVICES];
 static unsigned g_count;
 static char g_error[256];
@@ -447,6 +447,29 @@ static void fork_child(void)
     }
 }
 
+/* The process-wide allocator whose span holds all of [va, va + size). */
+static struct hcq_va *va_span(uint64_t va, uint64_t size)
+{
+    struct hcq_va *all[] = {&g_va_low, &g_va_high, &g_va_top};
+    for (size_t i = 0; i < UTIL_ARRAY_SIZE(all); i++)
+        if (all[i]->cap && va >= all[i]->base && va < all[i]->end && size <= all[i]->end - va)
+            return all[i];
+    return NULL;
+}
+
+int hcq_va_reserve(uint64_t va, uint64_t size)
+{
+    struct hcq_va *pool = va_span(va, size);
+    return pool ? hcq_va_claim(pool, va, size) : -EEXIST;
+}
+
+void hcq_va_unreserve(uint64_t va, uint64_t size)
+{
+    struct hcq_va *pool = va_span(va, size);
+    if (pool)
+        hcq_va_free(pool, va, size);
+}
+
 static void enumerate_once(void)
 {
     pthread_atfork(NULL, NULL, fork_child);
@@ -459,7 +482,9 @@ static void enumerate_once(void)
         return;
     }
     if (hcq_va_init(&g_va_low, HCQ_VA_LOW_BASE, HCQ_VA_LOW_END) ||
-        hcq_va_init(&g_va_high, HCQ_VA_HIGH_BASE, HCQ_VA_HIGH_END)) {
+        hcq_va_init(&g_va_high, HCQ_VA_HIGH_BASE, HCQ_VA_HIGH_END) ||
+        hcq_va_init(&g_va_top, HCQ_VA_HIGH_END, HCQ_VA_TOP_END) ||
+        hcq_va_claim(&g_va_top, HCQ_LOCAL_WINDOW, HCQ_WINDOWS_END - HCQ_LOCAL_WINDOW)) {
         snprintf(g_error, sizeof(g_error), "out of memory");
         return;
     }

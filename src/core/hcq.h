@@ -143,6 +143,23 @@ int hcq_mem_alloc(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
  * shadow copy. mem->va addresses the byte at host. */
 int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size,
                      struct hcq_mem **out);
+/* Memory at a GPU address the caller chose, as an SVM allocation's is
+ * the host address of its pages. [va, va + size) must have been reserved
+ * with hcq_va_reserve (the caller frees the reservation after the
+ * memory). size: a multiple of 64 KiB; large vidmem gets 2 MiB pages when
+ * va and size are multiples of them. kind HCQ_MEM_DEVICE: vidmem, no CPU
+ * view; HCQ_MEM_USER: the pages at host (size bytes, page-aligned),
+ * pinned and mapped, cpu = host. in_range: another device's allocation
+ * at va made the UVM range (the process has one VA space for all GPUs);
+ * free that one last. */
+int hcq_mem_alloc_at(struct hcq_device *dev, uint64_t va, uint64_t size, enum hcq_mem_kind kind,
+                     void *host, bool in_range, struct hcq_mem **out);
+/* Reserve / give back [va, va + size) of the process's GPU address plan
+ * for hcq_mem_alloc_at: 0, or -EEXIST when part of it is taken or lies
+ * where no memory may go (below the low range, the shader windows, above
+ * 2^47). Multiples of 64 KiB. Needs the devices enumerated. */
+int hcq_va_reserve(uint64_t va, uint64_t size);
+void hcq_va_unreserve(uint64_t va, uint64_t size);
 /* Frees memory and its VA range. The caller guarantees the GPU no
  * longer uses it (its last signal has passed). NULL is a no-op. */
 void hcq_mem_free(struct hcq_mem *mem);

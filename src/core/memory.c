@@ -21,20 +21,27 @@ static const char *kind_name(enum hcq_mem_kind k)
 }
 
 /* Map the RM object into the GPU VA space at va. */
-static int gpu_map(struct hcq_device *dev, uint32_t h_memory, uint64_t va, uint64_t size)
+static int gpu_map_ex(struct hcq_device *dev, uint32_t h_memory, uint64_t va, uint64_t size,
+                      bool in_range)
 {
     struct nvdrv *d = hcq_drv(dev);
-    int r = nvdrv_uvm_create_external_range(d, va, size);
+    int r = in_range ? 0 : nvdrv_uvm_create_external_range(d, va, size);
     if (r)
         return nvdrv_errno(r);
     r = nvdrv_rm_map_memory_dma(d, dev->h_device, dev->h_virtmem, h_memory, size, va);
     if (r == 0)
         r = nvdrv_uvm_map_external_allocation(d, dev->info.uuid, va, size, h_memory);
     if (r) {
-        nvdrv_uvm_free(d, va, size);
+        if (!in_range)
+            nvdrv_uvm_free(d, va, size);
         return nvdrv_errno(r);
     }
     return 0;
+}
+
+static int gpu_map(struct hcq_device *dev, uint32_t h_memory, uint64_t va, uint64_t size)
+{
+    return gpu_map_ex(dev, h_memory, va, size, false);
 }
 
 /* RM allocation of vidmem (NV01_MEMORY_LOCAL_USER) or sysmem
@@ -105,7 +112,7 @@ static int cpu_map(struct hcq_device *dev, uint32_t minor, uint32_t h_memory, ui
 static void mem_release(struct hcq_device *dev, struct hcq_mem_priv *m, uint64_t gpu_va)
 {
     struct nvdrv *d = hcq_drv(dev);
-    if (gpu_va)
+    if (gpu_va && !m->in_range)
         nvdrv_uvm_free(d, gpu_va, m->map_size);
     if (m->h_memory)
         nvdrv_rm_free(d, dev->h_device, m->h_memory);
@@ -309,6 +316,53 @@ int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size, struct h
     return 0;
 }
 
+int hcq_mem_alloc_at(struct hcq_device *dev, uint64_t va, uint64_t size, enum hcq_mem_kind kind,
+                     void *host, bool in_range, struct hcq_mem **out)
+{
+    *out = NULL;
+    if (!size || (va | size) % 0x10000 || (kind != HCQ_MEM_DEVICE && kind != HCQ_MEM_USER) ||
+        (kind == HCQ_MEM_USER && (!host || (uintptr_t)host % HCQ_PAGE_4K)) ||
+        !__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE))
+        return -EINVAL;
+    struct hcq_mem_priv *m = calloc(1, sizeof(*m));
+    if (!m)
+        return -ENOMEM;
+    m->pub.dev = dev;
+    m->pub.kind = kind;
+    m->pub.size = size;
+    m->fixed = true;
+    m->in_range = in_range;
+    m->map_size = size;
+    bool huge = kind == HCQ_MEM_DEVICE && size >= HCQ_HUGE_MIN && !((va | size) % HCQ_PAGE_2M);
+    m->page = huge ? HCQ_PAGE_2M : HCQ_PAGE_4K;
+    int r;
+    if (kind == HCQ_MEM_DEVICE) {
+        r = nvdrv_errno(rm_alloc_mem(dev, size, m->page, false, false, &m->h_memory));
+        if (r == 0) {
+            m->counted = size;
+            atomic_fetch_add(&dev->mem_in_use, m->counted);
+        }
+    } else {
+        m->pub.cpu = host;
+        r = nvdrv_errno(nvdrv_rm_alloc_os_memory(hcq_drv(dev), dev->gpu_fd, dev->h_device, host,
+                                                 size, &m->h_memory));
+    }
+    if (r == 0)
+        r = gpu_map_ex(dev, m->h_memory, va, size, in_range);
+    if (r) {
+        CORE_LOG("mem alloc_at %s 0x%llx at va 0x%llx failed: %d", kind_name(kind),
+                 (unsigned long long)size, (unsigned long long)va, r);
+        mem_release(dev, m, 0);
+        return r;
+    }
+    m->pub.va = va;
+    CORE_LOG("mem alloc_at %s 0x%llx bytes at va 0x%llx", kind_name(kind),
+             (unsigned long long)size, (unsigned long long)va);
+    atomic_fetch_add_explicit(&dev->mem_allocs, 1, memory_order_relaxed);
+    *out = &m->pub;
+    return 0;
+}
+
 void hcq_mem_free(struct hcq_mem *mem)
 {
     if (!mem)
@@ -320,8 +374,10 @@ void hcq_mem_free(struct hcq_mem *mem)
     struct hcq_va *va = m->high ? dev->va_high : dev->va_low;
     uint64_t size = m->map_size;
     /* UVM_FREE → RM_FREE → munmap, then the VA range is reusable. */
+    bool fixed = m->fixed;
     mem_release(dev, m, base);
-    hcq_va_free(va, base, size);
+    if (!fixed)
+        hcq_va_free(va, base, size);
 }
 
 uint64_t hcq_mem_in_use(const struct hcq_device *dev)

@@ -46,6 +46,12 @@
 #define HCQ_VA_LOW_END (1ull << 40)
 #define HCQ_VA_HIGH_BASE (1ull << 40)
 #define HCQ_VA_HIGH_END 0x700000000000ull
+/* Top range: only memory placed at a chosen address (hcq_va_reserve), as
+ * SVM allocations are at the host address of their pages, which the
+ * kernel hands out near the top of the 47-bit user space. The shader
+ * windows inside it are never reserved. */
+#define HCQ_VA_TOP_END 0x800000000000ull
+#define HCQ_WINDOWS_END (HCQ_SHARED_WINDOW + (1ull << 32))
 #define HCQ_LOCAL_WINDOW 0x729300000000ull  /* SET_SHADER_LOCAL_MEMORY_WINDOW */
 #define HCQ_SHARED_WINDOW 0x729400000000ull /* SET_SHADER_SHARED_MEMORY_WINDOW */
 
@@ -68,6 +74,8 @@ int hcq_va_init(struct hcq_va *va, uint64_t base, uint64_t end);
 void hcq_va_fini(struct hcq_va *va);
 /* size and align are multiples of 4 KiB; align a power of two. */
 int hcq_va_alloc(struct hcq_va *va, uint64_t size, uint64_t align, uint64_t *out);
+/* Take exactly [base, base + size) when all of it is free: 0 or -EEXIST. */
+int hcq_va_claim(struct hcq_va *va, uint64_t base, uint64_t size);
 void hcq_va_free(struct hcq_va *va, uint64_t base, uint64_t size);
 /* Bytes currently free (tests). */
 uint64_t hcq_va_free_bytes(struct hcq_va *va);
@@ -231,6 +239,8 @@ struct hcq_mem_priv {
     uint64_t map_size;   /* GPU VA range size (page-rounded) */
     uint64_t page;       /* GPU page size */
     bool high;           /* VA from the high range */
+    bool fixed;          /* VA chosen by the caller (hcq_mem_alloc_at): not ours to free */
+    bool in_range;       /* mapped into another allocation's UVM range: no UVM_FREE */
     void *cpu_map;       /* CPU mapping we own (munmap on free), or NULL */
     bool own_pages;      /* cpu_map is our anonymous mmap, not a driver view */
     uint64_t cpu_map_size;

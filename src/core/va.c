@@ -39,6 +39,33 @@ void hcq_va_fini(struct hcq_va *va)
     pthread_mutex_destroy(&va->lock);
 }
 
+/* Take [start, start + size) out of free range i, which holds it. */
+static int take_locked(struct hcq_va *va, size_t i, uint64_t start, uint64_t size)
+{
+    struct hcq_va_range *f = &va->free[i];
+    uint64_t lead = start - f->base;
+    uint64_t tail = f->size - lead - size;
+    if (lead && tail) {
+        /* Split in two: keep the lead here, insert the tail after it. */
+        if (va->nfree == va->cap && grow(va))
+            return -ENOMEM;
+        f = &va->free[i];
+        memmove(&va->free[i + 2], &va->free[i + 1], (va->nfree - i - 1) * sizeof(*f));
+        va->free[i + 1] = (struct hcq_va_range){start + size, tail};
+        f->size = lead;
+        va->nfree++;
+    } else if (lead) {
+        f->size = lead;
+    } else if (tail) {
+        f->base = start + size;
+        f->size = tail;
+    } else {
+        memmove(f, f + 1, (va->nfree - i - 1) * sizeof(*f));
+        va->nfree--;
+    }
+    return 0;
+}
+
 int hcq_va_alloc(struct hcq_va *va, uint64_t size, uint64_t align, uint64_t *out)
 {
     if (!size || !util_is_pow2(align) || size % HCQ_PAGE_4K)
@@ -46,33 +73,32 @@ int hcq_va_alloc(struct hcq_va *va, uint64_t size, uint64_t align, uint64_t *out
     int r = -ENOMEM;
     pthread_mutex_lock(&va->lock);
     for (size_t i = 0; i < va->nfree; i++) {
-        struct hcq_va_range *f = &va->free[i];
+        const struct hcq_va_range *f = &va->free[i];
         uint64_t start = util_align_up(f->base, align);
         uint64_t lead = start - f->base;
         if (lead >= f->size || size > f->size - lead)
             continue;
-        uint64_t tail = f->size - lead - size;
-        if (lead && tail) {
-            /* Split in two: keep the lead here, insert the tail after it. */
-            if (va->nfree == va->cap && grow(va))
-                break;
-            f = &va->free[i];
-            memmove(&va->free[i + 2], &va->free[i + 1], (va->nfree - i - 1) * sizeof(*f));
-            va->free[i + 1] = (struct hcq_va_range){start + size, tail};
-            f->size = lead;
-            va->nfree++;
-        } else if (lead) {
-            f->size = lead;
-        } else if (tail) {
-            f->base = start + size;
-            f->size = tail;
-        } else {
-            memmove(f, f + 1, (va->nfree - i - 1) * sizeof(*f));
-            va->nfree--;
-        }
-        *out = start;
-        r = 0;
+        r = take_locked(va, i, start, size);
+        if (r == 0)
+            *out = start;
         break;
+    }
+    pthread_mutex_unlock(&va->lock);
+    return r;
+}
+
+int hcq_va_claim(struct hcq_va *va, uint64_t base, uint64_t size)
+{
+    if (!size || size % HCQ_PAGE_4K || base + size < base)
+        return -EINVAL;
+    int r = -EEXIST;
+    pthread_mutex_lock(&va->lock);
+    for (size_t i = 0; i < va->nfree; i++) {
+        const struct hcq_va_range *f = &va->free[i];
+        if (base >= f->base && base + size <= f->base + f->size) {
+            r = take_locked(va, i, base, size);
+            break;
+        }
     }
     pthread_mutex_unlock(&va->lock);
     return r;

@@ -299,7 +299,7 @@ static void test_consistency(cl_platform_id p, cl_device_id d)
            "queue properties 0x%llx", (unsigned long long)qp);
     cl_device_svm_capabilities svm;
     GET(d, CL_DEVICE_SVM_CAPABILITIES, svm);
-    EXPECT(svm == 0, "svm 0x%llx", (unsigned long long)svm);
+    EXPECT(svm == CL_DEVICE_SVM_COARSE_GRAIN_BUFFER, "svm 0x%llx", (unsigned long long)svm);
     cl_device_atomic_capabilities ac;
     GET(d, CL_DEVICE_ATOMIC_MEMORY_CAPABILITIES, ac);
     EXPECT((ac & (CL_DEVICE_ATOMIC_ORDER_RELAXED | CL_DEVICE_ATOMIC_SCOPE_WORK_GROUP)) ==

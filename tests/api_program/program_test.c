@@ -495,13 +495,17 @@ static void test_kernels(void)
     EXPECT_ERR(clGetKernelArgInfo(k, 9, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(aq), &aq, NULL),
                CL_INVALID_ARG_INDEX);
 
-    /* No SVM, no sub-groups. */
-    EXPECT_ERR(clSetKernelArgSVMPointer(k, 0, NULL), CL_INVALID_OPERATION);
+    /* Coarse-grained SVM: a pointer argument takes an SVM pointer (any
+     * value: the kernel's address is the host's); a by-value one does not. */
+    EXPECT_OK(clSetKernelArgSVMPointer(k, 0, NULL));
+    EXPECT_ERR(clSetKernelArgSVMPointer(k, 3, NULL), CL_INVALID_ARG_VALUE);
+    EXPECT_ERR(clSetKernelArgSVMPointer(k, 9, NULL), CL_INVALID_ARG_INDEX);
+    EXPECT_ERR(clSetKernelArgSVMPointer((cl_kernel)p, 0, NULL), CL_INVALID_KERNEL);
+    EXPECT_OK(clSetKernelArg(k, 0, 64, NULL)); /* __local again, for the queries below */
     EXPECT_ERR(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof(cl_bool),
                                    &(cl_bool){CL_TRUE}),
                CL_INVALID_OPERATION);
-    /* Only SVM pointers and CL_TRUE for fine-grain system SVM need SVM;
-     * other names are invalid values. */
+    /* No fine-grain system SVM; other names are invalid values. */
     EXPECT_OK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof(cl_bool),
                                   &(cl_bool){CL_FALSE}));
     EXPECT_ERR(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, 1,
@@ -510,9 +514,12 @@ static void test_kernels(void)
     EXPECT_ERR(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_FINE_GRAIN_SYSTEM, sizeof(cl_bool),
                                    NULL),
                CL_INVALID_VALUE);
-    EXPECT_ERR(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof(void *),
-                                   &(void *){NULL}),
-               CL_INVALID_OPERATION);
+    EXPECT_OK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof(void *),
+                                  &(void *){NULL}));
+    EXPECT_ERR(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, 3, &(void *){NULL}),
+               CL_INVALID_VALUE);
+    EXPECT_ERR(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, sizeof(void *), NULL),
+               CL_INVALID_VALUE);
     EXPECT_ERR(clSetKernelExecInfo(k, 0x7777, sizeof(cl_bool), &(cl_bool){CL_FALSE}),
                CL_INVALID_VALUE);
     size_t sg = 0;

@@ -2,10 +2,11 @@
  * core_memory.c — the VA allocator (first fit, reuse, coalescing), every
  * memory kind with its CPU view and VA range, reuse of freed ranges, the
  * device-memory counter, large pinned host memory through a copy engine
- * (core_memory_driver_pages: with HCQCL_HOST_PAGES=driver), registration of user pages, and 10 000
- * alloc/free cycles that must leave nothing behind.
+ * (core_memory_driver_pages: with HCQCL_HOST_PAGES=driver), registration of user pages, memory
+ * at a chosen address (SVM), and 10 000 alloc/free cycles that must leave nothing behind.
  */
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "core_test.h"
 
@@ -35,7 +36,80 @@ static void test_va(void)
     hcq_va_free(&va, c, 0x200000);
     EXPECT_EQ(hcq_va_free_bytes(&va), total);
     EXPECT_EQ(hcq_va_fragments(&va), 1);
+    /* Claims take exactly the range asked for, or nothing. */
+    EXPECT_EQ(hcq_va_claim(&va, 0x180000, 0x10000), 0);
+    EXPECT_EQ(hcq_va_fragments(&va), 2);
+    EXPECT_EQ(hcq_va_claim(&va, 0x188000, 0x10000), -EEXIST); /* overlaps the first */
+    EXPECT_EQ(hcq_va_claim(&va, 0x100000 + (64ull << 20) - 0x1000, 0x2000), -EEXIST);
+    EXPECT_EQ(hcq_va_claim(&va, 0x100000, 0x80000), 0);       /* the head */
+    EXPECT_EQ(hcq_va_claim(&va, 0x180000, 0x1000), -EEXIST);
+    EXPECT_EQ(hcq_va_claim(&va, 0x190000, 0x1001), -EINVAL);
+    EXPECT_EQ(hcq_va_alloc(&va, 0x1000, 0x1000, &a), 0);
+    EXPECT_EQ(a, 0x190000); /* first fit after the claims */
+    hcq_va_free(&va, a, 0x1000);
+    hcq_va_free(&va, 0x180000, 0x10000);
+    hcq_va_free(&va, 0x100000, 0x80000);
+    EXPECT_EQ(hcq_va_free_bytes(&va), total);
+    EXPECT_EQ(hcq_va_fragments(&va), 1);
     hcq_va_fini(&va);
+}
+
+/* Memory at a chosen address (an SVM allocation's host address): device
+ * memory and registered host pages at the address of those pages, which
+ * a copy engine then reaches there. The reservation refuses what the
+ * plan already holds and the shader windows. */
+static void test_fixed(struct hcq_device *dev)
+{
+    const uint64_t size = 16ull << 20;
+    uint8_t *raw = mmap(NULL, size + (2u << 20), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(raw != MAP_FAILED);
+    uint8_t *pages = (uint8_t *)(((uintptr_t)raw + (2u << 20) - 1) & ~(uintptr_t)((2u << 20) - 1));
+    const uint64_t at = (uintptr_t)pages;
+    REQUIRE(hcq_va_reserve(at, size) == 0);
+    EXPECT_EQ(hcq_va_reserve(at + 0x10000, 0x10000), -EEXIST);
+    EXPECT_EQ(hcq_va_reserve(HCQ_SHARED_WINDOW, 0x10000), -EEXIST);
+    EXPECT_EQ(hcq_va_reserve(0x1000, 0x10000), -EEXIST); /* below every range */
+    struct hcq_mem *d = NULL, *h = NULL, *dm = NULL;
+    EXPECT_EQ(hcq_mem_alloc_at(dev, at + 0x8000, 0x10000, HCQ_MEM_DEVICE, NULL, false, &d),
+              -EINVAL);
+    REQUIRE(hcq_mem_alloc_at(dev, at, size, HCQ_MEM_DEVICE, NULL, false, &d) == 0);
+    EXPECT_EQ(d->va, at);
+    EXPECT(d->cpu == NULL);
+    EXPECT_EQ(hcq_mem_priv(d)->page, 2u << 20);
+    /* The host pages themselves, at another reserved address. */
+    uint64_t hva = 0;
+    REQUIRE(hcq_va_alloc(dev->va_high, size, 2u << 20, &hva) == 0);
+    REQUIRE(hcq_mem_alloc_at(dev, hva, size, HCQ_MEM_USER, pages, false, &h) == 0);
+    EXPECT(h->cpu == pages);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_DEVICE, &dm) == 0);
+    for (uint64_t i = 0; i < size; i += 4096)
+        pages[i] = (uint8_t)(i >> 12);
+    struct hcq_queue *q = NULL;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    uint64_t v = 0;
+    /* pages -> device memory at their address -> elsewhere -> pages. */
+    EXPECT_EQ(hcq_q_copy(q, at, hva, size), 0);
+    EXPECT_EQ(hcq_q_fill(q, hva, size, &(uint32_t){0}, 4), 0);
+    EXPECT_EQ(hcq_q_copy(q, dm->va, at, size), 0);
+    EXPECT_EQ(hcq_q_copy(q, hva, dm->va, size), 0);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 10000000000ull), 0);
+    bool same = true;
+    for (uint64_t i = 0; i < size; i += 4096)
+        same &= pages[i] == (uint8_t)(i >> 12);
+    EXPECT(same);
+    hcq_queue_destroy(q);
+    hcq_mem_free(dm);
+    hcq_mem_free(h);
+    hcq_mem_free(d);
+    hcq_va_free(dev->va_high, hva, size);
+    hcq_va_unreserve(at, size);
+    /* Given back: the same range can be reserved again. */
+    EXPECT_EQ(hcq_va_reserve(at, size), 0);
+    hcq_va_unreserve(at, size);
+    munmap(raw, size + (2u << 20));
 }
 
 static void test_kinds(struct hcq_device *dev)
@@ -181,6 +255,7 @@ int main(void)
     test_kinds(dev);
     test_host_pages(dev);
     test_register(dev);
+    test_fixed(dev);
     test_cycles(dev);
     hcq_device_close(dev);
     return core_test_done("core_memory");
