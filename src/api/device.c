@@ -158,9 +158,11 @@ static const cl_name_version opencl_c_features[] = {
 };
 #define OPENCL_C_IMAGE_FEATURES 2
 
-/* Kernel parameters live in constant bank 0 after the 0x210-byte header;
- * 4 KiB is the classic CUDA limit every launcher path supports. */
-#define HCQCL_MAX_PARAMETER_SIZE 4096u
+/* Kernel parameters live in constant bank 0 after the 0x210-byte header.
+ * sm_70 and later take up to 32764 bytes there (ptxas since CUDA 12.1;
+ * NVIDIA's OpenCL reports the same); a large bank is built in place
+ * (launch.c) and the QMD's bank size field holds up to 128 KiB. */
+#define HCQCL_MAX_PARAMETER_SIZE 32764u
 
 /* The driver UUID identifies hcqcl's build and the kernel driver it runs
  * on: two FNV-1a hashes of both version strings. */

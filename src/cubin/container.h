@@ -49,7 +49,9 @@
 #define CUBIN_CONTAINER_NO_STRING 0xffffffffu
 /* Sanity bounds a reader enforces on untrusted input. */
 #define CUBIN_CONTAINER_MAX_KERNELS 65536u
-#define CUBIN_CONTAINER_MAX_ARGS 1024u /* per kernel */
+/* Per kernel: a 32764-byte parameter block (CL_DEVICE_MAX_PARAMETER_SIZE)
+ * holds 8191 4-byte arguments. */
+#define CUBIN_CONTAINER_MAX_ARGS 8192u
 
 /* Address qualifier of a kernel argument (numbering of clang's
  * !kernel_arg_addr_space for OpenCL targets: private 0, global 1,

@@ -19,7 +19,7 @@
 
 #define MAX_SECTIONS 4096u
 #define MAX_SECTION_BYTES (1ull << 30)
-#define MAX_PARAMS 4096u
+#define MAX_PARAMS 8192u /* a 32764-byte block of 4-byte parameters */
 #define MAX_CBUF_BYTES 0x10000u
 #define MAX_SHARED_BYTES (256u * 1024)
 
@@ -404,8 +404,13 @@ static int find_kernels(struct parse *p)
     return 0;
 }
 
+/* KPARAM_INFO: u32 index, u16 ordinal, u16 offset, u32 flags (bits 7:0
+ * pointee log2 alignment, 11:8 space, 31:18 size). KPARAM_INFO_V2, which
+ * ptxas writes for kernels with more than 4352 bytes of parameters:
+ * u32 index, u16 ordinal, u16 offset, u16 size, u8 log2 alignment, u8
+ * space. */
 static int kparam(struct parse *p, struct cubin_kernel *k, const uint8_t *v, uint32_t len,
-                  struct cubin_param *tmp, uint32_t *ntmp)
+                  bool v2, struct cubin_param *tmp, uint32_t *ntmp)
 {
     if (len < 12)
         return fail(p, -EINVAL, "cubin: %s: short KPARAM_INFO record", k->name);
@@ -415,9 +420,9 @@ static int kparam(struct parse *p, struct cubin_kernel *k, const uint8_t *v, uin
     tmp[(*ntmp)++] = (struct cubin_param){
         .ordinal = rd16(v + 4),
         .offset = rd16(v + 6),
-        .size = flags >> 18,
-        .space = (uint8_t)((flags >> 8) & 0xF),
-        .log_align = (uint8_t)(flags & 0xFF),
+        .size = v2 ? rd16(v + 8) : flags >> 18,
+        .space = (uint8_t)(v2 ? v[11] & 0xF : (flags >> 8) & 0xF),
+        .log_align = v2 ? v[10] : (uint8_t)(flags & 0xFF),
     };
     return 0;
 }
@@ -483,7 +488,8 @@ static int walk_info(struct parse *p, size_t idx, struct cubin_kernel *k)
             k->param_base = rd16(v + 4);
             k->param_size = rd16(v + 6);
             break;
-        case EIATTR_KPARAM_INFO: rc = kparam(p, k, v, len, tmp, &ntmp); break;
+        case EIATTR_KPARAM_INFO: rc = kparam(p, k, v, len, false, tmp, &ntmp); break;
+        case EIATTR_KPARAM_INFO_V2: rc = kparam(p, k, v, len, true, tmp, &ntmp); break;
         case EIATTR_NUM_BARRIERS:
             if (fmt == 0x02 || fmt == 0x03)
                 k->num_barriers = x;

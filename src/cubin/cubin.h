@@ -50,6 +50,7 @@
 #define EIATTR_MAX_STACK_SIZE 0x23
 #define EIATTR_REGCOUNT 0x2F
 #define EIATTR_NUM_BARRIERS 0x4C
+#define EIATTR_KPARAM_INFO_V2 0x45
 
 /* One section of the load image. */
 struct cubin_section {

@@ -168,7 +168,7 @@ static void test_device_info(void)
     } sizes[] = {{CL_DEVICE_IMAGE2D_MAX_WIDTH, 32768}, {CL_DEVICE_IMAGE2D_MAX_HEIGHT, 32768},
                  {CL_DEVICE_IMAGE3D_MAX_WIDTH, 16384}, {CL_DEVICE_IMAGE3D_MAX_HEIGHT, 16384},
                  {CL_DEVICE_IMAGE3D_MAX_DEPTH, 16384}, {CL_DEVICE_IMAGE_MAX_BUFFER_SIZE, 268435456},
-                 {CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, 2048}, {CL_DEVICE_MAX_PARAMETER_SIZE, 4096}};
+                 {CL_DEVICE_IMAGE_MAX_ARRAY_SIZE, 2048}, {CL_DEVICE_MAX_PARAMETER_SIZE, 32764}};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
         size_t v = 99;
         EXPECT_OK(clGetDeviceInfo(dev, sizes[i].p, sizeof(v), &v, NULL));

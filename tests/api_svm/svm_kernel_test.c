@@ -6,9 +6,10 @@
  * SVM allocation and across several (walked by svm_list_sum from its
  * head or from a node in the middle), svm_scale on an offset SVM
  * pointer, on a buffer made with CL_MEM_USE_HOST_PTR on an SVM pointer
- * and on a clone of the kernel. On the emulated device the kernels' host
- * twins (emu_svm_kernels.c) follow the same pointers; the results are
- * the same on a GPU.
+ * and on a clone of the kernel; with two devices in one context, both
+ * kernels on each. On the emulated device the kernels' host twins
+ * (emu_svm_kernels.c) follow the same pointers; the results are the
+ * same on a GPU.
  */
 #include "../api_platform/cltest.h"
 
@@ -298,6 +299,94 @@ static void test_scale(cl_kernel k)
     clSVMFree(ctx, x);
 }
 
+/* Two devices share one context (HCQCL_EMU_GPUS=2: test
+ * api_svm_kernel_2gpus): a list built on the host is summed on each
+ * device, and svm_scale runs on device 0 then on device 1 over the same
+ * elements. */
+static void test_two_devices(cl_platform_id plat, const char *src, size_t len)
+{
+    cl_device_id devs[2];
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 2, devs, &nd) != CL_SUCCESS || nd < 2) {
+        printf("api_svm_kernel: one device: two-device SVM not tested\n");
+        return;
+    }
+    cl_int err = 0;
+    cl_context c2 = clCreateContext(NULL, 2, devs, NULL, NULL, &err);
+    REQUIRE(c2, "two-device context: %d", err);
+    cl_command_queue q[2];
+    for (int i = 0; i < 2; i++) {
+        q[i] = clCreateCommandQueueWithProperties(c2, devs[i], NULL, &err);
+        REQUIRE(q[i], "queue %d: %d", i, err);
+    }
+    cl_program p = clCreateProgramWithSource(c2, 1, &src, &len, &err);
+    REQUIRE(p, "program: %d", err);
+    err = clBuildProgram(p, 2, devs, SVM_KERNELS_OPTIONS, NULL, NULL);
+    REQUIRE(err == CL_SUCCESS, "build for two devices: %d", err);
+    cl_kernel sum = cltest_kernel(p, "svm_list_sum"), scale = cltest_kernel(p, "svm_scale");
+
+    enum { N = 50 };
+    struct node *a = clSVMAlloc(c2, 0, N * sizeof(struct node), 0);
+    cl_long *out = clSVMAlloc(c2, 0, 2 * sizeof(cl_long), 0);
+    float *x = clSVMAlloc(c2, 0, N * sizeof(float), 0);
+    REQUIRE(a && out && x, "clSVMAlloc on a two-device context");
+    struct node *slots[N];
+    for (int i = 0; i < N; i++)
+        slots[i] = &a[N - 1 - i]; /* linked backwards through the allocation */
+    EXPECT_OK(clEnqueueSVMMap(q[0], CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, a,
+                              N * sizeof(struct node), 0, NULL, NULL));
+    const cl_long whole = link_nodes(slots, N, 0);
+    EXPECT_OK(clEnqueueSVMUnmap(q[0], a, 0, NULL, NULL));
+    EXPECT_OK(clFinish(q[0]));
+    EXPECT_OK(clSetKernelArgSVMPointer(sum, 0, slots[0]));
+    for (int i = 0; i < 2; i++) {
+        EXPECT_OK(clSetKernelArgSVMPointer(sum, 1, out + i));
+        size_t one = 1;
+        EXPECT_OK(clEnqueueNDRangeKernel(q[i], sum, 1, NULL, &one, NULL, 0, NULL, NULL));
+        EXPECT_OK(clFinish(q[i]));
+    }
+    EXPECT_OK(clEnqueueSVMMap(q[1], CL_TRUE, CL_MAP_READ, out, 2 * sizeof(cl_long), 0, NULL,
+                              NULL));
+    EXPECT(out[0] == whole && out[1] == whole, "sums on devices 0 and 1: %lld, %lld, expected %lld",
+           (long long)out[0], (long long)out[1], (long long)whole);
+    EXPECT_OK(clEnqueueSVMUnmap(q[1], out, 0, NULL, NULL));
+
+    float want[N];
+    EXPECT_OK(clEnqueueSVMMap(q[1], CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, x, sizeof(want), 0,
+                              NULL, NULL));
+    for (int i = 0; i < N; i++)
+        x[i] = want[i] = (float)i + 0.5f;
+    EXPECT_OK(clEnqueueSVMUnmap(q[1], x, 0, NULL, NULL));
+    EXPECT_OK(clFinish(q[1]));
+    const float f[2] = {3.0f, -0.25f};
+    const cl_uint n = N;
+    EXPECT_OK(clSetKernelArgSVMPointer(scale, 0, x));
+    EXPECT_OK(clSetKernelArg(scale, 2, sizeof(n), &n));
+    for (int i = 0; i < 2; i++) {
+        EXPECT_OK(clSetKernelArg(scale, 1, sizeof(f[i]), &f[i]));
+        size_t gws = N;
+        EXPECT_OK(clEnqueueNDRangeKernel(q[i], scale, 1, NULL, &gws, NULL, 0, NULL, NULL));
+        EXPECT_OK(clFinish(q[i]));
+        for (int j = 0; j < N; j++)
+            want[j] *= f[i];
+    }
+    EXPECT_OK(clEnqueueSVMMap(q[0], CL_TRUE, CL_MAP_READ, x, sizeof(want), 0, NULL, NULL));
+    EXPECT(!memcmp(x, want, sizeof(want)), "svm_scale on device 0 then device 1");
+    EXPECT_OK(clEnqueueSVMUnmap(q[0], x, 0, NULL, NULL));
+
+    for (int i = 0; i < 2; i++)
+        EXPECT_OK(clFinish(q[i]));
+    clSVMFree(c2, a);
+    clSVMFree(c2, out);
+    clSVMFree(c2, x);
+    clReleaseKernel(sum);
+    clReleaseKernel(scale);
+    clReleaseProgram(p);
+    for (int i = 0; i < 2; i++)
+        clReleaseCommandQueue(q[i]);
+    clReleaseContext(c2);
+}
+
 int main(void)
 {
     cl_platform_id plat;
@@ -311,14 +400,15 @@ int main(void)
     char *src = test_file_read("svm_kernels.cl", &len);
     REQUIRE(src, "svm_kernels.cl beside the test");
     cl_program p = cltest_source_program(ctx, dev, src, len, SVM_KERNELS_OPTIONS);
-    free(src);
     cl_kernel sum = cltest_kernel(p, "svm_list_sum");
     cl_kernel scale = cltest_kernel(p, "svm_scale");
     if (caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) {
         test_arg_errors(scale);
         test_list_sum(sum);
         test_scale(scale);
+        test_two_devices(plat, src, len);
     }
+    free(src);
     clReleaseKernel(sum);
     clReleaseKernel(scale);
     clReleaseProgram(p);

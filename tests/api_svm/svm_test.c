@@ -6,8 +6,9 @@
  * unaligned, blocking and not), clEnqueueSVMMemFill with every pattern
  * size, clEnqueueSVMFree with and without a callback (and its place in
  * an in-order queue), clEnqueueSVMMigrateMem, buffers made with
- * CL_MEM_USE_HOST_PTR on an SVM pointer, and the errors of each entry
- * point as the OpenCL 3.0 specification words them.
+ * CL_MEM_USE_HOST_PTR on an SVM pointer, one allocation shared by two
+ * devices of a context, and the errors of each entry point as the
+ * OpenCL 3.0 specification words them.
  *
  * Host code touches an SVM allocation only between clEnqueueSVMMap and
  * clEnqueueSVMUnmap (coarse grain); everything else is checked through
@@ -918,6 +919,69 @@ static void test_use_host_ptr(void)
     clSVMFree(ctx, s);
 }
 
+/* ---- Two devices ---------------------------------------------------- */
+
+/* Two devices share one context (HCQCL_EMU_GPUS=2: test api_svm_2gpus):
+ * an allocation has one set of contents, whichever device writes or
+ * reads it, and the host's map goes through either. */
+static void test_two_devices(void)
+{
+    cl_device_id devs[2];
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plat, CL_DEVICE_TYPE_ALL, 2, devs, &nd) != CL_SUCCESS || nd < 2) {
+        printf("api_svm: one device: two-device SVM not tested\n");
+        return;
+    }
+    cl_int err = 0;
+    cl_context c2 = clCreateContext(NULL, 2, devs, NULL, NULL, &err);
+    REQUIRE(c2, "two-device context: %d", err);
+    cl_command_queue q0 = clCreateCommandQueueWithProperties(c2, devs[0], NULL, &err);
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(c2, devs[1], NULL, &err);
+    REQUIRE(q0 && q1, "queues: %d", err);
+    const size_t n = 3 * MIB + 12;
+    uint8_t *s = clSVMAlloc(c2, 0, n, 0);
+    REQUIRE(s, "clSVMAlloc on a two-device context");
+    uint8_t *want = xmalloc(n), *got = xmalloc(n);
+    fill_random(want, n);
+    /* Device 0 writes, device 1 reads; device 1 fills, the host maps
+     * through device 0. */
+    EXPECT_OK(clEnqueueSVMMemcpy(q0, CL_TRUE, s, want, n, 0, NULL, NULL));
+    memset(got, 0, n);
+    EXPECT_OK(clEnqueueSVMMemcpy(q1, CL_TRUE, got, s, n, 0, NULL, NULL));
+    long d = diff_at(got, want, n);
+    EXPECT(d < 0, "device 1 reads what device 0 wrote: differs at %ld", d);
+    const uint32_t pat = 0x5eedf00d;
+    EXPECT_OK(clEnqueueSVMMemFill(q1, s + 4096, &pat, 4, 8192, 0, NULL, NULL));
+    EXPECT_OK(clFinish(q1));
+    for (size_t i = 4096; i < 4096 + 8192; i += 4)
+        memcpy(want + i, &pat, 4);
+    EXPECT_OK(clEnqueueSVMMap(q0, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, s, n, 0, NULL, NULL));
+    d = diff_at(s, want, n);
+    EXPECT(d < 0, "mapped through device 0 after device 1's fill: differs at %ld", d);
+    /* The host writes through that map; device 1 reads it. */
+    memset(s + 100, 0x42, 50);
+    memset(want + 100, 0x42, 50);
+    EXPECT_OK(clEnqueueSVMUnmap(q0, s, 0, NULL, NULL));
+    EXPECT_OK(clFinish(q0));
+    EXPECT_OK(clEnqueueSVMMemcpy(q1, CL_TRUE, got, s, n, 0, NULL, NULL));
+    d = diff_at(got, want, n);
+    EXPECT(d < 0, "device 1 reads the host's write through device 0's map: differs at %ld", d);
+    /* A buffer on the allocation, read on device 1. */
+    cl_mem buf = clCreateBuffer(c2, CL_MEM_USE_HOST_PTR, 4096, s + 4096, &err);
+    EXPECT(buf && err == CL_SUCCESS, "buffer on SVM, two devices: %d", err);
+    if (buf) {
+        EXPECT_OK(clEnqueueReadBuffer(q1, buf, CL_TRUE, 0, 4096, got, 0, NULL, NULL));
+        EXPECT(!memcmp(got, want + 4096, 4096), "buffer on SVM read on device 1");
+        clReleaseMemObject(buf);
+    }
+    clSVMFree(c2, s);
+    free(want);
+    free(got);
+    clReleaseCommandQueue(q0);
+    clReleaseCommandQueue(q1);
+    clReleaseContext(c2);
+}
+
 int main(void)
 {
     cltest_setup(&plat, &dev, &ctx, &queue);
@@ -934,6 +998,7 @@ int main(void)
         test_migrate();
         test_wait_lists();
         test_use_host_ptr();
+        test_two_devices();
     }
     clReleaseContext(ctx2);
     cltest_teardown(ctx, queue);

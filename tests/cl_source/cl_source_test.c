@@ -15,6 +15,9 @@
  *               float4, short, uchar) between a char and an int argument
  *   call_kernel a kernel that calls another kernel (add_scaled, also
  *               launched directly) with scalar and pointer arguments
+ *   big_struct, many_args  parameter blocks beyond 4 KiB: a 32000-byte
+ *               struct by value, 2049 arguments (CL_DEVICE_MAX_PARAMETER_SIZE
+ *               is 32764, as NVIDIA's driver reports)
  *
  * usage: cl_source [kernels.cl]   (default: kernels.cl in the current
  * directory, the copy the build precompiled into the kernel cache; the
@@ -395,6 +398,55 @@ static void check_call_kernel(cl_context ctx, cl_command_queue q, cl_program p, 
     clReleaseMemObject(called);
 }
 
+/* ---- big_struct, many_args ----------------------------------------- */
+
+static void check_big_params(cl_context ctx, cl_command_queue q, cl_program p, const char *from)
+{
+    size_t max = 0;
+    cl_device_id dev = NULL;
+    EXPECT_EQ(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof(dev), &dev, NULL), CL_SUCCESS);
+    EXPECT_EQ(clGetDeviceInfo(dev, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof(max), &max, NULL),
+              CL_SUCCESS);
+    EXPECT_EQ(max, 32764);
+    enum { NV = 4000, NA = 2048 };
+    cl_long *v = malloc(NV * sizeof(cl_long));
+    cl_ulong out[2] = {0, 0};
+    REQUIRE(v);
+    uint64_t want_sum = 0, want_hash = 0;
+    for (uint32_t i = 0; i < NV; i++) {
+        v[i] = (cl_long)mix64(i) - (cl_long)(i << 20);
+        want_sum += (uint64_t)v[i] * (i + 1);
+    }
+    cl_mem dout = buffer_from(ctx, sizeof(out), out);
+    cl_kernel kb = cltest_kernel(p, "big_struct"), ka = cltest_kernel(p, "many_args");
+    EXPECT_EQ(clSetKernelArg(kb, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
+    EXPECT_EQ(clSetKernelArg(kb, 1, NV * sizeof(cl_long), v), CL_SUCCESS);
+    run_1d(q, kb, 1, 1);
+    read_back(q, dout, sizeof(out), out);
+    check_report(out[0] == want_sum && out[1] == (cl_ulong)v[NV - 1], "big_struct",
+                 "%s: a %zu-byte struct by value: sum 0x%" PRIx64 " (expected 0x%" PRIx64
+                 "), last 0x%" PRIx64, from, NV * sizeof(cl_long), (uint64_t)out[0], want_sum,
+                 (uint64_t)out[1]);
+    cl_uint nargs = 0;
+    EXPECT_EQ(clGetKernelInfo(ka, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, NULL), CL_SUCCESS);
+    EXPECT_EQ(nargs, NA + 1);
+    EXPECT_EQ(clSetKernelArg(ka, 0, sizeof(cl_mem), &dout), CL_SUCCESS);
+    for (cl_uint i = 0; i < NA; i++) {
+        cl_ulong x = mix64(i + 7);
+        want_hash = want_hash * 7 + x;
+        EXPECT_EQ(clSetKernelArg(ka, i + 1, sizeof(x), &x), CL_SUCCESS);
+    }
+    run_1d(q, ka, 1, 1);
+    read_back(q, dout, sizeof(out), out);
+    check_report(out[0] == want_hash, "many_args",
+                 "%s: %d ulong arguments: 0x%" PRIx64 " (expected 0x%" PRIx64 ")", from, NA,
+                 (uint64_t)out[0], want_hash);
+    free(v);
+    clReleaseKernel(kb);
+    clReleaseKernel(ka);
+    clReleaseMemObject(dout);
+}
+
 static bool has_extension(const char *list, const char *name)
 {
     size_t n = strlen(name);
@@ -410,12 +462,12 @@ static void check_kernel_info(cl_program p, const char *from)
 {
     size_t n = 0;
     EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(n), &n, NULL), CL_SUCCESS);
-    EXPECT_EQ(n, 6);
+    EXPECT_EQ(n, 8);
     char names[256] = "";
     EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof(names), names, NULL), CL_SUCCESS);
-    const char *want[] = {"atomics32", "atomics64", "offset2d", "struct_arg", "add_scaled",
-                          "call_kernel"};
-    for (int i = 0; i < 6; i++)
+    const char *want[] = {"atomics32", "atomics64", "offset2d",   "struct_arg",
+                          "add_scaled", "call_kernel", "big_struct", "many_args"};
+    for (int i = 0; i < 8; i++)
         EXPECT(strstr(names, want[i]), "%s: kernel names '%s'", from, names);
     cl_kernel k = cltest_kernel(p, "struct_arg");
     char type[64] = "", name[64] = "";
@@ -493,6 +545,7 @@ int main(int argc, char **argv)
     check_offset2d(ctx, q, p, "source");
     check_struct_arg(ctx, q, p, "source");
     check_call_kernel(ctx, q, p, "source");
+    check_big_params(ctx, q, p, "source");
 
     /* CL_PROGRAM_BINARIES into a new program. */
     size_t bin_size = 0;
@@ -522,6 +575,7 @@ int main(int argc, char **argv)
     check_struct_arg(ctx, q, p2, "binary");
     check_atomics64(ctx, q, p2, "binary");
     check_call_kernel(ctx, q, p2, "binary");
+    check_big_params(ctx, q, p2, "binary");
 
     /* The round trip is stable: the new program's binary is the same. */
     size_t bin2_size = 0;

@@ -320,6 +320,31 @@ static void host_call_kernel(const struct emu_block *b)
     scaled_add(b, (int32_t)emu_param_u32(b, 16) + 2, 1000);
 }
 
+/* big_struct(out, b): out at 0, the 4000 longs of b at 8. */
+static void host_big_struct(const struct emu_block *b)
+{
+    int64_t *out = b->ptr(b, emu_param_u64(b, 0), 16);
+    if (!out || b->param_size < 8 + 4000 * 8)
+        return;
+    uint64_t s = 0;
+    for (uint32_t i = 0; i < 4000; i++)
+        s += emu_param_u64(b, 8 + 8 * i) * (i + 1);
+    out[0] = (int64_t)s;
+    out[1] = (int64_t)emu_param_u64(b, 8 + 8 * 3999);
+}
+
+/* many_args(out, 2048 ulongs): out at 0, the values from 8 on. */
+static void host_many_args(const struct emu_block *b)
+{
+    uint64_t *out = b->ptr(b, emu_param_u64(b, 0), 8);
+    if (!out || b->param_size < 8 + 2048 * 8)
+        return;
+    uint64_t h = 0;
+    for (uint32_t i = 0; i < 2048; i++)
+        h = h * 7 + emu_param_u64(b, 8 + 8 * i);
+    out[0] = h;
+}
+
 EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     int rc = reg->add_cubin(reg, cl_source_cubin, cl_source_cubin_size);
@@ -335,6 +360,8 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "struct_arg", host_struct_arg },
         { "add_scaled", host_add_scaled },
         { "call_kernel", host_call_kernel },
+        { "big_struct", host_big_struct },
+        { "many_args", host_many_args },
         { "workitems", host_workitems },
         { "workitems8x8", host_workitems },
         { "mirror", host_mirror },

@@ -179,3 +179,44 @@ kernel void call_kernel(global int *out, global const int *in, int k)
     add_scaled(out, in, 1);
     out[get_global_id(0)] += 1000;
 }
+
+/* Parameter blocks beyond the classic 4 KiB, up to the 32764 bytes of
+ * CL_DEVICE_MAX_PARAMETER_SIZE. big_struct takes a 32000-byte struct by
+ * value; many_args 2048 ulong arguments. Both reduce their inputs
+ * position by position, so a byte in the wrong place shows. */
+typedef struct {
+    long v[4000];
+} big_t;
+
+kernel void big_struct(global long *out, big_t b)
+{
+    long s = 0;
+    for (int i = 0; i < 4000; i++)
+        s += b.v[i] * (i + 1);
+    out[0] = s;
+    out[1] = b.v[3999];
+}
+
+/* 4^k arguments named p0000.., and their Horner value in base 7 (mod
+ * 2^64): each level combines four blocks with the base to the block's
+ * length. */
+#define L4(p) ulong p##0, ulong p##1, ulong p##2, ulong p##3
+#define L16(p) L4(p##0), L4(p##1), L4(p##2), L4(p##3)
+#define L64(p) L16(p##0), L16(p##1), L16(p##2), L16(p##3)
+#define L256(p) L64(p##0), L64(p##1), L64(p##2), L64(p##3)
+#define L1024(p) L256(p##0), L256(p##1), L256(p##2), L256(p##3)
+#define B4 2401ul
+#define B16 (B4 * B4 * B4 * B4)
+#define B64 (B16 * B16 * B16 * B16)
+#define B256 (B64 * B64 * B64 * B64)
+#define B1024 (B256 * B256 * B256 * B256)
+#define S4(p) (((p##0 * 7 + p##1) * 7 + p##2) * 7 + p##3)
+#define S16(p) (((S4(p##0) * B4 + S4(p##1)) * B4 + S4(p##2)) * B4 + S4(p##3))
+#define S64(p) (((S16(p##0) * B16 + S16(p##1)) * B16 + S16(p##2)) * B16 + S16(p##3))
+#define S256(p) (((S64(p##0) * B64 + S64(p##1)) * B64 + S64(p##2)) * B64 + S64(p##3))
+#define S1024(p) (((S256(p##0) * B256 + S256(p##1)) * B256 + S256(p##2)) * B256 + S256(p##3))
+
+kernel void many_args(global ulong *out, L1024(a), L1024(b))
+{
+    out[0] = S1024(a) * B1024 + S1024(b);
+}

@@ -135,6 +135,10 @@ char *cc_ptx_add_maxntid(const char *ptx, const struct cubin_container_kernel *k
 /* Turn every line-initial ".entry" into ".visible .entry" so kernels are
  * GLOBAL symbols in the cubin. Returns new text (malloc'ed) or NULL. */
 char *cc_ptx_make_visible(const char *ptx);
+/* Raise .version to 8.1 when an entry takes more than 4352 bytes of
+ * parameters (what older PTX allows); otherwise a copy. NULL when out of
+ * memory. */
+char *cc_ptx_fit_params(const char *ptx);
 
 /* ---- units.c ---- */
 /* A link-units source (container.h, "Link units"): the first unit becomes

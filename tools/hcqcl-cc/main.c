@@ -411,7 +411,8 @@ again:
     }
     ptx2 = cc_ptx_make_visible(ptx_text);
     free(ptx_text);
-    ptx_text = ptx2;
+    ptx_text = ptx2 ? cc_ptx_fit_params(ptx2) : NULL;
+    free(ptx2);
     ptx2 = ptx_text ? cc_ptx_add_maxntid(ptx_text, ks, nk) : NULL;
     if (!ptx2 || cc_write_file(ptx, ptx2, strlen(ptx2)) != 0) {
         rc = CC_BUILD_FAILED;

@@ -15,6 +15,12 @@
  * ".entry", which ptxas 13 turns into LOCAL symbols; a loader looks
  * kernels up as GLOBAL functions (as nvcc's ".visible .entry" gives), so
  * every entry is made visible.
+ *
+ * PTX ISA 8.1 is the first that takes more than 4352 bytes of kernel
+ * parameters (sm_70 and later take up to 32764); clang 16 writes an
+ * older .version. A program with such an entry is raised to 8.1 (a later
+ * PTX version accepts what earlier ones do); any other keeps its version,
+ * so its cubin stays byte for byte what it was.
  */
 #include "cc.h"
 
@@ -22,6 +28,7 @@
 #include <string.h>
 
 #define MAX_REQD 4096
+#define PARAMS_CLASSIC 4352u /* bytes before PTX ISA 8.1 */
 
 /* Start of the "{" line that opens the body of .entry name, or NULL. */
 static const char *entry_body(const char *ptx, const char *name)
@@ -104,5 +111,67 @@ char *cc_ptx_make_visible(const char *ptx)
     }
     if (!out.s)
         cc_buf_add(&out, "", 0);
+    return out.s;
+}
+
+/* Bytes of one ".param" declaration: [.align A] .{b,s,u,f}N name[[count]]. */
+static uint64_t param_size(const char *p, const char *end, uint64_t *align)
+{
+    uint64_t elem = 0, count = 1;
+    *align = 1;
+    for (; p < end; p++) {
+        if (!strncmp(p, ".align ", 7)) {
+            *align = strtoull(p + 7, NULL, 10);
+        } else if (p[0] == '.' && strchr("bsuf", p[1]) && p[2] >= '1' && p[2] <= '9') {
+            elem = strtoull(p + 2, NULL, 10) / 8;
+        } else if (p[0] == '[') {
+            count = strtoull(p + 1, NULL, 10);
+            break;
+        }
+    }
+    if (*align < elem)
+        *align = elem;
+    if (!*align)
+        *align = 1;
+    return elem * count;
+}
+
+/* Parameter bytes of the .entry whose name starts at name (the list runs
+ * from its "(" to the line that is ")"). */
+static uint64_t entry_param_bytes(const char *name)
+{
+    const char *open = strchr(name, '(');
+    const char *close = open ? strstr(open, "\n)") : NULL;
+    if (!close)
+        return 0;
+    uint64_t off = 0;
+    for (const char *p = open; (p = strstr(p, ".param ")) != NULL && p < close;) {
+        const char *e = p + 7;
+        while (e < close && *e != ',' && *e != '\n')
+            e++;
+        uint64_t align;
+        uint64_t size = param_size(p + 7, e, &align);
+        off = (off + align - 1) / align * align + size;
+        p = e;
+    }
+    return off;
+}
+
+char *cc_ptx_fit_params(const char *ptx)
+{
+    bool big = false;
+    for (const char *p = ptx; !big && (p = strstr(p, ".entry ")) != NULL; p += 7)
+        big = entry_param_bytes(p + 7) > PARAMS_CLASSIC;
+    const char *v = strstr(ptx, "\n.version ");
+    if (!big || !v)
+        return strdup(ptx);
+    unsigned major = 0, minor = 0;
+    if (sscanf(v + 10, "%u.%u", &major, &minor) != 2 || major > 8 || (major == 8 && minor >= 1))
+        return strdup(ptx);
+    const char *eol = strchr(v + 1, '\n');
+    struct cc_buf out = { 0 };
+    cc_buf_add(&out, ptx, (size_t)(v - ptx));
+    cc_buf_add(&out, "\n.version 8.1", 13);
+    cc_buf_add(&out, eol ? eol : "", strlen(eol ? eol : ""));
     return out.s;
 }
