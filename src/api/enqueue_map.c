@@ -406,12 +406,18 @@ cl_int hcqcl_clEnqueueMigrateMemObjects(cl_command_queue command_queue, cl_uint 
      * where the queue's device reaches them (and the host, for host
      * memory), so migration is an ordering point that keeps the objects
      * alive until the commands it waits for are done. */
+    return hcqcl_enqueue_hold(q, CL_COMMAND_MIGRATE_MEM_OBJECTS, num_mem_objects, mem_objects,
+                              num_events_in_wait_list, event_wait_list, event);
+}
+
+cl_int hcqcl_enqueue_hold(cl_command_queue q, cl_command_type type, cl_uint n, const cl_mem *mems,
+                          cl_uint num_events, const cl_event *wait_list, cl_event *event)
+{
     struct hcqcl_cmd cmd;
-    cl_int err = hcqcl_xfer_begin(q, CL_COMMAND_MIGRATE_MEM_OBJECTS, HCQCL_XFER_D2D,
-                                  num_events_in_wait_list, event_wait_list, &cmd);
+    cl_int err = hcqcl_xfer_begin(q, type, HCQCL_XFER_D2D, num_events, wait_list, &cmd);
     if (err != CL_SUCCESS)
         return err;
-    for (cl_uint i = 0; i < num_mem_objects; i++)
-        hcqcl_cmd_retain_mem(&cmd, mem_objects[i]);
+    for (cl_uint i = 0; i < n; i++)
+        hcqcl_cmd_retain_mem(&cmd, mems[i]);
     return hcqcl_cmd_end(&cmd, false, event);
 }

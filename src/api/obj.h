@@ -1606,6 +1606,11 @@ cl_int hcqcl_enqueue_fill(cl_command_queue q, cl_mem buffer, const void *pattern
 cl_int hcqcl_unmap_enqueue(cl_command_queue q, cl_mem memobj, void *mapped_ptr,
                            cl_command_type type, cl_uint num_events_in_wait_list,
                            const cl_event *event_wait_list, cl_event *event);
+/* A command that moves nothing: an ordering point that keeps mems alive
+ * until the commands it waits for are done (migrations: every store
+ * already lives where its devices reach it). */
+cl_int hcqcl_enqueue_hold(cl_command_queue q, cl_command_type type, cl_uint n, const cl_mem *mems,
+                          cl_uint num_events, const cl_event *wait_list, cl_event *event);
 
 /* A rectangle of a buffer or host region after the pitch defaults were
  * applied: byte `offset` of the first element, `span` bytes from it to one

@@ -455,17 +455,10 @@ cl_int hcqcl_clEnqueueSVMMigrateMem(cl_command_queue command_queue, cl_uint num_
                          svm_pointers[i], size);
     }
     /* Every allocation lives where the queue's device reaches it, from its
-     * creation to its free: migration is an ordering point that keeps
-     * them alive until the commands it waits for are done. */
-    struct hcqcl_cmd cmd;
+     * creation to its free. */
     if (err == CL_SUCCESS)
-        err = hcqcl_xfer_begin(q, CL_COMMAND_SVM_MIGRATE_MEM, HCQCL_XFER_D2D,
-                               num_events_in_wait_list, event_wait_list, &cmd);
-    if (err == CL_SUCCESS) {
-        for (cl_uint i = 0; i < num_svm_pointers; i++)
-            hcqcl_cmd_retain_mem(&cmd, bufs[i]);
-        err = hcqcl_cmd_end(&cmd, false, event);
-    }
+        err = hcqcl_enqueue_hold(q, CL_COMMAND_SVM_MIGRATE_MEM, num_svm_pointers, bufs,
+                                 num_events_in_wait_list, event_wait_list, event);
 fail:
     for (cl_uint i = 0; i < num_svm_pointers; i++)
         if (bufs[i])

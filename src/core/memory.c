@@ -154,18 +154,27 @@ static void *host_pages(uint64_t size)
     return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 }
 
+/* A fresh record for size bytes of kind on dev (NULL: out of memory). */
+static struct hcq_mem_priv *mem_new(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind)
+{
+    struct hcq_mem_priv *m = calloc(1, sizeof(*m));
+    if (m) {
+        m->pub.dev = dev;
+        m->pub.kind = kind;
+        m->pub.size = size;
+    }
+    return m;
+}
+
 int hcq_mem_alloc_ex(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
                      unsigned flags, struct hcq_mem **out)
 {
     *out = NULL;
     if (!size || kind == HCQ_MEM_USER || !__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE))
         return -EINVAL;
-    struct hcq_mem_priv *m = calloc(1, sizeof(*m));
+    struct hcq_mem_priv *m = mem_new(dev, size, kind);
     if (!m)
         return -ENOMEM;
-    m->pub.dev = dev;
-    m->pub.kind = kind;
-    m->pub.size = size;
     bool vid = kind == HCQ_MEM_DEVICE || kind == HCQ_MEM_DEVICE_MAPPED;
     /* HCQCL_HOST_PAGES=driver: pinned host memory of 2 MiB and more that
      * RM allocates in 2 MiB pages, so that the GPU can map it with pages
@@ -281,12 +290,9 @@ int hcq_mem_register(struct hcq_device *dev, void *host, uint64_t size, struct h
     if (last < (uintptr_t)host)
         return -EINVAL;
     uint64_t len = util_align_up(last - first, HCQ_PAGE_4K);
-    struct hcq_mem_priv *m = calloc(1, sizeof(*m));
+    struct hcq_mem_priv *m = mem_new(dev, size, HCQ_MEM_USER);
     if (!m)
         return -ENOMEM;
-    m->pub.dev = dev;
-    m->pub.kind = HCQ_MEM_USER;
-    m->pub.size = size;
     m->pub.cpu = host;
     m->page = HCQ_PAGE_4K;
     m->map_size = len;
@@ -324,12 +330,9 @@ int hcq_mem_alloc_at(struct hcq_device *dev, uint64_t va, uint64_t size, enum hc
         (kind == HCQ_MEM_USER && (!host || (uintptr_t)host % HCQ_PAGE_4K)) ||
         !__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE))
         return -EINVAL;
-    struct hcq_mem_priv *m = calloc(1, sizeof(*m));
+    struct hcq_mem_priv *m = mem_new(dev, size, kind);
     if (!m)
         return -ENOMEM;
-    m->pub.dev = dev;
-    m->pub.kind = kind;
-    m->pub.size = size;
     m->fixed = true;
     m->in_range = in_range;
     m->map_size = size;

@@ -207,6 +207,20 @@ static void test_alloc(void)
         EXPECT(!bad, "allocation %d (%zu bytes): %zu bytes not %d", i, size[i], bad, i + 1);
         EXPECT_OK(clEnqueueSVMUnmap(queue, p[i], 0, NULL, NULL));
     }
+    /* Whatever a kernel may do with it, the host copies in and out of
+     * each (READ_ONLY and WRITE_ONLY are about kernels). */
+    for (int i = 0; i < N; i++) {
+        uint8_t in[64], out[64];
+        const size_t n = size[i] < sizeof(in) ? size[i] : sizeof(in);
+        fill_random(in, n);
+        memset(out, 0, sizeof(out));
+        if (!p[i])
+            continue;
+        device_write(p[i], in, n);
+        device_read(out, p[i], n);
+        EXPECT(!memcmp(in, out, n), "allocation %d (flags 0x%llx): copy in and out", i,
+               (unsigned long long)flags[i / NA]);
+    }
     EXPECT_OK(clFinish(queue));
     for (int i = 0; i < N; i++)
         clSVMFree(ctx, p[i]);
@@ -892,6 +906,23 @@ static void test_use_host_ptr(void)
     for (int i = 0; i < 64; i++)
         bad += got[i] != 0x6b;
     EXPECT(!bad, "host write through an SVM map not seen through the buffer (%zu bytes)", bad);
+
+    /* Mapped as a buffer: the pointer is derived from host_ptr (here the
+     * SVM address) and holds the latest bits when the map completes. */
+    void *mp = clEnqueueMapBuffer(queue, buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 1000, 500, 0,
+                                  NULL, NULL, &err);
+    EXPECT(mp == s + OFF + 1000, "clEnqueueMapBuffer on a buffer on SVM: %p (%d), expected %p",
+           mp, err, (void *)(s + OFF + 1000));
+    if (mp == s + OFF + 1000) {
+        EXPECT(!memcmp(mp, pat, 500), "buffer map shows other bytes than the SVM memcpy wrote");
+        memset(mp, 0x5c, 10);
+        EXPECT_OK(clEnqueueUnmapMemObject(queue, buf, mp, 0, NULL, NULL));
+        device_read(got, s + OFF + 1000, 10);
+        EXPECT(got[0] == 0x5c && got[9] == 0x5c, "write through the buffer map not seen by "
+               "an SVM memcpy");
+    } else if (mp) {
+        EXPECT_OK(clEnqueueUnmapMemObject(queue, buf, mp, 0, NULL, NULL));
+    }
 
     /* The whole allocation is a valid size; one byte more is not:
      * CL_INVALID_BUFFER_SIZE if CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR is
