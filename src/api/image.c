@@ -311,15 +311,19 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     HCQCL_CHECK_GOTO(total <= max_alloc, err, CL_INVALID_IMAGE_SIZE, "%zu bytes (max %llu)",
                      total, (unsigned long long)max_alloc);
 
-    if (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
-        m = hcqcl_mem_create_view(buf, eff, total);
+    size_t svm_off = 0;
+    cl_mem svm = use ? hcqcl_svm_find(ctx, host_ptr, total, &svm_off) : NULL;
+    if (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER || svm) {
+        /* A 1D image buffer is a view of its buffer; an image on an SVM
+         * pointer uses the allocation's memory, as a buffer does. */
+        m = svm ? hcqcl_mem_create_alias(svm, svm_off, eff, total, host_ptr)
+                : hcqcl_mem_create_view(buf, eff, total);
+        if (svm)
+            hcqcl_clReleaseMemObject(svm);
         HCQCL_CHECK_GOTO(m, err, CL_OUT_OF_HOST_MEMORY, "image object");
-        if (props_size) {
-            m->props = malloc(props_size);
-            HCQCL_CHECK_GOTO(m->props, err, CL_OUT_OF_HOST_MEMORY, "properties");
-            memcpy(m->props, props, props_size);
-            m->props_size = props_size;
-        }
+        err = hcqcl_mem_keep_props(m, props, props_size);
+        if (err != CL_SUCCESS)
+            goto fail;
     } else {
         const void *init = NULL;
         if (flags & CL_MEM_COPY_HOST_PTR) {

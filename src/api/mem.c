@@ -492,15 +492,11 @@ static cl_mem mem_create_buffer(cl_context ctx, const cl_mem_properties *props,
         m = hcqcl_mem_create_alias(svm, svm_off, flags, size, host_ptr);
         hcqcl_clReleaseMemObject(svm);
         HCQCL_CHECK_GOTO(m, err, CL_OUT_OF_HOST_MEMORY, "buffer on SVM");
-        if (props_size) {
-            m->props = malloc(props_size);
-            if (!m->props) {
-                hcqcl_clReleaseMemObject(m);
-                m = NULL;
-                HCQCL_CHECK_GOTO(false, err, CL_OUT_OF_HOST_MEMORY, "properties");
-            }
-            memcpy(m->props, props, props_size);
-            m->props_size = props_size;
+        err = hcqcl_mem_keep_props(m, props, props_size);
+        if (err != CL_SUCCESS) {
+            hcqcl_clReleaseMemObject(m);
+            m = NULL;
+            goto fail;
         }
     } else {
         m = hcqcl_mem_create(ctx, props, props_size, flags, size, host_ptr,
@@ -525,12 +521,9 @@ cl_mem hcqcl_mem_create(cl_context ctx, const cl_mem_properties *props, size_t p
     cl_mem m = mem_new(ctx, flags, size);
     HCQCL_CHECK_GOTO(m, err, CL_OUT_OF_HOST_MEMORY, "memory object");
     hcqcl_clRetainContext(ctx);
-    if (props) {
-        m->props = malloc(props_size);
-        HCQCL_CHECK_GOTO(m->props, err, CL_OUT_OF_HOST_MEMORY, "properties");
-        memcpy(m->props, props, props_size);
-        m->props_size = props_size;
-    }
+    err = hcqcl_mem_keep_props(m, props, props_size);
+    if (err != CL_SUCCESS)
+        goto fail;
     if (flags & CL_MEM_USE_HOST_PTR)
         m->host_ptr = host_ptr;
     m->store_count = ctx->num_devices;
@@ -552,6 +545,18 @@ fail:
     if (errcode_ret)
         *errcode_ret = err;
     return NULL;
+}
+
+cl_int hcqcl_mem_keep_props(cl_mem m, const cl_mem_properties *props, size_t props_size)
+{
+    if (!props_size)
+        return CL_SUCCESS;
+    m->props = malloc(props_size);
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources */
+    HCQCL_CHECK(m->props, CL_OUT_OF_HOST_MEMORY, "properties");
+    memcpy(m->props, props, props_size);
+    m->props_size = props_size;
+    return CL_SUCCESS;
 }
 
 cl_mem hcqcl_mem_create_svm(cl_context ctx, cl_mem_flags flags, size_t size, void *pages,

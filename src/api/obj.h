@@ -671,6 +671,9 @@ cl_mem hcqcl_svm_find(cl_context ctx, const void *ptr, size_t size, size_t *offs
  * retained with ctx; flags are the object's effective flags. NULL when
  * out of host memory. */
 cl_mem hcqcl_mem_create_view(cl_mem buf, cl_mem_flags flags, size_t size);
+/* Keep the properties a creator was given (props_size bytes) for
+ * CL_MEM_PROPERTIES: CL_SUCCESS or CL_OUT_OF_HOST_MEMORY. */
+cl_int hcqcl_mem_keep_props(cl_mem m, const cl_mem_properties *props, size_t props_size);
 /* clCreateBufferWithProperties / clCreateImageWithProperties: no
  * property is supported, so NULL or an empty list (CL_INVALID_PROPERTY
  * otherwise); *bytes: what to keep for CL_MEM_PROPERTIES. */

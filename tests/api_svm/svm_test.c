@@ -955,6 +955,64 @@ static void test_use_host_ptr(void)
 /* Two devices share one context (HCQCL_EMU_GPUS=2: test api_svm_2gpus):
  * an allocation has one set of contents, whichever device writes or
  * reads it, and the host's map goes through either. */
+/* A 2D image made with CL_MEM_USE_HOST_PTR on an SVM pointer (rows with a
+ * pitch of their own) uses the allocation's memory, as a buffer does:
+ * pixels copied in with clEnqueueSVMMemcpy are read back as the image's,
+ * and pixels written as the image's are seen through an SVM map. */
+static void test_image(void)
+{
+    cl_bool images = CL_FALSE;
+    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL));
+    if (!images)
+        return;
+    enum { W = 37, H = 11, PITCH = 256, OFF = 4096 };
+    uint8_t *s = svm_alloc(0, OFF + PITCH * H, 0);
+    uint8_t *pix = xmalloc(PITCH * H), *got = xmalloc(W * 4 * H);
+    fill_random(pix, PITCH * H);
+    EXPECT_OK(clEnqueueSVMMemcpy(queue, CL_TRUE, s + OFF, pix, PITCH * H, 0, NULL, NULL));
+    cl_image_desc d;
+    memset(&d, 0, sizeof(d));
+    d.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d.image_width = W;
+    d.image_height = H;
+    d.image_row_pitch = PITCH;
+    cl_int err = 0;
+    cl_mem im = clCreateImage(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                              &(cl_image_format){CL_RGBA, CL_UNSIGNED_INT8}, &d, s + OFF, &err);
+    EXPECT(im && err == CL_SUCCESS, "image on an SVM pointer: %d", err);
+    if (!im) {
+        free(pix);
+        free(got);
+        clSVMFree(ctx, s);
+        return;
+    }
+    cl_bool uses = CL_FALSE;
+    EXPECT_OK(clGetMemObjectInfo(im, CL_MEM_USES_SVM_POINTER, sizeof(uses), &uses, NULL));
+    EXPECT(uses == CL_TRUE, "CL_MEM_USES_SVM_POINTER of an image on SVM");
+    const size_t origin[3] = {0, 0, 0}, region[3] = {W, H, 1};
+    EXPECT_OK(clEnqueueReadImage(queue, im, CL_TRUE, origin, region, W * 4, 0, got, 0, NULL,
+                                 NULL));
+    size_t bad = 0;
+    for (size_t y = 0; y < H; y++)
+        bad += memcmp(got + y * W * 4, pix + y * PITCH, W * 4) != 0;
+    EXPECT(!bad, "%zu rows of the image differ from the SVM memory under it", bad);
+    /* The other way: pixels written to the image, then the SVM map. */
+    fill_random(got, W * 4 * H);
+    EXPECT_OK(clEnqueueWriteImage(queue, im, CL_TRUE, origin, region, W * 4, 0, got, 0, NULL,
+                                  NULL));
+    EXPECT_OK(clEnqueueSVMMap(queue, CL_TRUE, CL_MAP_READ, s + OFF, PITCH * H, 0, NULL, NULL));
+    bad = 0;
+    for (size_t y = 0; y < H; y++)
+        bad += memcmp(s + OFF + y * PITCH, got + y * W * 4, W * 4) != 0;
+    EXPECT(!bad, "%zu rows written to the image not seen through the SVM map", bad);
+    EXPECT_OK(clEnqueueSVMUnmap(queue, s + OFF, 0, NULL, NULL));
+    EXPECT_OK(clFinish(queue));
+    clReleaseMemObject(im);
+    clSVMFree(ctx, s);
+    free(pix);
+    free(got);
+}
+
 static void test_two_devices(void)
 {
     cl_device_id devs[2];
@@ -1029,6 +1087,7 @@ int main(void)
         test_migrate();
         test_wait_lists();
         test_use_host_ptr();
+        test_image();
         test_two_devices();
     }
     clReleaseContext(ctx2);
