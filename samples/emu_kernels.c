@@ -21,7 +21,7 @@
 
 #define SAMPLE_CUBINS(X) \
     X(vector_add) X(saxpy) X(reduction) X(matmul) X(event_pipeline) X(binary_roundtrip) \
-        X(hello_printf)
+        X(hello_printf) X(svm_list)
 #define DECLARE(s)                                                                        \
     extern const unsigned char sample_##s##_cubin[];                                      \
     extern const unsigned long sample_##s##_cubin_size;
@@ -293,6 +293,31 @@ static void host_hello(const struct emu_block *b)
     }
 }
 
+/* list_sum(global const ulong *heads, global long *sums): each work-item
+ * follows its list through the nodes' next pointers (16-byte nodes: next,
+ * value), stopping after 2^24 nodes should a list loop. */
+static void host_list_sum(const struct emu_block *b)
+{
+    uint64_t heads = emu_param_u64(b, 0), sums = emu_param_u64(b, 8);
+    for (uint32_t t = 0; t < b->block[0]; t++) {
+        uint64_t i = gid(b, 0, t);
+        const uint64_t *h = b->ptr(b, heads + i * 8, 8);
+        int64_t *out = b->ptr(b, sums + i * 8, 8);
+        if (!h || !out)
+            return;
+        int64_t s = 0;
+        uint64_t n = *h;
+        for (uint32_t k = 0; n && k < (1u << 24); k++) {
+            const uint64_t *node = b->ptr(b, n, 16);
+            if (!node)
+                return;
+            s += (int64_t)node[1];
+            n = node[0];
+        }
+        *out = s;
+    }
+}
+
 EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     int rc = 0;
@@ -308,6 +333,7 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "reduce_sum", host_reduce_sum },       { "matmul_tiled", host_matmul_tiled },
         { "pipeline_scale", host_pipeline_scale }, { "pipeline_offset", host_pipeline_offset },
         { "iota_offset", host_iota_offset },     { "hello", host_hello },
+        { "list_sum", host_list_sum },
     };
     for (size_t i = 0; !rc && i < sizeof(fns) / sizeof(fns[0]); i++)
         rc = reg->add(reg, fns[i].name, fns[i].fn);
