@@ -199,7 +199,8 @@ void hcqcl_clSVMFree(cl_context context, void *svm_pointer)
 /* ---- Host work of a command ------------------------------------------ */
 
 /* A command whose work is done by the CPU once its dependencies are
- * complete: clEnqueueSVMFree's frees, a memcpy between two host ranges. */
+ * complete, before its event does: clEnqueueSVMFree's frees, a memcpy
+ * between two host ranges. */
 struct svm_host_job {
     enum { SVM_JOB_FREE, SVM_JOB_COPY } kind;
     cl_command_queue q;
@@ -245,9 +246,11 @@ static cl_int svm_host_command(cl_command_queue q, cl_command_type type,
         free(job);
         return err;
     }
-    err = hcqcl_cmd_before(&cmd, svm_job_run, job);
+    /* After the (empty) GPU part: on the notifier thread or a waiter's,
+     * with no queue lock held, so a free callback may enqueue again. */
+    err = hcqcl_cmd_after(&cmd, svm_job_run, job);
     if (err == CL_SUCCESS && (err = hcqcl_cmd_on_release(&cmd, svm_job_free, job)) != CL_SUCCESS)
-        cmd.ev->before_fn = NULL;
+        cmd.ev->after_fn = NULL;
     if (err != CL_SUCCESS) {
         hcqcl_cmd_abort(&cmd);
         free(job);

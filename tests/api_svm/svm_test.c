@@ -617,6 +617,22 @@ static void CL_CALLBACK free_cb(cl_command_queue q, cl_uint n, void *ptrs[], voi
     atomic_fetch_add(&r->calls, 1);
 }
 
+struct enq_rec {
+    atomic_int calls;
+    cl_int err;
+    cl_event marker;
+};
+
+static void CL_CALLBACK free_enqueue_cb(cl_command_queue q, cl_uint n, void *ptrs[],
+                                        void *user_data)
+{
+    struct enq_rec *r = user_data;
+    for (cl_uint i = 0; i < n; i++)
+        clSVMFree(ctx, ptrs[i]);
+    r->err = clEnqueueMarkerWithWaitList(q, 0, NULL, &r->marker);
+    atomic_fetch_add(&r->calls, 1);
+}
+
 static void test_free(void)
 {
     /* With a callback: called once, with the queue, the count and list of
@@ -681,6 +697,29 @@ static void test_free(void)
     clReleaseEvent(after.before);
     free(want);
     free(got);
+
+    /* The callback may enqueue on its own queue (a common way to chain
+     * work once memory is given back): it runs with no lock of the queue
+     * held, whether its wait list was complete at the call or not. */
+    for (int gated_free = 0; gated_free < 2; gated_free++) {
+        struct enq_rec er = {0};
+        cl_event g = gated_free ? clCreateUserEvent(ctx, &err) : NULL;
+        void *ptr = svm_alloc(0, 512, 0);
+        EXPECT_OK(clEnqueueSVMFree(queue, 1, &ptr, free_enqueue_cb, &er, g ? 1 : 0,
+                                   g ? &g : NULL, NULL));
+        if (g) {
+            EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
+            clReleaseEvent(g);
+        }
+        EXPECT_OK(clFinish(queue));
+        EXPECT(atomic_load(&er.calls) == 1 && er.err == CL_SUCCESS,
+               "free callback enqueuing a marker (%s): %d calls, error %d",
+               gated_free ? "gated" : "ready", atomic_load(&er.calls), er.err);
+        if (er.marker) {
+            EXPECT_OK(clWaitForEvents(1, &er.marker));
+            clReleaseEvent(er.marker);
+        }
+    }
 
     /* CL_INVALID_VALUE if num_svm_pointers is 0 and svm_pointers is non-NULL,
      * or if svm_pointers is NULL and num_svm_pointers is not 0 */
