@@ -494,6 +494,14 @@ static void test_memcpy(void)
     EXPECT_ERR(clEnqueueSVMMemcpy(queue, CL_TRUE, a, NULL, 16, 0, NULL, NULL), CL_INVALID_VALUE);
     EXPECT_ERR(clEnqueueSVMMemcpy(queue, CL_FALSE, dst, NULL, 16, 0, NULL, NULL),
                CL_INVALID_VALUE);
+    /* A range that starts in an allocation and runs past its end is not
+     * SVM memory, nor host memory one may copy: refused, not copied. */
+    EXPECT_ERR(clEnqueueSVMMemcpy(queue, CL_TRUE, a + cap - 8, dst, 16, 0, NULL, NULL),
+               CL_INVALID_VALUE);
+    EXPECT_ERR(clEnqueueSVMMemcpy(queue, CL_TRUE, dst, b + cap - 8, 16, 0, NULL, NULL),
+               CL_INVALID_VALUE);
+    EXPECT_ERR(clEnqueueSVMMemcpy(queue, CL_TRUE, a, b + cap - 8, 16, 0, NULL, NULL),
+               CL_INVALID_VALUE);
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid host command-queue */
     EXPECT_ERR(clEnqueueSVMMemcpy(NULL, CL_TRUE, a, b, 16, 0, NULL, NULL),
                CL_INVALID_COMMAND_QUEUE);
