@@ -266,7 +266,19 @@ void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
             if (hcq_q_copy(hcqcl_cmd_hq(&cmd), map->staging->va,
                            hcqcl_mem_va(buffer, dev) + offset, size) < 0)
                 err = CL_OUT_OF_RESOURCES;
+        } else if (map->kind == HCQCL_MAP_HOST_COPY) {
+            err = hcqcl_xfer_host(&cmd, dev, hcqcl_mem_va(buffer, dev) + offset, map->ptr, size,
+                                  false);
         }
+    }
+    if (err != CL_SUCCESS && map->kind == HCQCL_MAP_HOST_COPY) {
+        /* Nothing of the GPU's is in the mapping: it goes now (the copy's
+         * staging is the aborted command's). */
+        struct hcqcl_mapping *gone;
+        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS)
+            hcqcl_mapping_free(gone);
+        hcqcl_cmd_abort(&cmd);
+        goto fail;
     }
     if (err != CL_SUCCESS) {
         /* A copy into the staging may have been recorded: the mapping goes
@@ -353,6 +365,20 @@ cl_int hcqcl_unmap_enqueue(cl_command_queue q, cl_mem memobj, void *mapped_ptr,
         return err;
     }
     hcqcl_cmd_retain_mem(&cmd, memobj);
+    if (map->kind == HCQCL_MAP_HOST_COPY) {
+        /* The region goes back as a write of pageable memory; the
+         * mapping holds nothing the GPU uses, so it goes now. */
+        if (map_writes(map->flags))
+            err = hcqcl_xfer_host(&cmd, map->dev, hcqcl_mem_va(memobj, map->dev) + map->offset,
+                                  map->ptr, map->size, true);
+        if (err != CL_SUCCESS) {
+            hcqcl_cmd_abort(&cmd);
+            map_relink(memobj, map);
+            return err;
+        }
+        hcqcl_mapping_free(map);
+        return hcqcl_cmd_end(&cmd, false, event);
+    }
     if (map_writes(map->flags) && map->kind == HCQCL_MAP_CPU_COPY)
         err = hcqcl_cmd_before(&cmd, map_push_cb, map);
     if (err == CL_SUCCESS)

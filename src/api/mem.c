@@ -265,12 +265,6 @@ static void mem_store_free(cl_mem m)
         m->store = NULL;
         return;
     }
-    if (m->svm_mirror) {
-        for (unsigned i = 0; i < m->store_count; i++)
-            hcq_mem_free(m->svm_mirror[i]);
-        free(m->svm_mirror);
-        m->svm_mirror = NULL;
-    }
     if (m->store) {
         /* SVM stores of several devices: the first made the UVM range
          * the others map into; it goes last. */
@@ -822,28 +816,6 @@ cl_int hcqcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t pa
 /* Map bookkeeping                                                      */
 /* ------------------------------------------------------------------ */
 
-/* The host pages of SVM allocation svm registered with dev (made at the
- * first map on dev: pinning all of a large allocation costs time that
- * programs using only memcpy and kernels never need to spend). */
-static cl_int svm_mirror(cl_mem svm, struct hcq_device *dev, struct hcq_mem **out)
-{
-    int i = ctx_device_index(svm->ctx, dev);
-    HCQCL_CHECK(i >= 0, CL_INVALID_CONTEXT, "device not in the allocation's context");
-    int rc = 0;
-    pthread_mutex_lock(&svm->lock);
-    if (!svm->svm_mirror)
-        svm->svm_mirror = calloc(svm->store_count, sizeof(*svm->svm_mirror));
-    if (!svm->svm_mirror)
-        rc = -ENOMEM;
-    else if (!svm->svm_mirror[i])
-        rc = hcq_mem_register(dev, svm->pages, svm->pages_size, &svm->svm_mirror[i]);
-    *out = rc == 0 ? svm->svm_mirror[i] : NULL;
-    pthread_mutex_unlock(&svm->lock);
-    HCQCL_CHECK(rc == 0, err_from_errno(rc), "SVM pages of %zu bytes not registered: %d",
-                svm->pages_size, rc);
-    return CL_SUCCESS;
-}
-
 cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t size,
                          cl_map_flags flags, struct hcqcl_mapping **out)
 {
@@ -858,20 +830,8 @@ cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t
     if (svm && !root->cpu) {
         /* SVM in device memory: the map copies between the store and the
          * allocation's own host pages, at the SVM address itself. */
-        const size_t at = root->store_offset + m->offset + offset;
-        struct hcq_mem *mirror = NULL;
-        cl_int err = svm_mirror(svm, dev, &mirror);
-        if (err != CL_SUCCESS) {
-            free(map);
-            return err;
-        }
-        map->view = *mirror;
-        map->view.va += at;
-        map->view.cpu = (uint8_t *)svm->pages + at;
-        map->view.size = size;
-        map->staging = &map->view;
-        map->ptr = map->view.cpu;
-        map->kind = HCQCL_MAP_GPU_COPY;
+        map->ptr = (uint8_t *)svm->pages + root->store_offset + m->offset + offset;
+        map->kind = HCQCL_MAP_HOST_COPY;
     } else if (m->flags & CL_MEM_USE_HOST_PTR) {
         /* The spec returns host_ptr + offset for USE_HOST_PTR buffers. */
         map->ptr = (uint8_t *)m->host_ptr + offset;
@@ -938,8 +898,7 @@ void hcqcl_mapping_free(struct hcqcl_mapping *map)
 {
     if (!map)
         return;
-    if (map->staging != &map->view)
-        hcq_mem_free(map->staging);
+    hcq_mem_free(map->staging);
     free(map);
 }
 
@@ -948,7 +907,7 @@ void hcqcl_mem_map_park(cl_mem m, struct hcqcl_mapping *map)
     /* First in the list, the others after it; when all places are taken,
      * the smallest of the older ones is dropped (it stays on map and is
      * freed with it). */
-    if (!map->staging || map->staging == &map->view)
+    if (!map->staging)
         return;
     pthread_mutex_lock(&m->lock);
     unsigned drop = 0;

@@ -573,6 +573,10 @@ enum hcqcl_map_kind {
     HCQCL_MAP_GPU_COPY, /* ptr is staging->cpu: GPU copy of the region
                          * (hcqcl_mem_va + offset) -> staging->va at map,
                          * back at unmap */
+    HCQCL_MAP_HOST_COPY, /* ptr is an SVM allocation's own host pages at
+                          * the region: the region travels there at map and
+                          * back at unmap as a read / write of pageable
+                          * memory does (hcqcl_xfer_host), nothing pinned */
 };
 #define HCQCL_MAP_SPARES 2
 struct hcqcl_mapping {
@@ -583,8 +587,6 @@ struct hcqcl_mapping {
     struct hcq_device *dev;  /* device of the mapping queue */
     void *mem_cpu;           /* CPU_COPY: CPU view of the region's memory */
     struct hcq_mem *staging; /* GPU_COPY: pinned host copy of the region */
-    struct hcq_mem view;     /* SVM: staging points here, at the region of the
-                              * allocation's own host pages (not freed) */
     cl_mem owner;            /* GPU_COPY after unmap: retained until the
                               * staging is parked on it (map_spare) */
     struct hcqcl_mapping *next;
@@ -614,10 +616,8 @@ struct _cl_mem {
                                  * store is CPU-visible, else NULL */
     bool shadow;                /* USE_HOST_PTR with a pinned copy */
     /* An SVM allocation (svm.c): store at the GPU address host_ptr, its
-     * host pages (pages) reserved there too; svm_mirror: those pages
-     * registered with each device, for map copies, made at first need. */
+     * host pages (pages) reserved there too. */
     bool svm;
-    struct hcq_mem **svm_mirror;
     /* A buffer made with CL_MEM_USE_HOST_PTR on an SVM pointer: the SVM
      * allocation (retained), whose store it shares from store_offset. */
     cl_mem svm_root;

@@ -14,9 +14,10 @@
  *
  * Coarse grain: the host touches the pages only between clEnqueueSVMMap
  * and clEnqueueSVMUnmap. Map copies the region from the store into them
- * and unmap copies it back (enqueue_map.c, the pages as the staging); the
- * commands are the buffer commands on the allocation's buffer, with the
- * SVM command types.
+ * and unmap copies it back, as a read and a write of pageable memory do
+ * (enqueue_map.c, HCQCL_MAP_HOST_COPY: staging, nothing pinned however
+ * large the allocation); the commands are the buffer commands on the
+ * allocation's buffer, with the SVM command types.
  */
 #include <stdlib.h>
 #include <string.h>
