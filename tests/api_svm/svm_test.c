@@ -240,6 +240,50 @@ static void test_alloc(void)
 
 /* ---- Map and unmap --------------------------------------------------- */
 
+/* 9 MiB maps: the region travels as a large pageable read and write do
+ * (pipelined through staging), and behind a user event, when the copy
+ * waits for the host, through the pages registered for it. */
+static void test_map_large(void)
+{
+    const size_t n = 9 * MIB + 5;
+    uint8_t *s = svm_alloc(0, n, 0), *want = xmalloc(n), *got = xmalloc(n);
+    for (int gated = 0; gated < 2; gated++) {
+        fill_random(want, n);
+        device_write(s, want, n);
+        cl_int err = 0;
+        cl_event g = gated ? clCreateUserEvent(ctx, &err) : NULL;
+        cl_event ev = NULL;
+        EXPECT_OK(clEnqueueSVMMap(queue, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, s, n, g ? 1 : 0,
+                                  g ? &g : NULL, &ev));
+        if (g)
+            EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
+        EXPECT_OK(clWaitForEvents(1, &ev));
+        clReleaseEvent(ev);
+        long d = diff_at(s, want, n);
+        EXPECT(d < 0, "9 MiB map%s: the host sees different bytes from %ld",
+               gated ? " behind a user event" : "", d);
+        for (size_t i = 0; i < n; i += 4099)
+            s[i] = want[i] = (uint8_t)(want[i] + 1);
+        cl_event g2 = gated ? clCreateUserEvent(ctx, &err) : NULL;
+        EXPECT_OK(clEnqueueSVMUnmap(queue, s, g2 ? 1 : 0, g2 ? &g2 : NULL, NULL));
+        if (g2) {
+            EXPECT_OK(clSetUserEventStatus(g2, CL_COMPLETE));
+            clReleaseEvent(g2);
+        }
+        if (g)
+            clReleaseEvent(g);
+        memset(got, 0, n);
+        device_read(got, s, n);
+        d = diff_at(got, want, n);
+        EXPECT(d < 0, "9 MiB unmap%s: the device has different bytes from %ld",
+               gated ? " behind a user event" : "", d);
+    }
+    EXPECT_OK(clFinish(queue));
+    clSVMFree(ctx, s);
+    free(want);
+    free(got);
+}
+
 static void test_map(void)
 {
     enum { N = 64 * KIB };
@@ -1127,6 +1171,7 @@ int main(void)
     if (test_device_info()) {
         test_alloc();
         test_map();
+        test_map_large();
         test_map_errors();
         test_memcpy();
         test_fill();
