@@ -204,6 +204,22 @@ static void add_hints(void)
         }
 }
 
+/* One rewrite of the IR text *ll (also written to path): CC_OK, or
+ * CC_BUILD_FAILED (logged as what, when given) with *ll unchanged. */
+static int ir_rewrite(char **ll, const char *path, char *(*pass)(const char *), const char *what)
+{
+    char *out = pass(*ll);
+    if (!out || cc_write_file(path, out, strlen(out)) != 0) {
+        free(out);
+        if (what)
+            cc_logf("error: cannot rewrite the IR for %s\n", what);
+        return CC_BUILD_FAILED;
+    }
+    free(*ll);
+    *ll = out;
+    return CC_OK;
+}
+
 static int compile(const struct cc_args *a, const char *src_path, const char *src, size_t src_len,
                    const char *options, uint32_t arch, struct cc_result *r)
 {
@@ -357,34 +373,13 @@ again:
         rc = CC_ENVIRONMENT;
         goto out;
     }
-    /* Kernels called as functions: a .func copy beside the .entry. */
-    char *ll2 = cc_ir_clone_called_kernels(r->ll);
-    if (!ll2 || cc_write_file(ll, ll2, strlen(ll2)) != 0) {
-        free(ll2);
-        cc_logf("error: cannot rewrite the IR for kernels called as functions\n");
-        rc = CC_BUILD_FAILED;
+    /* Kernels called as functions: a .func copy beside the .entry; printf
+     * calls: records in the launch's printf buffer; image built-ins: their
+     * image and sampler conversions defined. */
+    if ((rc = ir_rewrite(&r->ll, ll, cc_ir_clone_called_kernels, "kernels called as functions")) ||
+        (rc = ir_rewrite(&r->ll, ll, cc_ir_printf, NULL)) ||
+        (rc = ir_rewrite(&r->ll, ll, cc_ir_image, NULL)))
         goto out;
-    }
-    free(r->ll);
-    r->ll = ll2;
-    /* printf calls: records in the launch's printf buffer. */
-    ll2 = cc_ir_printf(r->ll);
-    if (!ll2 || cc_write_file(ll, ll2, strlen(ll2)) != 0) {
-        free(ll2);
-        rc = CC_BUILD_FAILED;
-        goto out;
-    }
-    free(r->ll);
-    r->ll = ll2;
-    /* Image built-ins: their image and sampler conversions defined. */
-    ll2 = cc_ir_image(r->ll);
-    if (!ll2 || cc_write_file(ll, ll2, strlen(ll2)) != 0) {
-        free(ll2);
-        rc = CC_BUILD_FAILED;
-        goto out;
-    }
-    free(r->ll);
-    r->ll = ll2;
     rc = cc_ir_kernels(r->ll, o.kernel_arg_info, &ks, &nk);
     if (rc != CC_OK)
         goto out;
