@@ -683,12 +683,11 @@ HIMG_FN void himg_read_f_i(HIMG_MEM m, const struct hcqcl_image_abi *d, himg_u32
     himg_fetch_f(m, d, himg_addr(d, i[0], i[1], i[2], l), out);
 }
 
-/* read_imagei / read_imageui with integer coordinates. */
-HIMG_FN void himg_read_i_i(HIMG_MEM m, const struct hcqcl_image_abi *d, himg_u32 smp, int dims,
-                           const himg_i32 c[3], himg_i32 l, himg_i32 out[4])
+/* The integer texel at index i of layer l, or the border colour when
+ * the index fell outside (i[0] < 0). */
+HIMG_FN void himg_texel_i(HIMG_MEM m, const struct hcqcl_image_abi *d, const himg_i32 i[3],
+                          himg_i32 l, himg_i32 out[4])
 {
-    himg_i32 i[3];
-    himg_index_i(d, smp, dims, c, i);
     if (i[0] < 0) {
         out[0] = out[1] = out[2] = 0;
         out[3] = himg_border_alpha(d);
@@ -697,18 +696,22 @@ HIMG_FN void himg_read_i_i(HIMG_MEM m, const struct hcqcl_image_abi *d, himg_u32
     himg_load_i(m, d, himg_addr(d, i[0], i[1], i[2], l), out);
 }
 
+/* read_imagei / read_imageui with integer coordinates. */
+HIMG_FN void himg_read_i_i(HIMG_MEM m, const struct hcqcl_image_abi *d, himg_u32 smp, int dims,
+                           const himg_i32 c[3], himg_i32 l, himg_i32 out[4])
+{
+    himg_i32 i[3];
+    himg_index_i(d, smp, dims, c, i);
+    himg_texel_i(m, d, i, l, out);
+}
+
 /* read_imagei / read_imageui with float coordinates (always nearest). */
 HIMG_FN void himg_read_i(HIMG_MEM m, const struct hcqcl_image_abi *d, himg_u32 smp, int dims,
                          const float c[3], himg_i32 l, himg_i32 out[4])
 {
     himg_i32 i[3];
     himg_index_nearest(d, smp, dims, c, i);
-    if (i[0] < 0) {
-        out[0] = out[1] = out[2] = 0;
-        out[3] = himg_border_alpha(d);
-        return;
-    }
-    himg_load_i(m, d, himg_addr(d, i[0], i[1], i[2], l), out);
+    himg_texel_i(m, d, i, l, out);
 }
 
 /* The address a write of (c, layer l) goes to, or 0 when it is outside
