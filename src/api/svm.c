@@ -315,23 +315,16 @@ cl_int hcqcl_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking
 
     cl_context ctx = hcqcl_queue_context(q);
     size_t doff = 0, soff = 0;
-    cl_mem dbuf = size ? hcqcl_svm_find(ctx, dst_ptr, size, &doff) : NULL;
-    cl_mem sbuf = size ? hcqcl_svm_find(ctx, src_ptr, size, &soff) : NULL;
+    cl_mem dbuf = size ? hcqcl_svm_find(ctx, dst_ptr, 0, &doff) : NULL;
+    cl_mem sbuf = size ? hcqcl_svm_find(ctx, src_ptr, 0, &soff) : NULL;
     /* CL_INVALID_VALUE: a range that starts in an SVM allocation and runs past its end */
-    if (size && (!dbuf || !sbuf)) {
-        size_t off;
-        cl_mem part = hcqcl_svm_find(ctx, dbuf ? src_ptr : dst_ptr, 0, &off);
-        if (!part && !dbuf && !sbuf)
-            part = hcqcl_svm_find(ctx, src_ptr, 0, &off);
-        if (part) {
-            hcqcl_clReleaseMemObject(part);
-            if (dbuf)
-                hcqcl_clReleaseMemObject(dbuf);
-            if (sbuf)
-                hcqcl_clReleaseMemObject(sbuf);
-            HCQCL_FAIL(CL_INVALID_VALUE, "[%p, +%zu) <- [%p, +%zu) runs past an SVM allocation",
-                       dst_ptr, size, src_ptr, size);
-        }
+    if ((dbuf && size > dbuf->size - doff) || (sbuf && size > sbuf->size - soff)) {
+        if (dbuf)
+            hcqcl_clReleaseMemObject(dbuf);
+        if (sbuf)
+            hcqcl_clReleaseMemObject(sbuf);
+        HCQCL_FAIL(CL_INVALID_VALUE, "[%p, +%zu) <- [%p, +%zu) runs past an SVM allocation",
+                   dst_ptr, size, src_ptr, size);
     }
     if (dbuf && sbuf)
         err = hcqcl_enqueue_copy(q, sbuf, dbuf, soff, doff, size, blocking_copy,
