@@ -199,6 +199,44 @@ static void bench_launch(struct ctx *c)
     clReleaseMemObject(b);
 }
 
+/* Object cycles: make, first use (a blocking 4-byte write: a driver that
+ * allocates at first use allocates there), release. Median of reps/4. */
+static void bench_objects(struct ctx *c)
+{
+    const int n = reps / 4 > 8 ? reps / 4 : 8;
+    double *v = malloc(sizeof(double) * (size_t)n);
+    const uint32_t word = 0x01020304u;
+    cl_int err;
+    for (int i = 0; i < n; i++) {
+        double t0 = now_us();
+        cl_mem b = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 4096, NULL, &err);
+        CHECK(err);
+        CHECK(clEnqueueWriteBuffer(c->q, b, CL_TRUE, 0, sizeof(word), &word, 0, NULL, NULL));
+        CHECK(clReleaseMemObject(b));
+        v[i] = now_us() - t0;
+    }
+    emit("buffer_cycle_us", percentile(v, n, 0.5));
+    cl_bool images = CL_FALSE;
+    CHECK(clGetDeviceInfo(c->dev, CL_DEVICE_IMAGE_SUPPORT, sizeof(images), &images, NULL));
+    if (images) {
+        const cl_image_format fmt = {CL_RGBA, CL_UNORM_INT8};
+        const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 64,
+                                    .image_height = 64};
+        const size_t origin[3] = {0, 0, 0}, region[3] = {1, 1, 1};
+        for (int i = 0; i < n; i++) {
+            double t0 = now_us();
+            cl_mem im = clCreateImage(c->ctx, CL_MEM_READ_WRITE, &fmt, &desc, NULL, &err);
+            CHECK(err);
+            CHECK(clEnqueueWriteImage(c->q, im, CL_TRUE, origin, region, 0, 0, &word, 0, NULL,
+                                      NULL));
+            CHECK(clReleaseMemObject(im));
+            v[i] = now_us() - t0;
+        }
+        emit("image_cycle_us", percentile(v, n, 0.5));
+    }
+    free(v);
+}
+
 /* Median GB/s of `runs` transfers of `bytes` done by fn. */
 typedef void (*xfer_fn)(struct ctx *c, void *arg);
 static double time_gbs(struct ctx *c, xfer_fn fn, void *arg, double bytes, int runs)
@@ -367,6 +405,7 @@ static int child(int index, bool quick)
     setup(&c, ps[index]);
     emit("platform_ms", (now_us() - t0) / 1e3);
     bench_launch(&c);
+    bench_objects(&c);
     bench_bandwidth(&c, quick ? 3 : 7);
     clReleaseKernel(c.empty);
     clReleaseKernel(c.copy4);
@@ -391,6 +430,8 @@ static const struct {
     {"event_wait_us", "enqueue + wait on its event", "us", false},
     {"kernel_profiled_us", "profiled duration, empty kernel", "us", false},
     {"timer_resolution_ns", "profiling timer resolution", "ns", false},
+    {"buffer_cycle_us", "4 KiB buffer: make, write, release", "us", false},
+    {"image_cycle_us", "64x64 image: make, write, release", "us", false},
     {"h2d_pageable_gbs", "host->device pageable", "GB/s", true},
     {"d2h_pageable_gbs", "device->host pageable", "GB/s", true},
     {"h2d_pinned_gbs", "host->device pinned", "GB/s", true},

@@ -18,8 +18,10 @@
  * return it.
  *
  * Descriptors: per context device one 64-byte struct hcqcl_image_abi in
- * CPU-mapped vidmem (pinned host memory where BAR1 can't be had), written
- * once here; its `data` is the store's address on that device.
+ * CPU-mapped vidmem (pinned host memory where BAR1 can't be had), a small
+ * block of the device's shared slabs (hcq_mem_alloc_small: a thousand
+ * descriptors to one driver allocation), written once here; its `data`
+ * is the store's address on that device.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +93,12 @@ static cl_int image_write_abi(cl_mem m)
                       d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY;
     for (cl_uint i = 0; i < ctx->num_devices; i++) {
         struct hcq_device *dev = ctx->devices[i]->hw;
-        int rc = hcq_mem_alloc(dev, HCQCL_IMAGE_ABI_SIZE, HCQ_MEM_DEVICE_MAPPED, &im->abi[i]);
+        int rc = hcq_mem_alloc_small(dev, HCQCL_IMAGE_ABI_SIZE, HCQ_MEM_DEVICE_MAPPED,
+                                     &im->abi[i]);
         if (rc < 0 || !im->abi[i]->cpu) {
             hcq_mem_free(im->abi[i]);
             im->abi[i] = NULL;
-            rc = hcq_mem_alloc(dev, HCQCL_IMAGE_ABI_SIZE, HCQ_MEM_HOST, &im->abi[i]);
+            rc = hcq_mem_alloc_small(dev, HCQCL_IMAGE_ABI_SIZE, HCQ_MEM_HOST, &im->abi[i]);
         }
         /* CL_OUT_OF_RESOURCES if there is a failure to allocate resources required by the OpenCL implementation on the device */
         HCQCL_CHECK(rc == 0, CL_OUT_OF_RESOURCES, "descriptor on device %u: %d", i, rc);

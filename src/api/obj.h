@@ -759,7 +759,7 @@ struct hcqcl_image {
     size_t elem_size;          /* bytes per pixel */
     size_t row_pitch;          /* of the store */
     size_t slice_pitch;        /* of the store; 0 for 1D, 1D buffer, 2D */
-    struct hcq_mem **abi;      /* one descriptor allocation per context device */
+    struct hcq_mem **abi;      /* one descriptor block per context device */
 };
 /* HCQCL_IMAGES=1 (read once). Any thread. */
 bool hcqcl_images_enabled(void);

@@ -408,6 +408,7 @@ static void device_destroy(struct hcq_device *dev)
     nvdrv_close_fd(dev->drv, dev->gpu_fd);
     pthread_mutex_destroy(&dev->lock);
     pthread_mutex_destroy(&dev->sig_lock);
+    pthread_mutex_destroy(&dev->small_lock);
     pthread_mutex_destroy(&dev->local_lock);
     pthread_mutex_destroy(&dev->group_lock);
     free(dev);
@@ -501,6 +502,7 @@ static void enumerate_once(void)
             break;
         pthread_mutex_init(&dev->lock, NULL);
         pthread_mutex_init(&dev->sig_lock, NULL);
+        pthread_mutex_init(&dev->small_lock, NULL);
         pthread_mutex_init(&dev->local_lock, NULL);
         pthread_mutex_init(&dev->group_lock, NULL);
         dev->drv = &g_drv;
@@ -554,6 +556,7 @@ static void teardown(struct hcq_device *dev)
     hcq_irq_teardown(dev);
     hcq_device_local_fini(dev);
     hcq_signal_pool_fini(dev);
+    hcq_small_fini(dev);
     if (dev->uvm_vaspace)
         nvdrv_uvm_unregister_gpu_vaspace(d, dev->info.uuid);
     if (dev->uvm_gpu)

@@ -160,8 +160,20 @@ int hcq_mem_alloc_at(struct hcq_device *dev, uint64_t va, uint64_t size, enum hc
  * 2^47). Multiples of 64 KiB. Needs the devices enumerated. */
 int hcq_va_reserve(uint64_t va, uint64_t size);
 void hcq_va_unreserve(uint64_t va, uint64_t size);
-/* Frees memory and its VA range. The caller guarantees the GPU no
- * longer uses it (its last signal has passed). NULL is a no-op. */
+/* A block of size bytes (at most HCQ_SMALL_MAX) shared out of a 64 KiB
+ * slab of the kind (not HCQ_MEM_USER) with blocks of the same size class:
+ * a driver allocation only when every slab of the class is full. Aligned
+ * to its class, the power of two from HCQ_SMALL_MIN up that holds size.
+ * Freed with hcq_mem_free; an emptied slab goes unless it is its class's
+ * first. For objects of a few bytes that live long (image descriptors). */
+enum { HCQ_SMALL_MIN = 64, HCQ_SMALL_MAX = 4096, HCQ_SMALL_CLASSES = 7 };
+int hcq_mem_alloc_small(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
+                        struct hcq_mem **out);
+/* Slabs the device holds for small blocks now, of every kind and class. */
+unsigned hcq_small_slabs(struct hcq_device *dev);
+/* Frees memory and its VA range (a small block: gives it back). The
+ * caller guarantees the GPU no longer uses it (its last signal has
+ * passed). NULL is a no-op. */
 void hcq_mem_free(struct hcq_mem *mem);
 
 /* Bytes of device memory currently allocated through this device. */

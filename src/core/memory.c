@@ -371,6 +371,10 @@ void hcq_mem_free(struct hcq_mem *mem)
     if (!mem)
         return;
     struct hcq_mem_priv *m = hcq_mem_priv(mem);
+    if (m->slab) {
+        hcq_small_free(m);
+        return;
+    }
     struct hcq_device *dev = mem->dev;
     /* A registered range starts at the page holding the user's byte. */
     uint64_t base = mem->va & ~(HCQ_PAGE_4K - 1);

@@ -149,6 +149,12 @@ struct hcq_device {
     pthread_mutex_t sig_lock;
     struct hcq_signal_page *sig_pages;
 
+    /* Slabs of small blocks (small.c) per kind and size class, under
+     * small_lock. */
+    pthread_mutex_t small_lock;
+#define HCQ_SMALL_KINDS 3 /* DEVICE, DEVICE_MAPPED, HOST */
+    struct hcq_slab *small[HCQ_SMALL_KINDS][HCQ_SMALL_CLASSES];
+
     /* Local (stack) memory shared by every compute queue of the device
      * (launch.c, hcq_device_ensure_local), under local_lock. */
     pthread_mutex_t local_lock;
@@ -245,11 +251,16 @@ struct hcq_mem_priv {
     bool own_pages;      /* cpu_map is our anonymous mmap, not a driver view */
     uint64_t cpu_map_size;
     uint64_t counted;    /* bytes counted in mem_in_use */
+    struct hcq_slab *slab; /* a small block (small.c): its slab, else NULL */
+    unsigned slot;         /* and its place there */
 };
 static inline struct hcq_mem_priv *hcq_mem_priv(struct hcq_mem *m)
 {
     return (struct hcq_mem_priv *)m;
 }
+/* Small blocks (small.c): give one back; free every slab at close. */
+void hcq_small_free(struct hcq_mem_priv *m);
+void hcq_small_fini(struct hcq_device *dev);
 
 /* hcq_mem_alloc with placement flags:
  *  HCQ_MEMF_LOW     VA below 2^40 (pushbuffers, QMDs, constant banks, code)

@@ -2,7 +2,8 @@
  * mem_unit.c — white-box: buffer create/release cycles give every byte of
  * GPU memory back (hcq_mem_in_use returns to its baseline), buffers are
  * backed by the memory kind their flags ask for, and the helpers enqueue
- * code uses (VA, CPU view, map bookkeeping) agree with the store.
+ * code uses (VA, CPU view, map bookkeeping) agree with the store, and
+ * image descriptors share slabs (one driver allocation per image).
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <stdio.h>
@@ -196,6 +197,43 @@ static void check_map_loop(cl_context ctx, cl_device_id dev)
     hcqcl_clReleaseCommandQueue(q);
 }
 
+/* Image descriptors are small blocks of shared slabs: a run of images
+ * makes one driver allocation each (its pixels), not two, and gives
+ * every byte back. */
+static void check_image_descriptors(cl_context ctx, struct hcq_device *hw)
+{
+    if (!hcqcl_images_enabled())
+        return;
+    enum { N = 300 };
+    static cl_mem img[N];
+    const cl_image_format fmt = {CL_RGBA, CL_UNORM_INT8};
+    const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = 8,
+                                .image_height = 8};
+    cl_int err;
+    /* The first image may make the descriptor slab. */
+    cl_mem first = hcqcl_clCreateImage(ctx, CL_MEM_READ_ONLY, &fmt, &desc, NULL, &err);
+    EXPECT(first && err == CL_SUCCESS, "first image: %d", err);
+    const uint64_t use0 = hcq_mem_in_use(hw), allocs0 = hcq_mem_allocs(hw);
+    int made = 0;
+    for (; made < N; made++) {
+        img[made] = hcqcl_clCreateImage(ctx, CL_MEM_READ_ONLY, &fmt, &desc, NULL, &err);
+        if (!img[made]) {
+            EXPECT(false, "image %d: %d", made, err);
+            break;
+        }
+    }
+    /* One allocation per image, and a second descriptor slab at most. */
+    const uint64_t allocs = hcq_mem_allocs(hw) - allocs0;
+    EXPECT(allocs <= (uint64_t)made + 1, "%llu allocations for %d images",
+           (unsigned long long)allocs, made);
+    for (int i = 0; i < made; i++)
+        hcqcl_clReleaseMemObject(img[i]);
+    EXPECT(hcq_mem_in_use(hw) == use0, "%llu bytes left of %d images",
+           (unsigned long long)(hcq_mem_in_use(hw) - use0), made);
+    if (first)
+        hcqcl_clReleaseMemObject(first);
+}
+
 int main(void)
 {
     cl_uint n;
@@ -206,6 +244,7 @@ int main(void)
     check_shadow(ctx, devs[0]->hw);
     check_cycles(ctx, devs[0]->hw);
     check_map_loop(ctx, devs[0]);
+    check_image_descriptors(ctx, devs[0]->hw);
     hcqcl_clReleaseContext(ctx);
 
     if (n > 1) {

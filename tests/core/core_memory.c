@@ -3,7 +3,7 @@
  * memory kind with its CPU view and VA range, reuse of freed ranges, the
  * device-memory counter, large pinned host memory through a copy engine
  * (core_memory_driver_pages: with HCQCL_HOST_PAGES=driver), registration of user pages, memory
- * at a chosen address (SVM), and 10 000 alloc/free cycles that must leave nothing behind.
+ * at a chosen address (SVM), small blocks shared out of slabs, and 10 000 alloc/free cycles that must leave nothing behind.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -213,6 +213,83 @@ static void test_register(struct hcq_device *dev)
     free(buf);
 }
 
+/* Small blocks: shared slabs, aligned to their class, disjoint, real
+ * memory the GPU reads where the CPU wrote it, one driver allocation per
+ * slab, and an emptied slab gone unless it is its class's first. */
+static void test_small(struct hcq_device *dev)
+{
+    enum { N = 1500 };
+    static struct hcq_mem *b[N];
+    const unsigned slabs0 = hcq_small_slabs(dev);
+    const uint64_t allocs0 = hcq_mem_allocs(dev);
+    for (int i = 0; i < N; i++) {
+        REQUIRE(hcq_mem_alloc_small(dev, 64, HCQ_MEM_DEVICE_MAPPED, &b[i]) == 0);
+        EXPECT_EQ(b[i]->size, 64);
+        EXPECT_EQ(b[i]->kind, HCQ_MEM_DEVICE_MAPPED);
+        EXPECT_EQ(b[i]->va % 64, 0);
+        REQUIRE(b[i]->cpu);
+        memset(b[i]->cpu, (uint8_t)i, 64);
+    }
+    /* 1024 blocks of 64 bytes to a slab: two slabs, two driver calls. */
+    EXPECT_EQ(hcq_small_slabs(dev) - slabs0, 2);
+    EXPECT_EQ(hcq_mem_allocs(dev) - allocs0, 2);
+    for (int i = 0; i < N; i++)
+        for (int j = i + 1; j < N && j < i + 1100; j += 97)
+            EXPECT(b[i]->va + 64 <= b[j]->va || b[j]->va + 64 <= b[i]->va);
+    /* The GPU sees what the CPU wrote: a copy engine gathers two blocks
+     * from different slabs into one host buffer. */
+    struct hcq_mem *h = NULL;
+    struct hcq_queue *q = NULL;
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &h) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    memset(h->cpu, 0, 4096);
+    uint64_t v = 0;
+    EXPECT_EQ(hcq_q_copy(q, h->va, b[7]->va, 64), 0);
+    EXPECT_EQ(hcq_q_copy(q, h->va + 64, b[N - 3]->va, 64), 0);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 10000000000ull), 0);
+    EXPECT_EQ(((uint8_t *)h->cpu)[0], 7);
+    EXPECT_EQ(((uint8_t *)h->cpu)[127], (uint8_t)(N - 3));
+    hcq_queue_destroy(q);
+    hcq_mem_free(h);
+    /* The second slab empties and goes; the first stays with its blocks. */
+    for (int i = 1024; i < N; i++)
+        hcq_mem_free(b[i]);
+    EXPECT_EQ(hcq_small_slabs(dev) - slabs0, 1);
+    /* A freed block is handed out again. */
+    const uint64_t va5 = b[5]->va;
+    hcq_mem_free(b[5]);
+    REQUIRE(hcq_mem_alloc_small(dev, 33, HCQ_MEM_DEVICE_MAPPED, &b[5]) == 0);
+    EXPECT_EQ(b[5]->va, va5);
+    EXPECT_EQ(b[5]->size, 33);
+    for (int i = 0; i < 1024; i++)
+        hcq_mem_free(b[i]);
+    EXPECT_EQ(hcq_small_slabs(dev) - slabs0, 1);
+    /* Classes: a block is aligned to the power of two that holds it, and
+     * each kind has slabs of its own. */
+    static const uint64_t sizes[] = {1, 65, 100, 129, 1000, 2049, 4096};
+    static const uint64_t cls[] = {64, 128, 128, 256, 1024, 4096, 4096};
+    struct hcq_mem *s[7], *t[7];
+    for (int i = 0; i < 7; i++) {
+        REQUIRE(hcq_mem_alloc_small(dev, sizes[i], HCQ_MEM_HOST, &s[i]) == 0);
+        REQUIRE(hcq_mem_alloc_small(dev, sizes[i], HCQ_MEM_DEVICE, &t[i]) == 0);
+        EXPECT_EQ(s[i]->va % cls[i], 0);
+        EXPECT_EQ(t[i]->va % cls[i], 0);
+        EXPECT(s[i]->cpu != NULL);
+        EXPECT(t[i]->cpu == NULL);
+    }
+    for (int i = 0; i < 7; i++) {
+        hcq_mem_free(s[i]);
+        hcq_mem_free(t[i]);
+    }
+    struct hcq_mem *x = NULL;
+    EXPECT_EQ(hcq_mem_alloc_small(dev, 0, HCQ_MEM_HOST, &x), -EINVAL);
+    EXPECT_EQ(hcq_mem_alloc_small(dev, 4097, HCQ_MEM_HOST, &x), -EINVAL);
+    EXPECT_EQ(hcq_mem_alloc_small(dev, 64, HCQ_MEM_USER, &x), -EINVAL);
+    EXPECT(x == NULL);
+}
+
 static void test_cycles(struct hcq_device *dev)
 {
     /* Warm up once so lazily created state exists, then measure. */
@@ -256,6 +333,7 @@ int main(void)
     test_host_pages(dev);
     test_register(dev);
     test_fixed(dev);
+    test_small(dev);
     test_cycles(dev);
     hcq_device_close(dev);
     return core_test_done("core_memory");
