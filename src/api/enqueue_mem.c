@@ -120,13 +120,16 @@ cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bo
 struct xfer_job {
     struct hcqcl_staging *staging; /* chain, back to the pool at release */
     struct hcq_mem *reg;           /* registered user pages */
-    void *host;                    /* read through one staging buffer: target */
+    void *host;                    /* through one staging buffer: the read's
+                                    * target, or a late write's source */
     size_t size;
+    struct hcqcl_host_pending pending; /* a read's host range until done */
 };
 
 static void xfer_job_release(void *arg)
 {
     struct xfer_job *job = arg;
+    hcqcl_host_pending_remove(&job->pending);
     hcqcl_staging_put(job->staging);
     hcq_mem_free(job->reg);
     free(job);
@@ -138,6 +141,16 @@ static void xfer_job_unstage(void *arg, cl_int status)
     struct xfer_job *job = arg;
     if (status >= 0)
         hcqcl_staging_copy(job->host, job->staging->cpu, job->size);
+    hcqcl_host_pending_remove(&job->pending);
+}
+
+/* Before-hook of a late write: what came before has written the host
+ * range; it goes into the staging buffer now. */
+static void xfer_job_stage(void *arg, cl_int status)
+{
+    struct xfer_job *job = arg;
+    if (status >= 0)
+        hcqcl_staging_copy(job->staging->cpu, job->host, job->size);
 }
 
 static void xfer_mark_broken(struct hcqcl_staging *chain)
@@ -284,8 +297,11 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
      * and the pipeline moves pageable memory 3-4x faster than the GPU
      * reading the user's pages registered for it (clpeak on the H200:
      * 9.3 GB/s each way registered). */
-    const bool pipelined =
-        size > XFER_PIPELINE_MIN && !cmd->gated && !cmd->ev->host_wait && !cmd->ev->hook_wait;
+    /* A write of host memory that a read enqueued before still fills
+     * reads it when the command runs: never inline. */
+    const bool late = to_gpu && hcqcl_host_pending_overlaps(host, size);
+    const bool pipelined = size > XFER_PIPELINE_MIN && !late && !cmd->gated &&
+                           !cmd->ev->host_wait && !cmd->ev->hook_wait;
     uint64_t hva = 0;
     if (pipelined) {
         /* A ring's worth: the rest of the pool stays for other transfers. */
@@ -299,7 +315,7 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
         if (!job->staging)
             goto no_resources;
         hva = job->staging->va;
-        if (to_gpu) {
+        if (to_gpu && !late) {
             hcqcl_staging_copy(job->staging->cpu, host, size);
         } else {
             job->host = host;
@@ -308,12 +324,16 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
     }
     cl_int err = hcqcl_cmd_on_release(cmd, xfer_job_release, job);
     if (err == CL_SUCCESS && job->host)
-        err = hcqcl_cmd_after(cmd, xfer_job_unstage, job);
+        err = to_gpu ? hcqcl_cmd_before(cmd, xfer_job_stage, job)
+                     : hcqcl_cmd_after(cmd, xfer_job_unstage, job);
     if (err != CL_SUCCESS) {
         cmd->ev->release_fn = NULL; /* the command is aborted: free here */
+        cmd->ev->before_fn = NULL;
         xfer_job_release(job);
         return err;
     }
+    if (!to_gpu && !pipelined)
+        hcqcl_host_pending_add(&job->pending, host, size);
 
     /* From here a failure means a lost device or an exhausted ring; what
      * was recorded may still run, so the job stays with the (aborted)

@@ -130,16 +130,20 @@ static void rect_unpack(uint8_t *host, const uint8_t *packed, const struct hcqcl
                    packed + (z * h->region[1] + y) * w, w);
 }
 
-/* A staged rect read: unpacked into the host rectangle once the GPU is done. */
+/* A staged rect read: unpacked into the host rectangle once the GPU is
+ * done. A late write (its host rectangle a read enqueued before still
+ * fills, hcqcl_host_pending_overlaps): packed when the command runs. */
 struct rect_job {
     struct hcqcl_staging *staging;
     uint8_t *host;
     struct hcqcl_rect h;
+    struct hcqcl_host_pending pending; /* a read's host span until done */
 };
 
 static void rect_job_release(void *arg)
 {
     struct rect_job *job = arg;
+    hcqcl_host_pending_remove(&job->pending);
     hcqcl_staging_put(job->staging);
     free(job);
 }
@@ -149,6 +153,14 @@ static void rect_job_unstage(void *arg, cl_int status)
     struct rect_job *job = arg;
     if (status >= 0)
         rect_unpack(job->host, job->staging->cpu, &job->h);
+    hcqcl_host_pending_remove(&job->pending);
+}
+
+static void rect_job_stage(void *arg, cl_int status)
+{
+    struct rect_job *job = arg;
+    if (status >= 0)
+        rect_pack(job->staging->cpu, job->host, &job->h);
 }
 
 static cl_int rect_read_write(cl_command_queue q, cl_mem buf, cl_bool blocking,
@@ -210,17 +222,22 @@ cl_int hcqcl_rect_enqueue_host(cl_command_queue q, cl_mem buf, bool blocking,
     } else {
         err = CL_OUT_OF_RESOURCES;
     }
-    if (err == CL_SUCCESS && !write) {
+    const bool late = write && hcqcl_host_pending_overlaps((uint8_t *)ptr + h.offset, h.span);
+    if (err == CL_SUCCESS && (!write || late)) {
         job->host = ptr;
         job->h = h;
-        err = hcqcl_cmd_after(&cmd, rect_job_unstage, job);
+        err = write ? hcqcl_cmd_before(&cmd, rect_job_stage, job)
+                    : hcqcl_cmd_after(&cmd, rect_job_unstage, job);
     }
     if (err != CL_SUCCESS) {
         cmd.ev->release_fn = NULL; /* nothing recorded yet: free here */
+        cmd.ev->before_fn = NULL;
         rect_job_release(job);
         hcqcl_cmd_abort(&cmd);
         return err;
     }
+    if (!write)
+        hcqcl_host_pending_add(&job->pending, (uint8_t *)ptr + h.offset, h.span);
     /* A verb failing from here leaves the job to the aborted command:
      * what was recorded may still run. */
     uint64_t sva = job->staging->va, bva = hcqcl_mem_va(buf, dev) + b.offset;
@@ -229,7 +246,8 @@ cl_int hcqcl_rect_enqueue_host(cl_command_queue q, cl_mem buf, bool blocking,
     if (hcqcl_cmd_terminated(&cmd)) {
         /* nothing moves */
     } else if (write) {
-        rect_pack(job->staging->cpu, ptr, &h);
+        if (!late)
+            rect_pack(job->staging->cpu, ptr, &h);
         rc = rect_copy(hcqcl_cmd_hq(&cmd), bva, b.row_pitch, b.slice_pitch, sva, prow, pslice,
                        region);
     } else {

@@ -1564,6 +1564,20 @@ cl_int hcqcl_xfer_begin(cl_command_queue q, cl_command_type type, enum hcqcl_xfe
 cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bool write,
                              cl_command_type type, cl_uint num_events,
                              const cl_event *wait_list, struct hcqcl_cmd *cmd);
+/* Host memory a command still writes (host_pending.c): a read's
+ * destination from enqueue until its bytes are there. A transfer from host
+ * memory that overlaps one reads it in a before-hook, when the command
+ * runs, instead of when it is enqueued. Entries live in the commands' jobs;
+ * add once (a second add is ignored), remove any number of times. Any
+ * thread; the lock is a leaf. */
+struct hcqcl_host_pending {
+    uintptr_t lo, hi;
+    struct hcqcl_host_pending *prev, *next;
+    bool listed;
+};
+void hcqcl_host_pending_add(struct hcqcl_host_pending *p, const void *ptr, size_t size);
+void hcqcl_host_pending_remove(struct hcqcl_host_pending *p);
+bool hcqcl_host_pending_overlaps(const void *ptr, size_t size);
 /* Move size bytes between pageable host memory and GPU VA va inside a
  * begun command (to_gpu: host -> va). Chooses how: transfers above
  * 2 MiB whose dependencies need nothing from the host are pipelined
@@ -1573,8 +1587,11 @@ cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bo
  * staging buffer (reads land in host from the command's after-hook, so a
  * non-blocking read is in place when its event completes); other large
  * ones copy straight from/to the user's pages registered with the GPU, or
- * through one dedicated staging buffer when they can't be registered. Uses the command's after and on-release
- * hooks. CL_SUCCESS, CL_OUT_OF_RESOURCES or CL_OUT_OF_HOST_MEMORY; on
+ * through one dedicated staging buffer when they can't be registered. A
+ * write whose host range a pending read still fills (hcqcl_host_pending_*)
+ * is never pipelined and fills its staging in a before-hook; reads list
+ * their range until done. Call it before any verb of the command. Uses
+ * the command's before, after and on-release hooks. CL_SUCCESS, CL_OUT_OF_RESOURCES or CL_OUT_OF_HOST_MEMORY; on
  * error the caller aborts the command. */
 cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t va, void *host,
                        size_t size, bool to_gpu);

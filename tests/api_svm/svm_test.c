@@ -11,7 +11,8 @@
  * OpenCL 3.0 specification words them.
  *
  * Host code touches an SVM allocation only between clEnqueueSVMMap and
- * clEnqueueSVMUnmap (coarse grain); everything else is checked through
+ * clEnqueueSVMUnmap (coarse grain); an unmap enqueued behind a map still
+ * in flight writes back what the map brought. Everything else is checked through
  * the device: a map round trip is read back by a copy on the device,
  * and a device write is read back by a map, so the host pages at the
  * SVM address cannot stand in for the device's copy.
@@ -282,6 +283,41 @@ static void test_map_large(void)
     clSVMFree(ctx, s);
     free(want);
     free(got);
+}
+
+/* An unmap enqueued right behind a non-blocking map, before the map has
+ * brought the region in: in order, the unmap writes back what the map
+ * brought, not what the pages held when it was enqueued. Staged, pipelined
+ * and registered sizes; the map also held behind a user event. */
+static void test_map_unmap_in_flight(void)
+{
+    static const size_t sizes[] = {4 * KIB, 3 * MIB + 7, 9 * MIB};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        const size_t n = sizes[k];
+        uint8_t *s = svm_alloc(0, n, 0), *want = xmalloc(n), *got = xmalloc(n);
+        for (int gated = 0; gated < 2; gated++) {
+            fill_random(want, n);
+            device_write(s, want, n);
+            cl_int err = 0;
+            cl_event g = gated ? clCreateUserEvent(ctx, &err) : NULL;
+            EXPECT_OK(clEnqueueSVMMap(queue, CL_FALSE, CL_MAP_WRITE, s, n, g ? 1 : 0,
+                                      g ? &g : NULL, NULL));
+            EXPECT_OK(clEnqueueSVMUnmap(queue, s, 0, NULL, NULL));
+            if (g) {
+                EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
+                clReleaseEvent(g);
+            }
+            EXPECT_OK(clFinish(queue));
+            memset(got, 0, n);
+            device_read(got, s, n);
+            long d = diff_at(got, want, n);
+            EXPECT(d < 0, "%zu bytes mapped and unmapped at once%s: the device has other "
+                   "bytes from %ld", n, gated ? " behind a user event" : "", d);
+        }
+        clSVMFree(ctx, s);
+        free(want);
+        free(got);
+    }
 }
 
 static void test_map(void)
@@ -1172,6 +1208,7 @@ int main(void)
         test_alloc();
         test_map();
         test_map_large();
+        test_map_unmap_in_flight();
         test_map_errors();
         test_memcpy();
         test_fill();

@@ -1,7 +1,7 @@
 /*
  * data.c — buffer transfers move the right bytes: read/write round trips
  * (blocking, non-blocking, gated on user events, staged and pipelined
- * sizes), sub-buffer aliasing, copies, every fill pattern size with
+ * sizes), a write of host memory a read enqueued before it fills, sub-buffer aliasing, copies, every fill pattern size with
  * offsets, rect transfers with pitches, map/unmap coherence for each kind
  * of memory, and migration.
  */
@@ -92,6 +92,59 @@ static void test_gated_read(void)
         free(in);
         free(out);
         free(zero);
+    }
+}
+
+/* In order, a write from host memory that a read enqueued before it
+ * fills moves the read's bytes, not what the memory held at enqueue:
+ * buffer a -> host -> buffer b with both commands non-blocking, the read
+ * held behind a user event (and not: a read still on the GPU), for the
+ * staged, pipelined and registered sizes, and the same through rects. */
+static void test_read_then_write(void)
+{
+    const size_t sz[] = {4096, (3u << 20) + 5, (9u << 20) + 3};
+    for (size_t i = 0; i < 3; i++) {
+        for (int gated = 0; gated < 2; gated++) {
+            for (int rect = 0; rect < 2; rect++) {
+                size_t n = sz[i];
+                uint8_t *in = malloc(n), *mid = malloc(n), *out = malloc(n);
+                REQUIRE(in && mid && out);
+                xt_random(in, n, 91 + i);
+                memset(mid, 0x5c, n);
+                cl_mem a = xt_buffer(&t, 0, n, NULL), b = xt_buffer(&t, 0, n, NULL);
+                EXPECT_OK(clEnqueueWriteBuffer(t.q, a, CL_TRUE, 0, n, in, 0, NULL, NULL));
+                cl_int err = CL_SUCCESS;
+                cl_event g = gated ? clCreateUserEvent(t.ctx, &err) : NULL;
+                REQUIRE(err == CL_SUCCESS);
+                /* n rows of one byte, or one row of n bytes. */
+                const size_t org[3] = {0, 0, 0}, reg[3] = {1, n, 1};
+                if (rect) {
+                    EXPECT_OK(clEnqueueReadBufferRect(t.q, a, CL_FALSE, org, org, reg, 1, n, 1,
+                                                      n, mid, g ? 1 : 0, g ? &g : NULL, NULL));
+                    EXPECT_OK(clEnqueueWriteBufferRect(t.q, b, CL_FALSE, org, org, reg, 1, n, 1,
+                                                       n, mid, 0, NULL, NULL));
+                } else {
+                    EXPECT_OK(clEnqueueReadBuffer(t.q, a, CL_FALSE, 0, n, mid, g ? 1 : 0,
+                                                  g ? &g : NULL, NULL));
+                    EXPECT_OK(clEnqueueWriteBuffer(t.q, b, CL_FALSE, 0, n, mid, 0, NULL, NULL));
+                }
+                if (g) {
+                    EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
+                    clReleaseEvent(g);
+                }
+                EXPECT_OK(clFinish(t.q));
+                memset(out, 0, n);
+                EXPECT_OK(clEnqueueReadBuffer(t.q, b, CL_TRUE, 0, n, out, 0, NULL, NULL));
+                long d = xt_diff(in, out, n);
+                EXPECT(d < 0, "%zu bytes read then written%s%s: differ from byte %ld", n,
+                       gated ? " behind a user event" : "", rect ? " as rects" : "", d);
+                clReleaseMemObject(a);
+                clReleaseMemObject(b);
+                free(in);
+                free(mid);
+                free(out);
+            }
+        }
     }
 }
 
@@ -624,6 +677,7 @@ int main(void)
     xt_init(&t);
     test_round_trips();
     test_gated_read();
+    test_read_then_write();
     test_sub_buffers();
     test_copies();
     test_fills();

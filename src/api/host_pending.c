@@ -1,0 +1,62 @@
+/*
+ * host_pending.c — host memory that commands still write: the destination
+ * of a read whose bytes reach it when the command runs or ends (a staged
+ * read's copy-out, the GPU writing registered pages, a map's copy into an
+ * SVM allocation's pages), from enqueue until then. A transfer *from* host
+ * memory overlapping one must read it when it runs, not when enqueued:
+ * on an in-order queue a write of what a read brings in, or the unmap of
+ * a region a non-blocking map is still filling, moves the new bytes.
+ */
+#include "api/obj.h"
+
+static struct {
+    pthread_mutex_t lock;
+    struct hcqcl_host_pending *first;
+    atomic_uint count; /* entries listed: 0 lets the check skip the lock */
+} P = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+void hcqcl_host_pending_add(struct hcqcl_host_pending *p, const void *ptr, size_t size)
+{
+    if (!size || p->listed)
+        return;
+    p->lo = (uintptr_t)ptr;
+    p->hi = (uintptr_t)ptr + size;
+    pthread_mutex_lock(&P.lock);
+    p->prev = NULL;
+    p->next = P.first;
+    if (P.first)
+        P.first->prev = p;
+    P.first = p;
+    p->listed = true;
+    atomic_fetch_add(&P.count, 1);
+    pthread_mutex_unlock(&P.lock);
+}
+
+void hcqcl_host_pending_remove(struct hcqcl_host_pending *p)
+{
+    pthread_mutex_lock(&P.lock);
+    if (p->listed) {
+        if (p->prev)
+            p->prev->next = p->next;
+        else
+            P.first = p->next;
+        if (p->next)
+            p->next->prev = p->prev;
+        p->listed = false;
+        atomic_fetch_sub(&P.count, 1);
+    }
+    pthread_mutex_unlock(&P.lock);
+}
+
+bool hcqcl_host_pending_overlaps(const void *ptr, size_t size)
+{
+    if (!size || !atomic_load(&P.count))
+        return false;
+    const uintptr_t lo = (uintptr_t)ptr, hi = lo + size;
+    bool hit = false;
+    pthread_mutex_lock(&P.lock);
+    for (const struct hcqcl_host_pending *p = P.first; p && !hit; p = p->next)
+        hit = lo < p->hi && p->lo < hi;
+    pthread_mutex_unlock(&P.lock);
+    return hit;
+}
