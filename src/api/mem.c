@@ -802,8 +802,11 @@ cl_int hcqcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t pa
         n = sizeof(v.mem);
         break;
     case CL_MEM_OFFSET: v.size = memobj->image ? 0 : memobj->offset; n = sizeof(v.size); break;
-    /* CL_TRUE for a buffer made with CL_MEM_USE_HOST_PTR on an SVM pointer, and its sub-buffers */
-    case CL_MEM_USES_SVM_POINTER: v.b = mem_root(memobj)->svm_root != NULL; n = sizeof(v.b); break;
+    /* CL_TRUE if memobj is a buffer object that was created with CL_MEM_USE_HOST_PTR or is a sub-buffer object of a buffer object that was created with CL_MEM_USE_HOST_PTR and the host_ptr specified when the buffer object was created is a SVM pointer; otherwise returns CL_FALSE */
+    case CL_MEM_USES_SVM_POINTER:
+        v.b = memobj->type == CL_MEM_OBJECT_BUFFER && mem_root(memobj)->svm_root != NULL;
+        n = sizeof(v.b);
+        break;
     case CL_MEM_PROPERTIES: src = memobj->props; n = memobj->props_size; break;
     default:
         /* CL_INVALID_VALUE if param_name is not valid */
