@@ -363,6 +363,14 @@ void *hcqcl_clEnqueueMapImage(cl_command_queue command_queue, cl_mem image, cl_b
     err = hcqcl_xfer_check_map_flags(map_flags);
     if (err != CL_SUCCESS)
         goto fail;
+    /* The mapping is the byte span from the region's first pixel to its
+     * last, and an unmap writes a mapped copy back whole: where the span
+     * holds pixels outside the region (rows or slices apart), they must
+     * be the image's own, so WRITE_INVALIDATE_REGION maps as CL_MAP_WRITE
+     * (the region's contents may be discarded, which this does not). */
+    if ((map_flags & CL_MAP_WRITE_INVALIDATE_REGION) &&
+        r.span != r.region[0] * r.region[1] * r.region[2])
+        map_flags = CL_MAP_WRITE;
     void *ptr = hcqcl_map_enqueue(q, image, blocking_map, map_flags, r.offset, r.span,
                                   CL_COMMAND_MAP_IMAGE, num_events_in_wait_list,
                                   event_wait_list, event, &err);

@@ -122,11 +122,12 @@ static cl_int image_write_abi(cl_mem m)
 }
 
 /* The image's geometry from image_desc: every rule of the descriptor and
- * the size limits. zero_err: the error for a zero width/height/depth
- * (clCreateImage: CL_INVALID_IMAGE_DESCRIPTOR; clCreateImage2D/3D name
- * CL_INVALID_IMAGE_SIZE). */
+ * the size limits. size_err: the error for a zero width/height/depth and
+ * for pitches that break their rules (clCreateImage:
+ * CL_INVALID_IMAGE_DESCRIPTOR; clCreateImage2D/3D name
+ * CL_INVALID_IMAGE_SIZE for both). */
 static cl_int image_check_desc(const cl_image_desc *d, size_t elem, const void *host_ptr,
-                               cl_int zero_err)
+                               cl_int size_err)
 {
     const cl_mem_object_type t = d->image_type;
     /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid */
@@ -140,17 +141,15 @@ static cl_int image_check_desc(const cl_image_desc *d, size_t elem, const void *
     /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (num_mip_levels and num_samples must be 0) */
     HCQCL_CHECK(d->num_mip_levels == 0 && d->num_samples == 0, CL_INVALID_IMAGE_DESCRIPTOR,
                 "num_mip_levels %u, num_samples %u", d->num_mip_levels, d->num_samples);
-    /* CL_INVALID_OPERATION if no devices in context support creating a 2D image from a buffer (or from another image) */
-    HCQCL_CHECK(t != CL_MEM_OBJECT_IMAGE2D || !d->mem_object, CL_INVALID_OPERATION,
-                "2D image from memory object %p", (void *)d->mem_object);
-    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (buffer only for a 1D image buffer) */
-    HCQCL_CHECK((t == CL_MEM_OBJECT_IMAGE1D_BUFFER) == (d->buffer != NULL),
+    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (buffer for a 1D image buffer, mem_object for a 2D image, nothing for the others) */
+    HCQCL_CHECK(t == CL_MEM_OBJECT_IMAGE1D_BUFFER ? d->buffer != NULL
+                                                  : !d->mem_object || t == CL_MEM_OBJECT_IMAGE2D,
                 CL_INVALID_IMAGE_DESCRIPTOR, "buffer %p for image type 0x%x", (void *)d->buffer,
                 t);
     /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (width, height, depth and array size >= 1) */
     HCQCL_CHECK(d->image_width >= 1 && (!has_h || d->image_height >= 1) &&
                     (t != CL_MEM_OBJECT_IMAGE3D || d->image_depth >= 1),
-                zero_err, "size %zu x %zu x %zu", d->image_width, d->image_height,
+                size_err, "size %zu x %zu x %zu", d->image_width, d->image_height,
                 d->image_depth);
     HCQCL_CHECK(!is_array || d->image_array_size >= 1, CL_INVALID_IMAGE_DESCRIPTOR,
                 "array size 0");
@@ -179,25 +178,24 @@ static cl_int image_check_desc(const cl_image_desc *d, size_t elem, const void *
     }
     HCQCL_CHECK(!is_array || d->image_array_size <= IMG_ARRAY_MAX, CL_INVALID_IMAGE_SIZE,
                 "array size %zu", d->image_array_size);
-    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (image_row_pitch must be 0 if host_ptr is NULL) */
-    HCQCL_CHECK(host_ptr || (d->image_row_pitch == 0 && d->image_slice_pitch == 0),
-                CL_INVALID_IMAGE_DESCRIPTOR, "pitches %zu/%zu without host_ptr",
-                d->image_row_pitch, d->image_slice_pitch);
+    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (image_row_pitch must be 0 if host_ptr is NULL); clCreateImage2D/3D: CL_INVALID_IMAGE_SIZE if values specified by image_row_pitch do not follow rules described in the argument description */
+    HCQCL_CHECK(host_ptr || (d->image_row_pitch == 0 && d->image_slice_pitch == 0), size_err,
+                "pitches %zu/%zu without host_ptr", d->image_row_pitch, d->image_slice_pitch);
     const size_t min_row = d->image_width * elem;
-    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (image_row_pitch is 0 or >= image_width x element size, and a multiple of the element size) */
+    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (image_row_pitch is 0 or >= image_width x element size, and a multiple of the element size); CL_INVALID_IMAGE_SIZE for clCreateImage2D/3D */
     HCQCL_CHECK(d->image_row_pitch == 0 ||
                     (d->image_row_pitch >= min_row && d->image_row_pitch % elem == 0),
-                CL_INVALID_IMAGE_DESCRIPTOR, "row pitch %zu (width %zu x %zu)",
-                d->image_row_pitch, d->image_width, elem);
+                size_err, "row pitch %zu (width %zu x %zu)", d->image_row_pitch,
+                d->image_width, elem);
     if (t == CL_MEM_OBJECT_IMAGE1D_ARRAY || t == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
         t == CL_MEM_OBJECT_IMAGE3D) {
         const size_t row = d->image_row_pitch ? d->image_row_pitch : min_row;
         const size_t min_slice = t == CL_MEM_OBJECT_IMAGE1D_ARRAY ? row : row * d->image_height;
-        /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (image_slice_pitch is 0 or >= the minimum and a multiple of image_row_pitch) */
+        /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (image_slice_pitch is 0 or >= the minimum and a multiple of image_row_pitch); CL_INVALID_IMAGE_SIZE for clCreateImage3D */
         HCQCL_CHECK(d->image_slice_pitch == 0 ||
                         (d->image_slice_pitch >= min_slice && d->image_slice_pitch % row == 0),
-                    CL_INVALID_IMAGE_DESCRIPTOR, "slice pitch %zu (min %zu, row %zu)",
-                    d->image_slice_pitch, min_slice, row);
+                    size_err, "slice pitch %zu (min %zu, row %zu)", d->image_slice_pitch,
+                    min_slice, row);
     }
     return CL_SUCCESS;
 }
@@ -214,9 +212,57 @@ static void image_rows(const cl_image_desc *d, size_t *rows, size_t *slices)
     }
 }
 
+/* The channel orders a view may give the pixels of an image of order o:
+ * its own, or the sRGB / linear twin ("The channel order values
+ * supported are", clCreateImage). */
+static bool view_order_ok(cl_channel_order want, cl_channel_order o)
+{
+    static const cl_channel_order twins[][2] = {
+        {CL_sBGRA, CL_BGRA}, {CL_sRGBA, CL_RGBA}, {CL_sRGB, CL_RGB}, {CL_sRGBx, CL_RGBx}};
+    if (want == o)
+        return true;
+    for (size_t i = 0; i < UTIL_ARRAY_SIZE(twins); i++)
+        if ((want == twins[i][0] && o == twins[i][1]) || (want == twins[i][1] && o == twins[i][0]))
+            return true;
+    return false;
+}
+
+/* A 2D image made from another 2D image (image_desc->mem_object): the
+ * rules, and the flags it gets (*eff). */
+static cl_int image_view_check(cl_context ctx, cl_mem src, const cl_image_format *format,
+                               const cl_image_desc *desc, cl_mem_flags flags, cl_mem_flags *eff)
+{
+    /* CL_INVALID_OPERATION if a 2D image is created from a buffer and no device in context supports it (cl_khr_image2d_from_buffer is not offered) */
+    HCQCL_CHECK(!hcqcl_mem_valid(src) || src->type != CL_MEM_OBJECT_BUFFER, CL_INVALID_OPERATION,
+                "2D image from buffer %p", (void *)src);
+    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (mem_object an image of context) */
+    HCQCL_CHECK(hcqcl_mem_valid(src) && src->image && src->ctx == ctx,
+                CL_INVALID_IMAGE_DESCRIPTOR, "mem_object %p", (void *)src);
+    const struct hcqcl_image *si = src->image;
+    /* CL_INVALID_IMAGE_FORMAT_DESCRIPTOR if a 2D image is created from a 2D image object and the rules described above are not followed (all the values specified in image_desc except for mem_object must match the image descriptor information associated with mem_object) */
+    HCQCL_CHECK(src->type == CL_MEM_OBJECT_IMAGE2D &&
+                    desc->image_width == si->desc.image_width &&
+                    desc->image_height == si->desc.image_height &&
+                    (!desc->image_row_pitch || desc->image_row_pitch == si->info_row_pitch) &&
+                    !desc->image_slice_pitch,
+                CL_INVALID_IMAGE_FORMAT_DESCRIPTOR,
+                "%zu x %zu (pitches %zu/%zu) from image %p of type 0x%x, %zu x %zu (pitch %zu)",
+                desc->image_width, desc->image_height, desc->image_row_pitch,
+                desc->image_slice_pitch, (void *)src, src->type, si->desc.image_width,
+                si->desc.image_height, si->info_row_pitch);
+    /* CL_INVALID_IMAGE_FORMAT_DESCRIPTOR (the channel data type must match, the channel orders be the same or an sRGB / linear pair) */
+    HCQCL_CHECK(format->image_channel_data_type == si->format.image_channel_data_type &&
+                    view_order_ok(format->image_channel_order, si->format.image_channel_order),
+                CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "format (0x%x, 0x%x) of an image of (0x%x, 0x%x)",
+                format->image_channel_order, format->image_channel_data_type,
+                si->format.image_channel_order, si->format.image_channel_data_type);
+    /* CL_INVALID_VALUE if an image is being created from another memory object and its flags exclude what flags asks (access, host access, host pointer flags) */
+    return hcqcl_mem_derived_flags(src->flags, flags, eff);
+}
+
 static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_mem_flags flags,
                            const cl_image_format *format, const cl_image_desc *desc,
-                           void *host_ptr, cl_int zero_err, cl_int *errcode_ret)
+                           void *host_ptr, cl_int size_err, cl_int *errcode_ret)
 {
     cl_int err = CL_SUCCESS;
     cl_mem m = NULL;
@@ -244,7 +290,13 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
                      format ? format->image_channel_data_type : 0);
     /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid or if image_desc is NULL */
     HCQCL_CHECK_GOTO(desc, err, CL_INVALID_IMAGE_DESCRIPTOR, "image_desc NULL");
-    err = image_check_desc(desc, elem, host_ptr, zero_err);
+    /* A 2D image of another one's pixels: its pitches are the other's
+     * (checked below), not a host pointer's. */
+    const cl_mem src = desc->image_type == CL_MEM_OBJECT_IMAGE2D ? desc->mem_object : NULL;
+    cl_image_desc checked = *desc;
+    if (src)
+        checked.image_row_pitch = checked.image_slice_pitch = 0;
+    err = image_check_desc(&checked, elem, host_ptr, size_err);
     if (err != CL_SUCCESS)
         goto fail;
     /* CL_INVALID_HOST_PTR if host_ptr is NULL and CL_MEM_USE_HOST_PTR or CL_MEM_COPY_HOST_PTR are set in flags */
@@ -270,6 +322,11 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
                          "%zu pixels of %zu bytes in a buffer of %zu", desc->image_width, elem,
                          buf->size);
     }
+    if (src) {
+        err = image_view_check(ctx, src, format, desc, flags, &eff);
+        if (err != CL_SUCCESS)
+            goto fail;
+    }
     /* CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context that support image_format */
     HCQCL_CHECK_GOTO(hcqcl_image_format_supported(format, eff, desc->image_type), err,
                      CL_IMAGE_FORMAT_NOT_SUPPORTED, "format (0x%x, 0x%x), flags 0x%llx",
@@ -294,18 +351,36 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     size_t rows, slices;
     image_rows(d, &rows, &slices);
     const size_t tight_row = d->image_width * elem, tight_slice = tight_row * rows;
-    /* The application's layout (host_ptr), its defaults applied. */
-    const size_t app_row = desc->image_row_pitch ? desc->image_row_pitch : tight_row;
-    const size_t app_slice = desc->image_slice_pitch ? desc->image_slice_pitch : app_row * rows;
-    const bool use = flags & CL_MEM_USE_HOST_PTR;
-    im->row_pitch = use ? app_row : tight_row;
-    const size_t layer = use ? app_slice : tight_slice;
+    /* The application's layout (host_ptr), its defaults applied. A slice
+     * pitch means something only to image types with slices. */
     const bool has_slices = d->image_type == CL_MEM_OBJECT_IMAGE1D_ARRAY ||
                             d->image_type == CL_MEM_OBJECT_IMAGE2D_ARRAY ||
                             d->image_type == CL_MEM_OBJECT_IMAGE3D;
+    const size_t app_row = desc->image_row_pitch ? desc->image_row_pitch : tight_row;
+    const size_t app_slice =
+        has_slices && desc->image_slice_pitch ? desc->image_slice_pitch : app_row * rows;
+    const bool use = flags & CL_MEM_USE_HOST_PTR;
+    im->row_pitch = use ? app_row : tight_row;
+    const size_t layer = use ? app_slice : tight_slice;
     im->slice_pitch = has_slices ? layer : 0;
+    /* clGetImageInfo: "If image was created with a non-zero value for
+     * image_row_pitch, then the value provided for image_row_pitch by the
+     * application is returned" (and the same of the slice pitch),
+     * whatever the store's own pitches. */
+    im->info_row_pitch = app_row;
+    im->info_slice_pitch = desc->image_slice_pitch ? desc->image_slice_pitch
+                           : has_slices            ? app_slice
+                                                   : 0;
+    if (src) {
+        /* The other image's store, pitches and all. */
+        im->row_pitch = src->image->row_pitch;
+        im->info_row_pitch = src->image->info_row_pitch;
+        im->info_slice_pitch = 0;
+    }
     size_t total = 0;
-    if (__builtin_mul_overflow(layer, slices, &total))
+    if (src)
+        total = src->size;
+    else if (__builtin_mul_overflow(layer, slices, &total))
         total = SIZE_MAX;
     uint64_t max_alloc = 0;
     for (cl_uint i = 0; i < ctx->num_devices; i++)
@@ -316,11 +391,12 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
 
     size_t svm_off = 0;
     cl_mem svm = use ? hcqcl_svm_find(ctx, host_ptr, total, &svm_off) : NULL;
-    if (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER || svm) {
-        /* A 1D image buffer is a view of its buffer; an image on an SVM
-         * pointer uses the allocation's memory, as a buffer does. */
+    if (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER || svm || src) {
+        /* A 1D image buffer is a view of its buffer, a 2D image made from
+         * another a view of that one's store; an image on an SVM pointer
+         * uses the allocation's memory, as a buffer does. */
         m = svm ? hcqcl_mem_create_alias(svm, svm_off, eff, total, host_ptr)
-                : hcqcl_mem_create_view(buf, eff, total);
+                : hcqcl_mem_create_view(src ? src : buf, eff, total);
         if (svm)
             hcqcl_clReleaseMemObject(svm);
         HCQCL_CHECK_GOTO(m, err, CL_OUT_OF_HOST_MEMORY, "image object");
@@ -351,8 +427,9 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     m->type = d->image_type;
     d->image_row_pitch = im->row_pitch;
     d->image_slice_pitch = im->slice_pitch;
-    /* The view holds the buffer of the store; a sub-buffer it was made
-     * from is held here too (CL_IMAGE_BUFFER returns it). */
+    /* The view holds the buffer of the store; a sub-buffer (or a view
+     * image) it was made from is held here too (CL_IMAGE_BUFFER or
+     * CL_MEM_ASSOCIATED_MEMOBJECT returns it). */
     if (d->buffer && d->buffer->parent)
         hcqcl_clRetainMemObject(d->buffer);
     m->image = im;
@@ -403,7 +480,7 @@ cl_mem hcqcl_clCreateImage2D(cl_context context, cl_mem_flags flags,
                              .image_width = image_width,
                              .image_height = image_height,
                              .image_row_pitch = image_row_pitch};
-    /* CL_INVALID_IMAGE_SIZE if image_width or image_height are 0 or exceed the maximum */
+    /* CL_INVALID_IMAGE_SIZE if image_width or image_height are 0 or if they exceed the maximum, or if values specified by image_row_pitch do not follow rules described in the argument description */
     return image_create(context, NULL, flags, image_format, &d, host_ptr, CL_INVALID_IMAGE_SIZE,
                         errcode_ret);
 }
@@ -419,7 +496,7 @@ cl_mem hcqcl_clCreateImage3D(cl_context context, cl_mem_flags flags,
                              .image_depth = image_depth,
                              .image_row_pitch = image_row_pitch,
                              .image_slice_pitch = image_slice_pitch};
-    /* CL_INVALID_IMAGE_SIZE if image_width or image_height are 0 or if image_depth <= 1 (a depth of 1 is taken as 0) */
+    /* CL_INVALID_IMAGE_SIZE if image_width or image_height are 0 or if image_depth <= 1 (a depth of 1 is taken as 0), or if values specified by image_row_pitch and image_slice_pitch do not follow rules described in the argument description */
     if (d.image_depth == 1)
         d.image_depth = 0;
     return image_create(context, NULL, flags, image_format, &d, host_ptr, CL_INVALID_IMAGE_SIZE,
@@ -445,13 +522,16 @@ cl_int hcqcl_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param
     switch (param_name) {
     case CL_IMAGE_FORMAT: v.f = im->format; n = sizeof(v.f); break;
     case CL_IMAGE_ELEMENT_SIZE: v.s = im->elem_size; n = sizeof(v.s); break;
-    case CL_IMAGE_ROW_PITCH: v.s = im->row_pitch; n = sizeof(v.s); break;
-    case CL_IMAGE_SLICE_PITCH: v.s = im->slice_pitch; n = sizeof(v.s); break;
+    case CL_IMAGE_ROW_PITCH: v.s = im->info_row_pitch; n = sizeof(v.s); break;
+    case CL_IMAGE_SLICE_PITCH: v.s = im->info_slice_pitch; n = sizeof(v.s); break;
     case CL_IMAGE_WIDTH: v.s = im->desc.image_width; n = sizeof(v.s); break;
     case CL_IMAGE_HEIGHT: v.s = im->desc.image_height; n = sizeof(v.s); break;
     case CL_IMAGE_DEPTH: v.s = im->desc.image_depth; n = sizeof(v.s); break;
     case CL_IMAGE_ARRAY_SIZE: v.s = im->desc.image_array_size; n = sizeof(v.s); break;
-    case CL_IMAGE_BUFFER: v.m = im->desc.buffer; n = sizeof(v.m); break;
+    case CL_IMAGE_BUFFER:
+        v.m = image->type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? im->desc.buffer : NULL;
+        n = sizeof(v.m);
+        break;
     case CL_IMAGE_NUM_MIP_LEVELS:
     case CL_IMAGE_NUM_SAMPLES: v.u = 0; n = sizeof(v.u); break;
     default:

@@ -759,6 +759,8 @@ struct hcqcl_image {
     size_t elem_size;          /* bytes per pixel */
     size_t row_pitch;          /* of the store */
     size_t slice_pitch;        /* of the store; 0 for 1D, 1D buffer, 2D */
+    size_t info_row_pitch;     /* what clGetImageInfo reports: the */
+    size_t info_slice_pitch;   /* application's pitches where it gave them */
     struct hcq_mem **abi;      /* one descriptor block per context device */
 };
 /* HCQCL_IMAGES=1 (read once). Any thread. */

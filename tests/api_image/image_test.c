@@ -6,7 +6,9 @@
  * against a host model of each image (several formats, regions with
  * offsets, 1D and 2D arrays, 3D), copies between images and buffers,
  * USE_HOST_PTR images with padded pitches (maps return host_ptr-based
- * pointers), 1D image buffers aliasing their buffer, events and wait
+ * pointers), the pitches the queries report, 2D images made from another
+ * (an sRGB view), maps of rectangles that invalidate only their pixels,
+ * 1D image buffers aliasing their buffer, events and wait
  * lists, the transfer errors, and samplers.
  *
  * Run with HCQCL_IMAGES=0 (test api_image_off) it checks instead that
@@ -909,6 +911,181 @@ static void test_use_host_ptr(void)
     free(host);
 }
 
+/* Pitches as the application gave them: clGetImageInfo reports a
+ * COPY_HOST_PTR image's given pitches (its store is tight), a 2D image
+ * ignores a slice pitch for its storage, and clCreateImage2D/3D name
+ * CL_INVALID_IMAGE_SIZE for pitches that break their rules. */
+static void test_given_pitches(void)
+{
+    enum { W = 4, H = 4, ROW = 32 };
+    uint8_t host[ROW * H * 2];
+    fill_random(host, sizeof(host));
+    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
+    d.image_row_pitch = ROW;
+    cl_mem m = make_image(CL_MEM_COPY_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, host, CL_SUCCESS);
+    size_t v = 0;
+    if (m) {
+        EXPECT_OK(clGetImageInfo(m, CL_IMAGE_ROW_PITCH, sizeof(v), &v, NULL));
+        EXPECT(v == ROW, "COPY_HOST_PTR image: CL_IMAGE_ROW_PITCH %zu, given %d", v, ROW);
+        EXPECT_OK(clGetImageInfo(m, CL_IMAGE_SLICE_PITCH, sizeof(v), &v, NULL));
+        EXPECT(v == 0, "2D image: CL_IMAGE_SLICE_PITCH %zu", v);
+        /* The pixels came in at the given pitch. */
+        uint8_t px[W * H * 4];
+        const size_t o[3] = {0, 0, 0}, r[3] = {W, H, 1};
+        EXPECT_OK(clEnqueueReadImage(queue, m, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
+        bool ok = true;
+        for (int y = 0; y < H; y++)
+            ok &= !memcmp(px + y * W * 4, host + y * ROW, W * 4);
+        EXPECT(ok, "COPY_HOST_PTR image with a padded pitch: pixels");
+        clReleaseMemObject(m);
+    }
+    cl_image_desc d3 = desc_of(CL_MEM_OBJECT_IMAGE3D, W, 2, 2, 0);
+    d3.image_row_pitch = ROW;
+    d3.image_slice_pitch = ROW * 3;
+    m = make_image(CL_MEM_COPY_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d3, host, CL_SUCCESS);
+    if (m) {
+        EXPECT_OK(clGetImageInfo(m, CL_IMAGE_SLICE_PITCH, sizeof(v), &v, NULL));
+        EXPECT(v == ROW * 3, "COPY_HOST_PTR 3D image: CL_IMAGE_SLICE_PITCH %zu, given %d", v,
+               ROW * 3);
+        clReleaseMemObject(m);
+    }
+    /* A 2D USE_HOST_PTR image with a (meaningless) small slice pitch: its
+     * store is its rows. */
+    uint8_t *big = aligned_alloc(4096, 64 * 64 * 4);
+    REQUIRE(big, "host memory");
+    fill_random(big, 64 * 64 * 4);
+    d = desc_of(CL_MEM_OBJECT_IMAGE2D, 64, 64, 0, 0);
+    d.image_slice_pitch = 16;
+    m = make_image(CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, big, CL_SUCCESS);
+    if (m) {
+        EXPECT_OK(clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof(v), &v, NULL));
+        EXPECT(v == 64 * 64 * 4, "2D image with a slice pitch: CL_MEM_SIZE %zu", v);
+        uint8_t *px = malloc(64 * 64 * 4);
+        REQUIRE(px, "host memory");
+        const size_t o[3] = {0, 0, 0}, r[3] = {64, 64, 1};
+        EXPECT_OK(clEnqueueReadImage(queue, m, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
+        EXPECT(!memcmp(px, big, 64 * 64 * 4), "2D image with a slice pitch: pixels");
+        free(px);
+        clReleaseMemObject(m);
+    }
+    free(big);
+    /* clCreateImage2D / 3D: pitch rules answer CL_INVALID_IMAGE_SIZE. */
+    const cl_image_format f = {CL_RGBA, CL_UNORM_INT8};
+    cl_int err = 0;
+    EXPECT(!clCreateImage2D(ctx, 0, &f, W, H, 64, NULL, &err), "2D pitch without host_ptr");
+    EXPECT(err == CL_INVALID_IMAGE_SIZE, "clCreateImage2D, pitch without host_ptr: %d", err);
+    EXPECT(!clCreateImage2D(ctx, CL_MEM_COPY_HOST_PTR, &f, W, H, 18, host, &err),
+           "2D pitch not a multiple");
+    EXPECT(err == CL_INVALID_IMAGE_SIZE, "clCreateImage2D, pitch 18: %d", err);
+    EXPECT(!clCreateImage3D(ctx, CL_MEM_COPY_HOST_PTR, &f, W, 2, 2, ROW, ROW + 4, host, &err),
+           "3D slice pitch not a multiple");
+    EXPECT(err == CL_INVALID_IMAGE_SIZE, "clCreateImage3D, slice pitch: %d", err);
+}
+
+/* A 2D image made from another 2D image (image_desc->mem_object) shares
+ * its pixels under a compatible format (an sRGB view of RGBA), reports
+ * the other as its associated object, and the rules are checked. */
+static void test_image_views(void)
+{
+    enum { W = 16, H = 8 };
+    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
+    cl_mem base = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
+    if (!base)
+        return;
+    uint8_t px[W * H * 4], back[W * H * 4];
+    fill_random(px, sizeof(px));
+    const size_t o[3] = {0, 0, 0}, r[3] = {W, H, 1};
+    EXPECT_OK(clEnqueueWriteImage(queue, base, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
+    cl_image_desc vd = d;
+    vd.mem_object = base;
+    cl_mem view = make_image(CL_MEM_READ_ONLY, CL_sRGBA, CL_UNORM_INT8, &vd, NULL, CL_SUCCESS);
+    if (view) {
+        memset(back, 0, sizeof(back));
+        EXPECT_OK(clEnqueueReadImage(queue, view, CL_TRUE, o, r, 0, 0, back, 0, NULL, NULL));
+        EXPECT(!memcmp(back, px, sizeof(px)), "the sRGBA view reads the RGBA image's bytes");
+        cl_mem assoc = NULL, ib = (cl_mem)1;
+        EXPECT_OK(clGetMemObjectInfo(view, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof(assoc), &assoc,
+                                     NULL));
+        EXPECT(assoc == base, "CL_MEM_ASSOCIATED_MEMOBJECT %p, expected %p", (void *)assoc,
+               (void *)base);
+        EXPECT_OK(clGetImageInfo(view, CL_IMAGE_BUFFER, sizeof(ib), &ib, NULL));
+        EXPECT(ib == NULL, "CL_IMAGE_BUFFER of a view %p", (void *)ib);
+        cl_image_format vf = {0, 0};
+        EXPECT_OK(clGetImageInfo(view, CL_IMAGE_FORMAT, sizeof(vf), &vf, NULL));
+        EXPECT(vf.image_channel_order == CL_sRGBA, "view order 0x%x", vf.image_channel_order);
+        /* The view outlives its handle on the other image. */
+        clReleaseMemObject(base);
+        base = NULL;
+        memset(back, 0, sizeof(back));
+        EXPECT_OK(clEnqueueReadImage(queue, view, CL_TRUE, o, r, 0, 0, back, 0, NULL, NULL));
+        EXPECT(!memcmp(back, px, sizeof(px)), "the view after the other image's release");
+        clReleaseMemObject(view);
+    }
+    if (!base)
+        base = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
+    /* The rules: same size, same channel type, a compatible order. */
+    vd = d;
+    vd.mem_object = base;
+    vd.image_width = W / 2;
+    make_image(CL_MEM_READ_ONLY, CL_sRGBA, CL_UNORM_INT8, &vd, NULL,
+               CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    vd.image_width = W;
+    make_image(CL_MEM_READ_ONLY, CL_BGRA, CL_UNORM_INT8, &vd, NULL,
+               CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    make_image(CL_MEM_READ_ONLY, CL_RGBA, CL_UNORM_INT16, &vd, NULL,
+               CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+    make_image(CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &vd, px, CL_INVALID_VALUE);
+    cl_mem same = make_image(0, CL_RGBA, CL_UNORM_INT8, &vd, NULL, CL_SUCCESS);
+    if (same)
+        clReleaseMemObject(same);
+    /* Not from a 3D image. */
+    cl_image_desc d3 = desc_of(CL_MEM_OBJECT_IMAGE3D, W, H, 2, 0);
+    cl_mem vol = make_image(0, CL_RGBA, CL_UNORM_INT8, &d3, NULL, CL_SUCCESS);
+    if (vol) {
+        vd.mem_object = vol;
+        make_image(0, CL_RGBA, CL_UNORM_INT8, &vd, NULL, CL_INVALID_IMAGE_FORMAT_DESCRIPTOR);
+        clReleaseMemObject(vol);
+    }
+    clReleaseMemObject(base);
+}
+
+/* A map with CL_MAP_WRITE_INVALIDATE_REGION of a region narrower than its
+ * image: only the region's pixels may change at unmap, the ones between
+ * its rows stay. */
+static void test_map_invalidate_region(void)
+{
+    enum { W = 8, H = 8 };
+    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
+    cl_mem m = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
+    if (!m)
+        return;
+    uint8_t px[W * H * 4], back[W * H * 4];
+    memset(px, 0x11, sizeof(px));
+    const size_t o[3] = {0, 0, 0}, r[3] = {W, H, 1};
+    EXPECT_OK(clEnqueueWriteImage(queue, m, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
+    const size_t mo[3] = {2, 1, 0}, mr[3] = {4, 3, 1};
+    size_t rp = 0;
+    cl_int err = 0;
+    uint8_t *p = clEnqueueMapImage(queue, m, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, mo, mr, &rp,
+                                   NULL, 0, NULL, NULL, &err);
+    EXPECT(p && err == CL_SUCCESS, "map: %d", err);
+    if (p) {
+        for (size_t y = 0; y < mr[1]; y++)
+            memset(p + y * rp, 0x22, mr[0] * 4);
+        EXPECT_OK(clEnqueueUnmapMemObject(queue, m, p, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueReadImage(queue, m, CL_TRUE, o, r, 0, 0, back, 0, NULL, NULL));
+        bool ok = true;
+        for (size_t y = 0; y < H; y++)
+            for (size_t x = 0; x < W; x++) {
+                const bool in = x >= mo[0] && x < mo[0] + mr[0] && y >= mo[1] &&
+                                y < mo[1] + mr[1];
+                ok &= back[(y * W + x) * 4] == (in ? 0x22 : 0x11);
+            }
+        EXPECT(ok, "WRITE_INVALIDATE_REGION map of a rectangle: pixels outside it changed");
+    }
+    clReleaseMemObject(m);
+}
+
 /* ---- Transfer errors, events ------------------------------------------ */
 
 static void test_enqueue_errors(void)
@@ -1306,6 +1483,9 @@ int main(void)
         test_info();
         test_round_trips();
         test_use_host_ptr();
+        test_given_pitches();
+        test_image_views();
+        test_map_invalidate_region();
         test_enqueue_errors();
         test_samplers();
         test_cycles();
