@@ -982,20 +982,30 @@ static void test_given_pitches(void)
     EXPECT(err == CL_INVALID_IMAGE_SIZE, "clCreateImage3D, slice pitch: %d", err);
 }
 
+/* A w x h RGBA / UNORM_INT8 2D image holding px (w * h * 4 bytes). */
+static cl_mem rgba8_image(size_t w, size_t h, const uint8_t *px)
+{
+    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0);
+    cl_mem m = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
+    const size_t o[3] = {0, 0, 0}, r[3] = {w, h, 1};
+    if (m)
+        EXPECT_OK(clEnqueueWriteImage(queue, m, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
+    return m;
+}
+
 /* A 2D image made from another 2D image (image_desc->mem_object) shares
  * its pixels under a compatible format (an sRGB view of RGBA), reports
  * the other as its associated object, and the rules are checked. */
 static void test_image_views(void)
 {
     enum { W = 16, H = 8 };
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
-    cl_mem base = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
-    if (!base)
-        return;
+    const cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
     uint8_t px[W * H * 4], back[W * H * 4];
     fill_random(px, sizeof(px));
+    cl_mem base = rgba8_image(W, H, px);
+    if (!base)
+        return;
     const size_t o[3] = {0, 0, 0}, r[3] = {W, H, 1};
-    EXPECT_OK(clEnqueueWriteImage(queue, base, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
     cl_image_desc vd = d;
     vd.mem_object = base;
     cl_mem view = make_image(CL_MEM_READ_ONLY, CL_sRGBA, CL_UNORM_INT8, &vd, NULL, CL_SUCCESS);
@@ -1055,14 +1065,12 @@ static void test_image_views(void)
 static void test_map_invalidate_region(void)
 {
     enum { W = 8, H = 8 };
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
-    cl_mem m = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
-    if (!m)
-        return;
     uint8_t px[W * H * 4], back[W * H * 4];
     memset(px, 0x11, sizeof(px));
+    cl_mem m = rgba8_image(W, H, px);
+    if (!m)
+        return;
     const size_t o[3] = {0, 0, 0}, r[3] = {W, H, 1};
-    EXPECT_OK(clEnqueueWriteImage(queue, m, CL_TRUE, o, r, 0, 0, px, 0, NULL, NULL));
     const size_t mo[3] = {2, 1, 0}, mr[3] = {4, 3, 1};
     size_t rp = 0;
     cl_int err = 0;

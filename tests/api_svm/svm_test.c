@@ -241,6 +241,20 @@ static void test_alloc(void)
 
 /* ---- Map and unmap --------------------------------------------------- */
 
+/* Fresh random bytes in want and on the device at s, then a non-blocking
+ * map of them with flags, held behind a user event when gated (returned,
+ * for the caller to set and release; NULL otherwise). */
+static cl_event map_fresh(uint8_t *s, uint8_t *want, size_t n, bool gated, cl_map_flags flags,
+                          cl_event *ev)
+{
+    fill_random(want, n);
+    device_write(s, want, n);
+    cl_int err = 0;
+    cl_event g = gated ? clCreateUserEvent(ctx, &err) : NULL;
+    EXPECT_OK(clEnqueueSVMMap(queue, CL_FALSE, flags, s, n, g ? 1 : 0, g ? &g : NULL, ev));
+    return g;
+}
+
 /* 9 MiB maps: the region travels as a large pageable read and write do
  * (pipelined through staging), and behind a user event, when the copy
  * waits for the host, through the pages registered for it. */
@@ -249,13 +263,8 @@ static void test_map_large(void)
     const size_t n = 9 * MIB + 5;
     uint8_t *s = svm_alloc(0, n, 0), *want = xmalloc(n), *got = xmalloc(n);
     for (int gated = 0; gated < 2; gated++) {
-        fill_random(want, n);
-        device_write(s, want, n);
-        cl_int err = 0;
-        cl_event g = gated ? clCreateUserEvent(ctx, &err) : NULL;
         cl_event ev = NULL;
-        EXPECT_OK(clEnqueueSVMMap(queue, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, s, n, g ? 1 : 0,
-                                  g ? &g : NULL, &ev));
+        cl_event g = map_fresh(s, want, n, gated, CL_MAP_READ | CL_MAP_WRITE, &ev);
         if (g)
             EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
         EXPECT_OK(clWaitForEvents(1, &ev));
@@ -265,6 +274,7 @@ static void test_map_large(void)
                gated ? " behind a user event" : "", d);
         for (size_t i = 0; i < n; i += 4099)
             s[i] = want[i] = (uint8_t)(want[i] + 1);
+        cl_int err = 0;
         cl_event g2 = gated ? clCreateUserEvent(ctx, &err) : NULL;
         EXPECT_OK(clEnqueueSVMUnmap(queue, s, g2 ? 1 : 0, g2 ? &g2 : NULL, NULL));
         if (g2) {
@@ -296,12 +306,7 @@ static void test_map_unmap_in_flight(void)
         const size_t n = sizes[k];
         uint8_t *s = svm_alloc(0, n, 0), *want = xmalloc(n), *got = xmalloc(n);
         for (int gated = 0; gated < 2; gated++) {
-            fill_random(want, n);
-            device_write(s, want, n);
-            cl_int err = 0;
-            cl_event g = gated ? clCreateUserEvent(ctx, &err) : NULL;
-            EXPECT_OK(clEnqueueSVMMap(queue, CL_FALSE, CL_MAP_WRITE, s, n, g ? 1 : 0,
-                                      g ? &g : NULL, NULL));
+            cl_event g = map_fresh(s, want, n, gated, CL_MAP_WRITE, NULL);
             EXPECT_OK(clEnqueueSVMUnmap(queue, s, 0, NULL, NULL));
             if (g) {
                 EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
