@@ -259,6 +259,10 @@ void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
     if (err != CL_SUCCESS)
         goto fail_unmap;
     hcqcl_cmd_retain_mem(&cmd, buffer);
+    /* A copy the map brings in fills the pointer when it runs: until the
+     * unmap, a transfer from it reads it late (host_pending.c). */
+    if (map_reads(map_flags) && (map->kind == HCQCL_MAP_GPU_COPY || map->kind == HCQCL_MAP_CPU_COPY))
+        hcqcl_host_pending_add(&map->pending, map->ptr, size);
     if (map_reads(map_flags)) {
         if (map->kind == HCQCL_MAP_CPU_COPY) {
             err = hcqcl_cmd_before(&cmd, map_pull_cb, map);
@@ -354,6 +358,7 @@ cl_int hcqcl_unmap_enqueue(cl_command_queue q, cl_mem memobj, void *mapped_ptr,
     err = hcqcl_mem_map_remove(memobj, mapped_ptr, &map);
     if (err != CL_SUCCESS)
         return err;
+    hcqcl_host_pending_remove(&map->pending);
     if (map->kind == HCQCL_MAP_DIRECT)
         pinned_remove(memobj, map->ptr);
 

@@ -272,6 +272,12 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
     uint64_t pinned;
     if (hcqcl_xfer_pinned(cmd, dev, host, size, &pinned)) {
         hcqcl_cmd_expect(cmd, to_gpu ? HCQCL_RATE_H2D : HCQCL_RATE_D2H, size);
+        /* The engine writes the host memory when the command runs. */
+        if (!to_gpu) {
+            cl_int err = hcqcl_host_pending_cmd(cmd, host, size);
+            if (err != CL_SUCCESS)
+                return err;
+        }
         struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
         int rc = to_gpu ? hcq_q_copy(hq, va, pinned, size) : hcq_q_copy(hq, pinned, va, size);
         return rc < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;

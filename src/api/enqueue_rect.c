@@ -209,6 +209,25 @@ cl_int hcqcl_rect_enqueue_host(cl_command_queue q, cl_mem buf, bool blocking,
     if (err != CL_SUCCESS)
         return err;
     struct hcq_device *dev = hcqcl_queue_device(q)->hw;
+    const uint64_t bva = hcqcl_mem_va(buf, dev) + b.offset;
+    uint8_t *const hfirst = (uint8_t *)ptr + h.offset;
+    uint64_t pva;
+    if (!hcqcl_cmd_terminated(&cmd) && hcqcl_xfer_pinned(&cmd, dev, hfirst, h.span, &pva)) {
+        /* Memory the GPU reaches (a mapped region): the engine moves the
+         * rectangle itself, when the command runs, at both pitches. */
+        err = write ? CL_SUCCESS : hcqcl_host_pending_cmd(&cmd, hfirst, h.span);
+        if (err == CL_SUCCESS &&
+            (write ? rect_copy(hcqcl_cmd_hq(&cmd), bva, b.row_pitch, b.slice_pitch, pva,
+                               h.row_pitch, h.slice_pitch, region)
+                   : rect_copy(hcqcl_cmd_hq(&cmd), pva, h.row_pitch, h.slice_pitch, bva,
+                               b.row_pitch, b.slice_pitch, region)) < 0)
+            err = CL_OUT_OF_RESOURCES;
+        if (err != CL_SUCCESS) {
+            hcqcl_cmd_abort(&cmd);
+            return err;
+        }
+        return hcqcl_cmd_end(&cmd, blocking, event);
+    }
     /* Fits: region[0] x region[1] x region[2] <= b.span <= buf->size. */
     const size_t packed = region[0] * region[1] * region[2];
     struct rect_job *job = calloc(1, sizeof(*job));
@@ -222,7 +241,7 @@ cl_int hcqcl_rect_enqueue_host(cl_command_queue q, cl_mem buf, bool blocking,
     } else {
         err = CL_OUT_OF_RESOURCES;
     }
-    const bool late = write && hcqcl_host_pending_overlaps((uint8_t *)ptr + h.offset, h.span);
+    const bool late = write && hcqcl_host_pending_overlaps(hfirst, h.span);
     if (err == CL_SUCCESS && (!write || late)) {
         job->host = ptr;
         job->h = h;
@@ -237,10 +256,10 @@ cl_int hcqcl_rect_enqueue_host(cl_command_queue q, cl_mem buf, bool blocking,
         return err;
     }
     if (!write)
-        hcqcl_host_pending_add(&job->pending, (uint8_t *)ptr + h.offset, h.span);
+        hcqcl_host_pending_add(&job->pending, hfirst, h.span);
     /* A verb failing from here leaves the job to the aborted command:
      * what was recorded may still run. */
-    uint64_t sva = job->staging->va, bva = hcqcl_mem_va(buf, dev) + b.offset;
+    const uint64_t sva = job->staging->va;
     const size_t prow = region[0], pslice = region[0] * region[1];
     int rc = 0;
     if (hcqcl_cmd_terminated(&cmd)) {

@@ -7,6 +7,8 @@
  * on an in-order queue a write of what a read brings in, or the unmap of
  * a region a non-blocking map is still filling, moves the new bytes.
  */
+#include <stdlib.h>
+
 #include "api/obj.h"
 
 static struct {
@@ -59,4 +61,24 @@ bool hcqcl_host_pending_overlaps(const void *ptr, size_t size)
         hit = lo < p->hi && p->lo < hi;
     pthread_mutex_unlock(&P.lock);
     return hit;
+}
+
+static void pending_release(void *arg)
+{
+    hcqcl_host_pending_remove(arg);
+    free(arg);
+}
+
+cl_int hcqcl_host_pending_cmd(struct hcqcl_cmd *cmd, const void *ptr, size_t size)
+{
+    struct hcqcl_host_pending *p = calloc(1, sizeof(*p));
+    /* CL_OUT_OF_HOST_MEMORY if there is a failure to allocate resources required by the OpenCL implementation on the host */
+    HCQCL_CHECK(p, CL_OUT_OF_HOST_MEMORY, "pending host range");
+    cl_int err = hcqcl_cmd_on_release(cmd, pending_release, p);
+    if (err != CL_SUCCESS) {
+        free(p);
+        return err;
+    }
+    hcqcl_host_pending_add(p, ptr, size);
+    return CL_SUCCESS;
 }

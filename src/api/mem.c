@@ -901,6 +901,7 @@ void hcqcl_mapping_free(struct hcqcl_mapping *map)
 {
     if (!map)
         return;
+    hcqcl_host_pending_remove(&map->pending);
     hcq_mem_free(map->staging);
     free(map);
 }

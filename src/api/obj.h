@@ -564,6 +564,14 @@ struct _cl_mem;
  */
 struct hcqcl_mem_dtor;
 
+/* A range of host memory a command still writes (host_pending.c, where
+ * the functions on it are declared with the transfers). */
+struct hcqcl_host_pending {
+    uintptr_t lo, hi;
+    struct hcqcl_host_pending *prev, *next;
+    bool listed;
+};
+
 /* One outstanding clEnqueueMapBuffer region. */
 enum hcqcl_map_kind {
     HCQCL_MAP_DIRECT,   /* ptr is the memory itself: nothing to copy */
@@ -589,6 +597,8 @@ struct hcqcl_mapping {
     struct hcq_mem *staging; /* GPU_COPY: pinned host copy of the region */
     cl_mem owner;            /* GPU_COPY after unmap: retained until the
                               * staging is parked on it (map_spare) */
+    struct hcqcl_host_pending pending; /* GPU_COPY / CPU_COPY read in: ptr
+                                        * is filled by the map, until unmap */
     struct hcqcl_mapping *next;
 };
 
@@ -1572,12 +1582,12 @@ cl_int hcqcl_xfer_begin_host(cl_command_queue q, cl_mem buf, const void *ptr, bo
  * runs, instead of when it is enqueued. Entries live in the commands' jobs;
  * add once (a second add is ignored), remove any number of times. Any
  * thread; the lock is a leaf. */
-struct hcqcl_host_pending {
-    uintptr_t lo, hi;
-    struct hcqcl_host_pending *prev, *next;
-    bool listed;
-};
 void hcqcl_host_pending_add(struct hcqcl_host_pending *p, const void *ptr, size_t size);
+/* An entry for [ptr, ptr + size) that cmd writes, removed when cmd is
+ * released (it takes the command's release hook). CL_SUCCESS or
+ * CL_OUT_OF_HOST_MEMORY. */
+struct hcqcl_cmd;
+cl_int hcqcl_host_pending_cmd(struct hcqcl_cmd *cmd, const void *ptr, size_t size);
 void hcqcl_host_pending_remove(struct hcqcl_host_pending *p);
 bool hcqcl_host_pending_overlaps(const void *ptr, size_t size);
 /* Move size bytes between pageable host memory and GPU VA va inside a

@@ -212,16 +212,20 @@ struct svm_host_job {
     void *dst;
     const void *src;
     size_t size;
+    struct hcqcl_host_pending pending; /* a copy's dst until it ran */
 };
 
 static void svm_job_run(void *arg, cl_int status)
 {
     struct svm_host_job *job = arg;
-    if (status < 0)
+    if (status < 0) {
+        hcqcl_host_pending_remove(&job->pending);
         return;
+    }
     if (job->kind == SVM_JOB_COPY) {
         if (job->size)
             memcpy(job->dst, job->src, job->size);
+        hcqcl_host_pending_remove(&job->pending);
     } else if (job->free_fn) {
         job->free_fn(job->q, job->num, job->ptrs, job->user_data);
     } else {
@@ -233,7 +237,9 @@ static void svm_job_run(void *arg, cl_int status)
 
 static void svm_job_free(void *arg)
 {
-    free(arg);
+    struct svm_host_job *job = arg;
+    hcqcl_host_pending_remove(&job->pending);
+    free(job);
 }
 
 /* Enqueue job, which the command owns from here (also on failure). */
@@ -244,7 +250,7 @@ static cl_int svm_host_command(cl_command_queue q, cl_command_type type,
     struct hcqcl_cmd cmd;
     cl_int err = hcqcl_xfer_begin(q, type, HCQCL_XFER_D2D, num_events, wait_list, &cmd);
     if (err != CL_SUCCESS) {
-        free(job);
+        svm_job_free(job);
         return err;
     }
     /* After the (empty) GPU part: on the notifier thread or a waiter's,
@@ -254,7 +260,7 @@ static cl_int svm_host_command(cl_command_queue q, cl_command_type type,
         cmd.ev->after_fn = NULL;
     if (err != CL_SUCCESS) {
         hcqcl_cmd_abort(&cmd);
-        free(job);
+        svm_job_free(job);
         return err;
     }
     return hcqcl_cmd_end(&cmd, blocking, event);
@@ -354,6 +360,9 @@ cl_int hcqcl_clEnqueueSVMMemcpy(cl_command_queue command_queue, cl_bool blocking
     job->dst = dst_ptr;
     job->src = src_ptr;
     job->size = size;
+    /* The CPU writes dst in the command's turn: a transfer from it reads
+     * it late until then. */
+    hcqcl_host_pending_add(&job->pending, dst_ptr, size);
     return svm_host_command(q, CL_COMMAND_SVM_MEMCPY, job, blocking_copy,
                             num_events_in_wait_list, event_wait_list, event);
 }

@@ -604,6 +604,31 @@ static void test_memcpy(void)
 
 /* ---- Fill ------------------------------------------------------------ */
 
+/* A host-to-host clEnqueueSVMMemcpy (neither pointer SVM) held behind a
+ * user event, then a write of its destination into an SVM allocation: in
+ * order, the write moves the copied bytes. */
+static void test_memcpy_host_then_write(void)
+{
+    enum { N = 4096 };
+    uint8_t *s = svm_alloc(0, N, 0), *src = xmalloc(N), *dst = xmalloc(N), *got = xmalloc(N);
+    fill_random(src, N);
+    memset(dst, 0x5c, N);
+    cl_int err = 0;
+    cl_event g = clCreateUserEvent(ctx, &err);
+    EXPECT_OK(clEnqueueSVMMemcpy(queue, CL_FALSE, dst, src, N, 1, &g, NULL));
+    EXPECT_OK(clEnqueueSVMMemcpy(queue, CL_FALSE, s, dst, N, 0, NULL, NULL));
+    EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
+    clReleaseEvent(g);
+    EXPECT_OK(clFinish(queue));
+    device_read(got, s, N);
+    long d = diff_at(got, src, N);
+    EXPECT(d < 0, "host copy, then a write of its destination: differ from byte %ld", d);
+    clSVMFree(ctx, s);
+    free(src);
+    free(dst);
+    free(got);
+}
+
 static void test_fill(void)
 {
     enum { N = 8 * KIB };
@@ -1218,6 +1243,7 @@ int main(void)
         test_map_unmap_in_flight();
         test_map_errors();
         test_memcpy();
+        test_memcpy_host_then_write();
         test_fill();
         test_free();
         test_migrate();

@@ -148,6 +148,73 @@ static void test_read_then_write(void)
     }
 }
 
+/* The same with the host memory a mapped pointer: a read into the mapped
+ * region of an ALLOC_HOST_PTR buffer, then a rect write from it; and a
+ * non-blocking map of a device buffer that a copy filled, then a write
+ * from the mapped pointer, both before either command ran. */
+static void test_mapped_then_write(void)
+{
+    const size_t n = 65536;
+    uint8_t *in = malloc(n), *out = malloc(n);
+    REQUIRE(in && out);
+    for (int rect = 0; rect < 2; rect++) {
+        xt_random(in, n, 7 + rect);
+        cl_mem a = xt_buffer(&t, 0, n, NULL), c = xt_buffer(&t, 0, n, NULL);
+        cl_mem m = xt_buffer(&t, CL_MEM_ALLOC_HOST_PTR, n, NULL);
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, a, CL_TRUE, 0, n, in, 0, NULL, NULL));
+        cl_int err = CL_SUCCESS;
+        uint8_t *p = clEnqueueMapBuffer(t.q, m, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, n, 0, NULL,
+                                        NULL, &err);
+        REQUIRE(p && err == CL_SUCCESS);
+        memset(p, 0, n);
+        cl_event g = clCreateUserEvent(t.ctx, &err);
+        REQUIRE(err == CL_SUCCESS);
+        EXPECT_OK(clEnqueueReadBuffer(t.q, a, CL_FALSE, 0, n, p, 1, &g, NULL));
+        const size_t org[3] = {0, 0, 0}, reg[3] = {256, n / 256, 1};
+        if (rect)
+            EXPECT_OK(clEnqueueWriteBufferRect(t.q, c, CL_FALSE, org, org, reg, 256, 0, 256, 0, p,
+                                               0, NULL, NULL));
+        else
+            EXPECT_OK(clEnqueueWriteBuffer(t.q, c, CL_FALSE, 0, n, p, 0, NULL, NULL));
+        EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
+        clReleaseEvent(g);
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, m, p, 0, NULL, NULL));
+        EXPECT_OK(clFinish(t.q));
+        EXPECT_OK(clEnqueueReadBuffer(t.q, c, CL_TRUE, 0, n, out, 0, NULL, NULL));
+        long d = xt_diff(in, out, n);
+        EXPECT(d < 0, "read into a mapped pointer, then a %s from it: differ from byte %ld",
+               rect ? "rect write" : "write", d);
+        /* A map that copies in, not yet run, as a write's source. */
+        xt_random(in, n, 17 + rect);
+        EXPECT_OK(clEnqueueWriteBuffer(t.q, a, CL_TRUE, 0, n, in, 0, NULL, NULL));
+        cl_mem dbuf = xt_buffer(&t, 0, n, NULL);
+        g = clCreateUserEvent(t.ctx, &err);
+        EXPECT_OK(clEnqueueCopyBuffer(t.q, a, dbuf, 0, 0, n, 1, &g, NULL));
+        uint8_t *q = clEnqueueMapBuffer(t.q, dbuf, CL_FALSE, CL_MAP_READ, 0, n, 0, NULL, NULL,
+                                        &err);
+        REQUIRE(q && err == CL_SUCCESS);
+        if (rect)
+            EXPECT_OK(clEnqueueWriteBufferRect(t.q, c, CL_FALSE, org, org, reg, 256, 0, 256, 0, q,
+                                               0, NULL, NULL));
+        else
+            EXPECT_OK(clEnqueueWriteBuffer(t.q, c, CL_FALSE, 0, n, q, 0, NULL, NULL));
+        EXPECT_OK(clEnqueueUnmapMemObject(t.q, dbuf, q, 0, NULL, NULL));
+        EXPECT_OK(clSetUserEventStatus(g, CL_COMPLETE));
+        clReleaseEvent(g);
+        EXPECT_OK(clFinish(t.q));
+        EXPECT_OK(clEnqueueReadBuffer(t.q, c, CL_TRUE, 0, n, out, 0, NULL, NULL));
+        d = xt_diff(in, out, n);
+        EXPECT(d < 0, "map not yet run, then a %s from its pointer: differ from byte %ld",
+               rect ? "rect write" : "write", d);
+        clReleaseMemObject(a);
+        clReleaseMemObject(c);
+        clReleaseMemObject(m);
+        clReleaseMemObject(dbuf);
+    }
+    free(in);
+    free(out);
+}
+
 static void test_sub_buffers(void)
 {
     const size_t n = 1 << 20;
@@ -678,6 +745,7 @@ int main(void)
     test_round_trips();
     test_gated_read();
     test_read_then_write();
+    test_mapped_then_write();
     test_sub_buffers();
     test_copies();
     test_fills();
