@@ -280,14 +280,20 @@ cl_int hcqcl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t
 }
 
 /* Bytes of __local memory the kernel uses on device i: its static shared
- * variables plus the __local arguments set so far. */
+ * variables plus the __local arguments set so far, each at its alignment.
+ * An argument not yet set counts its alignment padding already, so that a
+ * size the application derives from this query (the device's local memory
+ * less it) fits once set. */
 static cl_ulong kernel_local_bytes(cl_kernel k, int i)
 {
     cl_ulong bytes = k->info[i].static_shared;
-    for (cl_uint a = 0; a < k->desc->num_args; a++)
-        if (k->args[a].set && k->args[a].is_local)
+    for (cl_uint a = 0; a < k->desc->num_args; a++) {
+        const bool local = k->args[a].set ? k->args[a].is_local
+                                          : k->desc->args[a].kind == HCQCL_ARG_LOCAL;
+        if (local)
             bytes = util_align_up(bytes, UTIL_MAX(k->desc->args[a].align, 16u)) +
-                    k->args[a].local_size;
+                    (k->args[a].set ? k->args[a].local_size : 0);
+    }
     return bytes;
 }
 

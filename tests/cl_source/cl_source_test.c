@@ -456,18 +456,56 @@ static bool has_extension(const char *list, const char *name)
     return false;
 }
 
+/* A __local argument sized as applications size it: the device's local
+ * memory less CL_KERNEL_LOCAL_MEM_SIZE asked before it is set (the
+ * kernel's own __local int, and the argument's alignment padding), fits. */
+static void check_local_args(cl_device_id dev, cl_context ctx, cl_command_queue q, cl_program p,
+                             const char *from)
+{
+    cl_kernel k = cltest_kernel(p, "local_fill");
+    cl_ulong dev_local = 0, before = 0, after = 0;
+    EXPECT_EQ(clGetDeviceInfo(dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(dev_local), &dev_local, NULL),
+              CL_SUCCESS);
+    EXPECT_EQ(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(before), &before,
+                                       NULL),
+              CL_SUCCESS);
+    EXPECT(before >= 4 && before < dev_local, "%s: CL_KERNEL_LOCAL_MEM_SIZE %llu", from,
+           (unsigned long long)before);
+    const size_t global = 256, local = 32, arg = (size_t)(dev_local - before);
+    cl_int err;
+    cl_mem out = clCreateBuffer(ctx, 0, global * 4, NULL, &err);
+    REQUIRE(out && err == CL_SUCCESS);
+    EXPECT_EQ(clSetKernelArg(k, 0, sizeof(out), &out), CL_SUCCESS);
+    EXPECT_EQ(clSetKernelArg(k, 1, arg, NULL), CL_SUCCESS);
+    EXPECT_EQ(clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof(after), &after,
+                                       NULL),
+              CL_SUCCESS);
+    EXPECT(after == dev_local, "%s: CL_KERNEL_LOCAL_MEM_SIZE %llu with the argument set, "
+           "%llu before, device %llu", from, (unsigned long long)after,
+           (unsigned long long)before, (unsigned long long)dev_local);
+    EXPECT_EQ(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL), CL_SUCCESS);
+    int32_t got[256];
+    read_back(q, out, sizeof(got), got);
+    bool ok = true;
+    for (size_t i = 0; i < global; i++)
+        ok &= got[i] == 7;
+    EXPECT(ok, "%s: local_fill results", from);
+    clReleaseMemObject(out);
+    clReleaseKernel(k);
+}
+
 /* The kernels and the struct argument's metadata (type and argument
  * names: the build asks for -cl-kernel-arg-info), in either program. */
 static void check_kernel_info(cl_program p, const char *from)
 {
     size_t n = 0;
     EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(n), &n, NULL), CL_SUCCESS);
-    EXPECT_EQ(n, 8);
+    EXPECT_EQ(n, 9);
     char names[256] = "";
     EXPECT_EQ(clGetProgramInfo(p, CL_PROGRAM_KERNEL_NAMES, sizeof(names), names, NULL), CL_SUCCESS);
-    const char *want[] = {"atomics32", "atomics64", "offset2d",   "struct_arg",
-                          "add_scaled", "call_kernel", "big_struct", "many_args"};
-    for (int i = 0; i < 8; i++)
+    const char *want[] = {"atomics32",   "atomics64",  "offset2d",  "struct_arg", "add_scaled",
+                          "call_kernel", "big_struct", "many_args", "local_fill"};
+    for (int i = 0; i < 9; i++)
         EXPECT(strstr(names, want[i]), "%s: kernel names '%s'", from, names);
     cl_kernel k = cltest_kernel(p, "struct_arg");
     char type[64] = "", name[64] = "";
@@ -546,6 +584,7 @@ int main(int argc, char **argv)
     check_struct_arg(ctx, q, p, "source");
     check_call_kernel(ctx, q, p, "source");
     check_big_params(ctx, q, p, "source");
+    check_local_args(dev, ctx, q, p, "source");
 
     /* CL_PROGRAM_BINARIES into a new program. */
     size_t bin_size = 0;
@@ -576,6 +615,7 @@ int main(int argc, char **argv)
     check_atomics64(ctx, q, p2, "binary");
     check_call_kernel(ctx, q, p2, "binary");
     check_big_params(ctx, q, p2, "binary");
+    check_local_args(dev, ctx, q, p2, "binary");
 
     /* The round trip is stable: the new program's binary is the same. */
     size_t bin2_size = 0;

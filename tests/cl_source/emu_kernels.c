@@ -345,6 +345,18 @@ static void host_many_args(const struct emu_block *b)
     out[0] = h;
 }
 
+/* local_fill(out, local l): out[i] = 7 for the block's work-items. */
+static void host_local_fill(const struct emu_block *b)
+{
+    for (uint32_t t = 0; t < b->block[0]; t++) {
+        const uint64_t i = emu_cl_global_id(b, 0, t);
+        int32_t *out = b->ptr(b, emu_param_u64(b, 0) + 4 * i, 4);
+        if (!out)
+            return;
+        *out = 7;
+    }
+}
+
 EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
 {
     int rc = reg->add_cubin(reg, cl_source_cubin, cl_source_cubin_size);
@@ -362,6 +374,7 @@ EXPORT int hcqcl_emu_register_kernels(struct emu_kernel_registry *reg)
         { "call_kernel", host_call_kernel },
         { "big_struct", host_big_struct },
         { "many_args", host_many_args },
+        { "local_fill", host_local_fill },
         { "workitems", host_workitems },
         { "workitems8x8", host_workitems },
         { "mirror", host_mirror },

@@ -220,3 +220,17 @@ kernel void many_args(global ulong *out, L1024(a), L1024(b))
 {
     out[0] = S1024(a) * B1024 + S1024(b);
 }
+
+/* A __local int of its own (4 bytes of static __local memory, set to a
+ * value the compiler cannot fold) and a __local argument: out[i] = 7
+ * through both. */
+kernel void local_fill(global int *out, local int *l)
+{
+    local int x;
+    if (get_local_id(0) == 0)
+        x = (int)get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    l[get_local_id(0)] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = l[get_local_id(0)] == (int)get_local_size(0) ? 7 : -1;
+}
