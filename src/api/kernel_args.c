@@ -39,26 +39,6 @@ static cl_int arg_buffer(cl_kernel k, cl_uint i, size_t arg_size, const void *ar
     return CL_SUCCESS;
 }
 
-/* The image type an image*_t argument declares (0: not recognised). */
-static cl_mem_object_type arg_image_type(const char *type_name)
-{
-    static const struct {
-        const char *name;
-        cl_mem_object_type type;
-    } types[] = {
-        {"image1d_t", CL_MEM_OBJECT_IMAGE1D},
-        {"image1d_buffer_t", CL_MEM_OBJECT_IMAGE1D_BUFFER},
-        {"image1d_array_t", CL_MEM_OBJECT_IMAGE1D_ARRAY},
-        {"image2d_t", CL_MEM_OBJECT_IMAGE2D},
-        {"image2d_array_t", CL_MEM_OBJECT_IMAGE2D_ARRAY},
-        {"image3d_t", CL_MEM_OBJECT_IMAGE3D},
-    };
-    for (size_t i = 0; type_name && i < UTIL_ARRAY_SIZE(types); i++)
-        if (!strcmp(type_name, types[i].name))
-            return types[i].type;
-    return 0;
-}
-
 /* An image argument: arg_value points at an image of the kernel's
  * context, of the declared type, whose flags allow the declared access.
  * *out = the image (the launch passes its descriptor's address). */
@@ -76,7 +56,7 @@ static cl_int arg_image(cl_kernel k, cl_uint i, const struct hcqcl_arg_desc *ad,
                     hcqcl_mem_is_image(m),
                 CL_INVALID_MEM_OBJECT, "arg %u: %p is not an image of the kernel's context", i,
                 (void *)m);
-    const cl_mem_object_type want = ad->has_info ? arg_image_type(ad->type_name) : 0;
+    const cl_mem_object_type want = ad->image_type;
     /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified arg_value is not a valid memory object (an image of another type than the argument's) */
     HCQCL_CHECK(!want || want == m->type, CL_INVALID_MEM_OBJECT,
                 "arg %u: image of type 0x%x for a %s", i, m->type, ad->type_name);

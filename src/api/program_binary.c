@@ -316,6 +316,27 @@ static bool is_image_type(const char *t)
     return false;
 }
 
+/* The memory object type an image type name declares (0: one hcqcl has
+ * no objects of, a depth or MSAA image). */
+static cl_mem_object_type image_type_of(const char *t)
+{
+    static const struct {
+        const char *name;
+        cl_mem_object_type type;
+    } types[] = {
+        {"image1d_t", CL_MEM_OBJECT_IMAGE1D},
+        {"image1d_buffer_t", CL_MEM_OBJECT_IMAGE1D_BUFFER},
+        {"image1d_array_t", CL_MEM_OBJECT_IMAGE1D_ARRAY},
+        {"image2d_t", CL_MEM_OBJECT_IMAGE2D},
+        {"image2d_array_t", CL_MEM_OBJECT_IMAGE2D_ARRAY},
+        {"image3d_t", CL_MEM_OBJECT_IMAGE3D},
+    };
+    for (size_t i = 0; i < UTIL_ARRAY_SIZE(types); i++)
+        if (!strcmp(t, types[i].name))
+            return types[i].type;
+    return 0;
+}
+
 static bool kdesc_fill(struct hcqcl_kernel_desc *kd, const struct cubin_kernel *ck,
                        const struct cubin_container *meta)
 {
@@ -366,11 +387,19 @@ static bool kdesc_fill(struct hcqcl_kernel_desc *kd, const struct cubin_kernel *
             cp->size != 4)
             ad->kind = HCQCL_ARG_VALUE; /* not a pointer after all */
         /* Images and samplers by their OpenCL C type (clang passes them as
-         * pointers): arguments clSetKernelArg can never be given. */
-        if (ad->type_name && !strcmp(ad->type_name, "sampler_t"))
+         * pointers): arguments clSetKernelArg can never be given. A
+         * typedef of one is known by the type it names. */
+        const char *base = mk ? cubin_container_base_name(
+                                    (mk->args[a].type_qual & CUBIN_CONTAINER_TYPE_BASE_MASK) >>
+                                    CUBIN_CONTAINER_TYPE_BASE_SHIFT)
+                              : NULL;
+        const char *type = base ? base : ad->type_name;
+        if (type && !strcmp(type, "sampler_t")) {
             ad->kind = HCQCL_ARG_SAMPLER;
-        else if (ad->type_name && is_image_type(ad->type_name))
+        } else if (type && is_image_type(type)) {
             ad->kind = HCQCL_ARG_IMAGE;
+            ad->image_type = image_type_of(type);
+        }
     }
     return true;
 }

@@ -76,6 +76,26 @@ enum cubin_container_access {
 #define CUBIN_CONTAINER_TYPE_RESTRICT (1u << 1)
 #define CUBIN_CONTAINER_TYPE_VOLATILE (1u << 2)
 #define CUBIN_CONTAINER_TYPE_PIPE (1u << 3)
+/* Bits 8-11: the image or sampler type an argument declared with a
+ * typedef of one names (clang's kernel_arg_base_type), for type_name
+ * keeps the declared name. 0 where type_name says it, or neither: only
+ * containers of such kernels carry them (readers before these bits
+ * refuse those, and every other container is as it was). */
+#define CUBIN_CONTAINER_TYPE_BASE_SHIFT 8
+#define CUBIN_CONTAINER_TYPE_BASE_MASK (0xfu << CUBIN_CONTAINER_TYPE_BASE_SHIFT)
+enum cubin_container_base {
+    CUBIN_CONTAINER_BASE_NONE = 0,
+    CUBIN_CONTAINER_BASE_SAMPLER,
+    CUBIN_CONTAINER_BASE_IMAGE1D,
+    CUBIN_CONTAINER_BASE_IMAGE1D_ARRAY,
+    CUBIN_CONTAINER_BASE_IMAGE1D_BUFFER,
+    CUBIN_CONTAINER_BASE_IMAGE2D,
+    CUBIN_CONTAINER_BASE_IMAGE2D_ARRAY,
+    CUBIN_CONTAINER_BASE_IMAGE3D,
+    CUBIN_CONTAINER_BASE_LAST = CUBIN_CONTAINER_BASE_IMAGE3D,
+};
+/* The OpenCL C type name of a base (NULL for none or unknown). */
+const char *cubin_container_base_name(unsigned base);
 
 /* Parsed form. Strings are never NULL except `name` of an argument
  * (NULL: the program was built without -cl-kernel-arg-info). */

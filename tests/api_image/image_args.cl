@@ -13,3 +13,12 @@ kernel void image3d_arg(read_only image3d_t vol, global uint *out)
 {
     out[get_global_id(0)] = 7u;
 }
+
+/* Arguments declared with typedefs of the image and sampler types: they
+ * are an image and a sampler all the same. */
+typedef image2d_t img_t;
+typedef sampler_t smp_t;
+kernel void typedef_args(img_t src, smp_t smp, global uint *out)
+{
+    out[get_global_id(0)] = 9u;
+}

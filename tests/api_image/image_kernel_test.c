@@ -113,6 +113,19 @@ int main(void)
     /* A buffer argument refuses an image. */
     EXPECT_ERR(clSetKernelArg(k, 1, sizeof(cl_mem), &in), CL_INVALID_MEM_OBJECT);
 
+    /* Typedefs of the image and sampler types: the type names they were
+     * declared with, and an image and a sampler all the same. */
+    cl_kernel kt = cltest_kernel(p, "typedef_args");
+    EXPECT_OK(clGetKernelArgInfo(kt, 0, CL_KERNEL_ARG_TYPE_NAME, sizeof(type), type, NULL));
+    EXPECT(!strcmp(type, "img_t"), "typedef'd image: type %s", type);
+    EXPECT_ERR(clSetKernelArg(kt, 0, sizeof(cl_mem), &buf), CL_INVALID_MEM_OBJECT);
+    EXPECT_ERR(clSetKernelArg(kt, 0, sizeof(cl_mem), &other), CL_INVALID_MEM_OBJECT);
+    EXPECT_OK(clSetKernelArg(kt, 0, sizeof(cl_mem), &in));
+    EXPECT_ERR(clSetKernelArg(kt, 1, sizeof(cl_sampler), NULL), CL_INVALID_SAMPLER);
+    EXPECT_ERR(clSetKernelArg(kt, 1, sizeof(cl_sampler), &buf), CL_INVALID_SAMPLER);
+    EXPECT_OK(clSetKernelArg(kt, 1, sizeof(cl_sampler), &smp));
+    clReleaseKernel(kt);
+
     /* The launch: src released right after the enqueue, held by the
      * launch until it is done. */
     const cl_uint tag = 0xfeed;

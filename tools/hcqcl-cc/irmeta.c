@@ -174,6 +174,16 @@ static void vec_type_hint(const struct md_node *n, struct cc_buf *attrs)
     }
 }
 
+
+/* The container's code for an image or sampler type name (0: neither). */
+static unsigned base_of(const char *type)
+{
+    for (unsigned b = 1; b <= CUBIN_CONTAINER_BASE_LAST; b++)
+        if (!strcmp(type, cubin_container_base_name(b)))
+            return b;
+    return CUBIN_CONTAINER_BASE_NONE;
+}
+
 static int parse_kernel(const struct md_table *t, const char *line, size_t len, bool with_names,
                         struct cubin_container_kernel *k)
 {
@@ -195,6 +205,7 @@ static int parse_kernel(const struct md_table *t, const char *line, size_t len, 
     const struct md_node *addr = md_attached(t, line, len, "kernel_arg_addr_space");
     const struct md_node *acc = md_attached(t, line, len, "kernel_arg_access_qual");
     const struct md_node *type = md_attached(t, line, len, "kernel_arg_type");
+    const struct md_node *base = md_attached(t, line, len, "kernel_arg_base_type");
     const struct md_node *qual = md_attached(t, line, len, "kernel_arg_type_qual");
     const struct md_node *names = md_attached(t, line, len, "kernel_arg_name");
     const struct md_node *reqd = md_attached(t, line, len, "reqd_work_group_size");
@@ -218,13 +229,14 @@ static int parse_kernel(const struct md_table *t, const char *line, size_t len, 
 
     uint32_t spaces[CUBIN_CONTAINER_MAX_ARGS];
     uint32_t n = md_ints(addr, spaces, CUBIN_CONTAINER_MAX_ARGS);
-    uint32_t n_acc = 0, n_type = 0, n_qual = 0, n_names = 0;
+    uint32_t n_acc = 0, n_type = 0, n_qual = 0, n_names = 0, n_base = 0;
     char **s_acc = md_strings(acc, &n_acc), **s_type = md_strings(type, &n_type);
     char **s_qual = md_strings(qual, &n_qual);
     char **s_names = names ? md_strings(names, &n_names) : NULL;
+    char **s_base = base ? md_strings(base, &n_base) : NULL;
     int rc = CC_OK;
     if (!s_acc || !s_type || !s_qual || n_acc != n || n_type != n || n_qual != n ||
-        (s_names && n_names != n)) {
+        (s_names && n_names != n) || (s_base && n_base != n)) {
         cc_logf("error: kernel %s: inconsistent argument metadata in the IR\n", k->name);
         rc = CC_BUILD_FAILED;
         goto out;
@@ -251,6 +263,9 @@ static int parse_kernel(const struct md_table *t, const char *line, size_t len, 
                                        (strstr(s_qual[i], "restrict") ? CUBIN_CONTAINER_TYPE_RESTRICT : 0) |
                                        (strstr(s_qual[i], "volatile") ? CUBIN_CONTAINER_TYPE_VOLATILE : 0) |
                                        (strstr(s_qual[i], "pipe") ? CUBIN_CONTAINER_TYPE_PIPE : 0));
+        /* A typedef of an image or sampler type: what it names. */
+        if (s_base && strcmp(s_base[i], s_type[i]))
+            args[i].type_qual |= (uint16_t)(base_of(s_base[i]) << CUBIN_CONTAINER_TYPE_BASE_SHIFT);
         args[i].type_name = strdup(s_type[i]);
         args[i].name = with_names && s_names ? strdup(s_names[i]) : NULL;
     }
@@ -259,6 +274,7 @@ out:
     free_strings(s_type, n_type);
     free_strings(s_qual, n_qual);
     free_strings(s_names, n_names);
+    free_strings(s_base, n_base);
     return rc;
 }
 
