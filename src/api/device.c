@@ -229,13 +229,17 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
     case CL_DEVICE_MAX_CLOCK_FREQUENCY: OUT_VAL(cl_uint, info->clock_mhz);
     case CL_DEVICE_ADDRESS_BITS: OUT_VAL(cl_uint, 64);
     case CL_DEVICE_MAX_MEM_ALLOC_SIZE: OUT_VAL(cl_ulong, hcqcl_device_max_alloc(device));
-    /* Images (software images, image.c) only with HCQCL_IMAGES=1; the
-     * limits are NVIDIA's on Hopper. Off, every image limit is 0. No
-     * image is read and written by one kernel, none is made from a 2D
-     * buffer (no cl_khr_image2d_from_buffer): those stay 0 either way. */
+    /* Images (software images, image.c), on unless HCQCL_IMAGES=0; the
+     * limits are NVIDIA's on Hopper but for write_only image arguments,
+     * where NVIDIA's 32 is below the specification's minimum ("The
+     * minimum value is 64 if CL_DEVICE_IMAGE_SUPPORT is CL_TRUE"): an
+     * image argument is a descriptor's address, nothing bounds them. Off,
+     * every image limit is 0. No image is read and written by one
+     * kernel, none is made from a 2D buffer (no
+     * cl_khr_image2d_from_buffer): those stay 0 either way. */
     case CL_DEVICE_IMAGE_SUPPORT: OUT_VAL(cl_bool, images ? CL_TRUE : CL_FALSE);
     case CL_DEVICE_MAX_READ_IMAGE_ARGS: OUT_VAL(cl_uint, images ? 256 : 0);
-    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS: OUT_VAL(cl_uint, images ? 32 : 0);
+    case CL_DEVICE_MAX_WRITE_IMAGE_ARGS: OUT_VAL(cl_uint, images ? 64 : 0);
     case CL_DEVICE_MAX_SAMPLERS: OUT_VAL(cl_uint, images ? 32 : 0);
     case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
     case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:

@@ -156,7 +156,7 @@ static void test_device_info(void)
     const struct {
         cl_device_info p;
         cl_uint v;
-    } uints[] = {{CL_DEVICE_MAX_READ_IMAGE_ARGS, 256}, {CL_DEVICE_MAX_WRITE_IMAGE_ARGS, 32},
+    } uints[] = {{CL_DEVICE_MAX_READ_IMAGE_ARGS, 256}, {CL_DEVICE_MAX_WRITE_IMAGE_ARGS, 64},
                  {CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS, 0}, {CL_DEVICE_MAX_SAMPLERS, 32},
                  {CL_DEVICE_IMAGE_PITCH_ALIGNMENT, 0}, {CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, 0}};
     for (size_t i = 0; i < sizeof(uints) / sizeof(uints[0]); i++) {
