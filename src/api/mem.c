@@ -604,6 +604,13 @@ cl_mem hcqcl_mem_create_view(cl_mem buf, cl_mem_flags flags, size_t size)
     m->offset = buf->parent ? buf->offset : 0;
     hcqcl_clRetainMemObject(m->parent);
     m->host_ptr = buf->host_ptr;
+    /* Among the buffer's associated objects, as its sub-buffers are: a
+     * map of the buffer sees the view's maps ("1D image buffer objects
+     * that overlap this region"). */
+    pthread_mutex_lock(&m->parent->lock);
+    m->sub_next = m->parent->subs;
+    m->parent->subs = m;
+    pthread_mutex_unlock(&m->parent->lock);
     return m;
 }
 

@@ -614,7 +614,8 @@ struct _cl_mem {
     void *host_ptr;             /* CL_MEM_HOST_PTR: USE_HOST_PTR pointer */
     cl_mem parent;              /* sub-buffer: its buffer (retained) */
     size_t offset;              /* sub-buffer: origin in parent */
-    cl_mem subs, sub_next;      /* a buffer's live sub-buffers, under its lock */
+    cl_mem subs, sub_next;      /* a buffer's live sub-buffers and views (images made from
+                                 * it), under its lock */
     uint64_t serial;            /* never reused, unlike the address */
     cl_mem_properties *props;   /* CL_MEM_PROPERTIES as passed, or NULL */
     size_t props_size;          /* bytes, 0 when none were passed */

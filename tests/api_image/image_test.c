@@ -1059,6 +1059,50 @@ static void test_image_views(void)
     clReleaseMemObject(base);
 }
 
+/* Maps of a 1D image buffer and of its buffer see each other: writing
+ * maps of overlapping bytes are refused whichever comes first. */
+static void test_map_associated(void)
+{
+    cl_int err = 0;
+    cl_mem buf = clCreateBuffer(ctx, 0, 4096, NULL, &err);
+    REQUIRE(buf, "buffer: %d", err);
+    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 256, 0, 0, 0);
+    d.buffer = buf;
+    cl_mem img = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
+    if (img) {
+        const size_t o[3] = {0, 0, 0}, r[3] = {64, 1, 1};
+        size_t rp = 0;
+        for (int image_first = 0; image_first < 2; image_first++) {
+            void *pi = NULL, *pb = NULL;
+            if (image_first)
+                pi = clEnqueueMapImage(queue, img, CL_TRUE, CL_MAP_WRITE, o, r, &rp, NULL, 0,
+                                       NULL, NULL, &err);
+            else
+                pb = clEnqueueMapBuffer(queue, buf, CL_TRUE, CL_MAP_WRITE, 0, 256, 0, NULL, NULL,
+                                        &err);
+            EXPECT(err == CL_SUCCESS, "first map: %d", err);
+            if (image_first) {
+                EXPECT(!clEnqueueMapBuffer(queue, buf, CL_TRUE, CL_MAP_WRITE, 0, 256, 0, NULL,
+                                           NULL, &err),
+                       "buffer map over a mapped 1D image buffer");
+            } else {
+                EXPECT(!clEnqueueMapImage(queue, img, CL_TRUE, CL_MAP_WRITE, o, r, &rp, NULL, 0,
+                                          NULL, NULL, &err),
+                       "image map over a mapped buffer");
+            }
+            EXPECT(err == CL_INVALID_OPERATION, "overlapping writing maps (%s first): %d",
+                   image_first ? "image" : "buffer", err);
+            if (pi)
+                EXPECT_OK(clEnqueueUnmapMemObject(queue, img, pi, 0, NULL, NULL));
+            if (pb)
+                EXPECT_OK(clEnqueueUnmapMemObject(queue, buf, pb, 0, NULL, NULL));
+        }
+        EXPECT_OK(clFinish(queue));
+        clReleaseMemObject(img);
+    }
+    clReleaseMemObject(buf);
+}
+
 /* A map with CL_MAP_WRITE_INVALIDATE_REGION of a region narrower than its
  * image: only the region's pixels may change at unmap, the ones between
  * its rows stay. */
@@ -1494,6 +1538,7 @@ int main(void)
         test_given_pitches();
         test_image_views();
         test_map_invalidate_region();
+        test_map_associated();
         test_enqueue_errors();
         test_samplers();
         test_cycles();
