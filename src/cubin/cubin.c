@@ -399,8 +399,8 @@ static int find_kernels(struct parse *p)
         /* Pre-CUDA-13 toolchains kept the register count in sh_info 31:24. */
         k->regs = (uint32_t)(p->shdr[sym.st_shndx].sh_info >> 24);
     }
-    if (!cb->num_kernels)
-        return fail(p, -EINVAL, "cubin: no kernels");
+    /* No kernels is a program all the same (helper functions only, or
+     * every kernel left out by a -D): CL_PROGRAM_NUM_KERNELS 0. */
     return 0;
 }
 

@@ -76,16 +76,14 @@ static void test_binary_errors(void)
     EXPECT(!clCreateProgramWithBinary((cl_context)dev, 1, &dev, &len, &b, st, &err), "ctx");
     EXPECT(err == CL_INVALID_CONTEXT, "bad context: %d", err);
 
-    /* Malformed binaries: garbage, every kind of truncation, PTX text,
-     * and a cubin for another architecture. */
+    /* Malformed binaries: garbage, every kind of truncation, and a cubin
+     * for another architecture. */
     uint8_t junk[512];
     for (size_t i = 0; i < sizeof(junk); i++)
         junk[i] = (uint8_t)(i * 37 + 11);
     from_binary(junk, sizeof(junk), CL_INVALID_BINARY);
     for (size_t cut = 1; cut < cubin_size; cut += cut < 256 ? 1 : 997)
         from_binary(cubin, cut, CL_INVALID_BINARY);
-    const char *ptx = "//\n.version 8.0\n.target sm_90\n.address_size 64\n";
-    from_binary(ptx, strlen(ptx), CL_INVALID_BINARY);
     uint8_t *other = malloc(cubin_size);
     REQUIRE(other, "host");
     memcpy(other, cubin, cubin_size);
@@ -363,6 +361,21 @@ static void test_ptx(void)
     if (!ptx) {
         printf("api_program: no PTX built (nvcc missing): PTX case not run\n");
         return;
+    }
+    /* A PTX module with no entry is a program with no kernels. */
+    const char *empty = "//\n.version 8.0\n.target sm_90\n.address_size 64\n";
+    cl_program none = from_binary(empty, strlen(empty), CL_SUCCESS);
+    if (none) {
+        if (clBuildProgram(none, 0, NULL, NULL, NULL, NULL) == CL_SUCCESS) {
+            size_t nk = 9;
+            EXPECT_OK(clGetProgramInfo(none, CL_PROGRAM_NUM_KERNELS, sizeof(nk), &nk, NULL));
+            EXPECT(nk == 0, "a module with no entry: %zu kernels", nk);
+            cl_kernel ks[1];
+            cl_uint nks = 9;
+            EXPECT_OK(clCreateKernelsInProgram(none, 1, ks, &nks));
+            EXPECT(nks == 0, "clCreateKernelsInProgram: %u kernels", nks);
+        }
+        clReleaseProgram(none);
     }
     cl_program p = from_binary(ptx, size, CL_SUCCESS);
     if (p) {

@@ -1,12 +1,24 @@
 /*
  * kernels.cl — OpenCL C kernels built from source by cl_source_test.c:
  * 32- and 64-bit atomics under contention, a 2-D launch with a global
- * offset, a struct passed by value. Precompiled into the build's kernel
+ * offset, a struct passed by value, the predefined macros. Precompiled into the build's kernel
  * cache at build time (the test's build options: CL_SOURCE_OPTIONS in
  * CMakeLists.txt); host versions for the emulated device are in
  * emu_kernels.c, which must follow any change here.
  */
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+
+/* The macros the OpenCL C specification says the compiler must define
+ * (the device is OpenCL 3.0 with images). */
+#if !defined(__OPENCL_VERSION__) || __OPENCL_VERSION__ != 300
+#error "__OPENCL_VERSION__ is not 300"
+#endif
+#if !defined(__IMAGE_SUPPORT__)
+#error "__IMAGE_SUPPORT__ is not defined"
+#endif
+#if !defined(__OPENCL_C_VERSION__) || !defined(__ENDIAN_LITTLE__) || !defined(__kernel_exec)
+#error "a predefined macro is missing"
+#endif
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
 

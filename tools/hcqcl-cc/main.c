@@ -276,12 +276,16 @@ static int compile(const struct cc_args *a, const char *src_path, const char *sr
      * C 3.0 declares nothing of images without the features
      * __opencl_c_images and __opencl_c_3d_image_writes (image.cl defines
      * them all; read_write images, __opencl_c_read_write_images, are not
-     * supported). */
+     * supported). Clang defines neither __OPENCL_VERSION__ ("must be
+     * defined", the device's OpenCL version: 300) nor, for NVPTX,
+     * __IMAGE_SUPPORT__ ("must define" where CL_DEVICE_IMAGE_SUPPORT is
+     * CL_TRUE): both come from here. */
     const char *common[] = { "-target", "nvptx64-nvidia-nvcl", march, "-x", "cl",
                              "-Xclang", "-finclude-default-header", "-Xclang",
                              "-cl-ext=+cl_khr_int64_base_atomics,+cl_khr_int64_extended_atomics,"
                              "+__opencl_c_images,+__opencl_c_3d_image_writes,"
-                             "+cl_khr_3d_image_writes" };
+                             "+cl_khr_3d_image_writes",
+                             "-D__OPENCL_VERSION__=300", "-D__IMAGE_SUPPORT__=1" };
     cc_argv_add(&v, t.clang);
     for (size_t i = 0; i < sizeof(common) / sizeof(common[0]); i++)
         cc_argv_add(&v, common[i]);
