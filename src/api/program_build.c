@@ -24,7 +24,8 @@
 /* Options                                                              */
 /* ------------------------------------------------------------------ */
 
-enum opt_use { OPT_COMPILE = 1, OPT_LINK = 2 };
+/* OPT_LIBRARY: the library linking options, clLinkProgram's alone. */
+enum opt_use { OPT_COMPILE = 1, OPT_LINK = 2, OPT_LIBRARY = 4 };
 
 /* OpenCL 3.0 "Compiler Options" and "Linker Options", plus the NVIDIA
  * options applications written for NVIDIA's OpenCL pass. */
@@ -57,8 +58,8 @@ static const struct {
     {"-cl-std=CL3.0", OPT_COMPILE, false, false},
     {"-cl-kernel-arg-info", OPT_COMPILE, false, false},
     {"-g", OPT_COMPILE, false, false},
-    {"-create-library", OPT_LINK, false, false},
-    {"-enable-link-options", OPT_LINK, false, false},
+    {"-create-library", OPT_LIBRARY, false, false},
+    {"-enable-link-options", OPT_LIBRARY, false, false},
     {"-cl-nv-verbose", OPT_COMPILE, false, false},
     {"-cl-nv-maxrregcount=", OPT_COMPILE, true, false},
     {"-cl-nv-maxrregcount", OPT_COMPILE, false, true},
@@ -190,6 +191,17 @@ static cl_int end_build(cl_program p)
     return err;
 }
 
+/* A build or compile from source starts from nothing: a binary or
+ * executable of an earlier build is gone, failed or not ("If a binary is
+ * not available for a device(s), a size of zero is returned"). */
+static void forget_binary(cl_program p, struct hcqcl_program_dev *pd)
+{
+    pthread_mutex_lock(&p->lock);
+    hcqcl_program_dev_reset(pd);
+    pd->bin_type = CL_PROGRAM_BINARY_TYPE_NONE;
+    pthread_mutex_unlock(&p->lock);
+}
+
 static void set_options(struct hcqcl_program_dev *pd, const char *options)
 {
     free(pd->options);
@@ -216,12 +228,9 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
     /* CL_INVALID_OPERATION if program was not created with clCreateProgramWithSource, clCreateProgramWithIL or clCreateProgramWithBinary */
     HCQCL_CHECK(!program->linked, CL_INVALID_OPERATION, "program %p was made by clLinkProgram",
                 (void *)program);
-    /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid */
+    /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid (the library linking options -create-library and -enable-link-options are clLinkProgram's) */
     HCQCL_CHECK(options_valid(options, OPT_COMPILE | OPT_LINK, why, sizeof(why)),
                 CL_INVALID_BUILD_OPTIONS, "%s", why);
-    /* CL_INVALID_BUILD_OPTIONS if the build options specified by options are invalid (a library is made by clLinkProgram) */
-    HCQCL_CHECK(!strstr(options ? options : "", "-create-library"), CL_INVALID_BUILD_OPTIONS,
-                "-create-library in a build");
     for (cl_uint i = 0; i < program->num_devices; i++)
         /* CL_INVALID_BINARY if program is created with clCreateProgramWithBinary and devices listed in device_list do not have a valid program binary loaded */
         HCQCL_CHECK(!targets[i] || program->source || program->devs[i].cubin, CL_INVALID_BINARY,
@@ -248,6 +257,8 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
         const char *use = options ? options : orig;
         set_options(pd, use);
         hcqcl_program_dev_log_clear(pd);
+        if (program->source)
+            forget_binary(program, pd);
         err = program->source ? hcqcl_program_dev_compile(pd, program->source,
                                                           program->source_len, use,
                                                           CL_BUILD_PROGRAM_FAILURE)
@@ -344,6 +355,13 @@ static cl_int write_headers(cl_uint n, char **names, char **srcs, char **dir, bo
             return CL_OUT_OF_RESOURCES;
     }
     for (cl_uint i = 0; i < n; i++) {
+        /* "If multiple entries in header_include_names refer to the same
+         * header name, the first one encountered will be used." */
+        bool seen = false;
+        for (cl_uint j = 0; j < i && !seen; j++)
+            seen = !strcmp(names[j], names[i]);
+        if (seen)
+            continue;
         char path[8192], part[8300];
         snprintf(path, sizeof(path), "%s/%s", base, names[i]);
         for (char *s = path + strlen(base) + 1; (s = strchr(s, '/')); s++) {
@@ -382,12 +400,14 @@ static cl_int compile_with_headers(struct hcqcl_program_dev *pd, const char *src
     cl_int err = write_headers(nh, names, srcs, &dir, &private_dir);
     if (err != CL_SUCCESS)
         return err;
-    size_t olen = strlen(options ? options : "") + strlen(dir) + 8;
+    size_t olen = strlen(options ? options : "") + strlen(dir) + 10;
     char *opts = malloc(olen);
     if (!opts) {
         err = CL_OUT_OF_HOST_MEMORY;
     } else {
-        snprintf(opts, olen, "%s -I %s", options ? options : "", dir);
+        /* "The embedded headers are first searched before the headers in
+         * the list of directories specified by the -I compile option". */
+        snprintf(opts, olen, "-I \"%s\" %s", dir, options ? options : "");
         err = hcqcl_program_dev_compile(pd, src, len, opts, failure);
     }
     if (private_dir)
@@ -432,6 +452,9 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
         /* CL_INVALID_PROGRAM if input_headers contains an invalid program object */
         HCQCL_CHECK(hcqcl_program_valid(input_headers[i]) && input_headers[i]->source,
                     CL_INVALID_PROGRAM, "input_headers[%u]", i);
+        /* CL_INVALID_CONTEXT if the context associated with program and programs in input_headers are not the same */
+        HCQCL_CHECK(input_headers[i]->ctx == program->ctx, CL_INVALID_CONTEXT,
+                    "input_headers[%u] of another context", i);
         /* CL_INVALID_VALUE if header_include_names contains NULL */
         HCQCL_CHECK(header_include_names[i] && *header_include_names[i] &&
                         header_include_names[i][0] != '/' &&
@@ -468,6 +491,7 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
             continue;
         set_options(pd, options);
         hcqcl_program_dev_log_clear(pd);
+        forget_binary(program, pd);
         err = compile_with_headers(pd, program->source, program->source_len, options,
                                    program->num_headers, program->header_names,
                                    program->header_srcs, CL_COMPILE_PROGRAM_FAILURE);
@@ -702,16 +726,19 @@ cl_program hcqcl_clLinkProgram(cl_context context, cl_uint num_devices,
     HCQCL_CHECK_GOTO(num_input_programs && input_programs, err, CL_INVALID_VALUE,
                      "num_input_programs %u, input_programs %p", num_input_programs,
                      (void *)input_programs);
-    for (cl_uint k = 0; k < num_input_programs; k++)
+    for (cl_uint k = 0; k < num_input_programs; k++) {
         /* CL_INVALID_PROGRAM if programs specified in input_programs are not valid program objects */
-        HCQCL_CHECK_GOTO(hcqcl_program_valid(input_programs[k]) &&
-                             input_programs[k]->ctx == context,
-                         err, CL_INVALID_PROGRAM, "input_programs[%u]", k);
+        HCQCL_CHECK_GOTO(hcqcl_program_valid(input_programs[k]), err, CL_INVALID_PROGRAM,
+                         "input_programs[%u]", k);
+        /* CL_INVALID_CONTEXT if the context associated with programs in input_programs is not the same as context */
+        HCQCL_CHECK_GOTO(input_programs[k]->ctx == context, err, CL_INVALID_CONTEXT,
+                         "input_programs[%u] of another context", k);
+    }
     /* CL_INVALID_VALUE if pfn_notify is NULL but user_data is not NULL */
     HCQCL_CHECK_GOTO(pfn_notify || !user_data, err, CL_INVALID_VALUE,
                      "user_data without pfn_notify");
     /* CL_INVALID_LINKER_OPTIONS if the linker options specified by options are invalid */
-    HCQCL_CHECK_GOTO(options_valid(options, OPT_LINK, why, sizeof(why)), err,
+    HCQCL_CHECK_GOTO(options_valid(options, OPT_LINK | OPT_LIBRARY, why, sizeof(why)), err,
                      CL_INVALID_LINKER_OPTIONS, "%s", why);
     /* CL_INVALID_LINKER_OPTIONS: "-enable-link-options ... must be specified with the create-library option" */
     HCQCL_CHECK_GOTO(!options || !strstr(options, "-enable-link-options") ||

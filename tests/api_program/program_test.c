@@ -1366,6 +1366,113 @@ static void test_source_programs(void)
 
 /* Two devices in one context (HCQCL_EMU_GPUS=2): a binary per device,
  * binaries returned per device, kernels made for both. */
+static int notified;
+static void CL_CALLBACK count_notify(cl_program p, void *user)
+{
+    (void)p;
+    (void)user;
+    notified++;
+}
+
+/* Rules around builds: a failed rebuild or a compile leaves no earlier
+ * binary or executable behind; options that are not the entry point's
+ * are refused before anything starts; inputs and headers of another
+ * context; embedded headers searched before -I directories, the first of
+ * two with one name used; the predefined macros; a program of helper
+ * functions only. */
+static void test_build_rules(void)
+{
+    static const char *good = "kernel void k(global int *o) { o[0] = 1; }\n";
+    static const char *bad = "#ifdef BREAK\n#error \"broken\"\n#endif\n"
+                             "kernel void k(global int *o) { o[0] = 2; }\n";
+    cl_int err;
+    cl_program p = built(good, NULL);
+    size_t bsize = 0, nk = 0;
+    cl_program_binary_type bt = 0;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(bsize), &bsize, NULL));
+    EXPECT(bsize > 0, "built: binary of %zu bytes", bsize);
+    /* A compile of the built program: an object, no executable. */
+    EXPECT_OK(clCompileProgram(p, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL));
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+    EXPECT(bt == CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT, "after a compile: type %u",
+           (unsigned)bt);
+    EXPECT_ERR(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(nk), &nk, NULL),
+               CL_INVALID_PROGRAM_EXECUTABLE);
+    EXPECT(!clCreateKernel(p, "k", &err) && err == CL_INVALID_PROGRAM_EXECUTABLE,
+           "a kernel of a compiled object: %d", err);
+    clReleaseProgram(p);
+    /* A rebuild that fails: no binary of the build before. */
+    p = built(bad, NULL);
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, "-DBREAK", NULL, NULL), CL_BUILD_PROGRAM_FAILURE);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof(bsize), &bsize, NULL));
+    EXPECT(bsize == 0, "failed build: binary of %zu bytes", bsize);
+    EXPECT_OK(clGetProgramBuildInfo(p, dev, CL_PROGRAM_BINARY_TYPE, sizeof(bt), &bt, NULL));
+    EXPECT(bt == CL_PROGRAM_BINARY_TYPE_NONE, "failed build: type %u", (unsigned)bt);
+    clReleaseProgram(p);
+    /* Options of another entry point: refused before the build starts
+     * (no callback), and an executable built before stays. */
+    p = built(good, NULL);
+    notified = 0;
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, "-create-library", count_notify, NULL),
+               CL_INVALID_BUILD_OPTIONS);
+    EXPECT_ERR(clBuildProgram(p, 0, NULL, "-enable-link-options", count_notify, NULL),
+               CL_INVALID_BUILD_OPTIONS);
+    EXPECT(notified == 0, "refused options: %d callbacks", notified);
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(nk), &nk, NULL));
+    EXPECT(nk == 1, "the executable before: %zu kernels", nk);
+    EXPECT_OK(clBuildProgram(p, 0, NULL, "-nv-line-info", NULL, NULL));
+    clReleaseProgram(p);
+    /* Another context's programs. */
+    cl_context c2 = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(c2, "second context: %d", err);
+    cl_program other = clCreateProgramWithSource(c2, 1, &good, NULL, &err);
+    REQUIRE(other, "source: %d", err);
+    EXPECT_OK(clCompileProgram(other, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL));
+    EXPECT(!clLinkProgram(ctx, 0, NULL, NULL, 1, &other, NULL, NULL, &err),
+           "link of another context's object");
+    EXPECT(err == CL_INVALID_CONTEXT, "link of another context's object: %d", err);
+    static const char *inc = "#include \"w.h\"\nkernel void k(global int *o) { o[0] = W; }\n";
+    p = clCreateProgramWithSource(ctx, 1, &inc, NULL, &err);
+    REQUIRE(p, "source: %d", err);
+    const char *wname = "w.h";
+    EXPECT_ERR(clCompileProgram(p, 0, NULL, NULL, 1, &other, &wname, NULL, NULL),
+               CL_INVALID_CONTEXT);
+    clReleaseProgram(other);
+    clReleaseContext(c2);
+    /* Embedded headers before -I directories, the first of one name. */
+    char dir[] = "/tmp/hcqcl-build-rules-XXXXXX";
+    REQUIRE(mkdtemp(dir), "temporary directory");
+    const char *files[] = {"w.h", "#define W 1\n#error \"the -I header\"\n", NULL};
+    write_files(dir, files);
+    static const char *w2 = "#define W 2\n", *w3 = "#error \"the second w.h\"\n";
+    cl_program h2 = clCreateProgramWithSource(ctx, 1, &w2, NULL, &err);
+    cl_program h3 = clCreateProgramWithSource(ctx, 1, &w3, NULL, &err);
+    REQUIRE(h2 && h3, "header programs");
+    const cl_program hs[] = {h2, h3};
+    const char *names[] = {"w.h", "w.h"};
+    char opts[128];
+    snprintf(opts, sizeof(opts), "-I %s", dir);
+    err = clCompileProgram(p, 0, NULL, opts, 2, hs, names, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "embedded w.h before -I's, the first of two: %d\n%s", err,
+           build_log(p));
+    clReleaseProgram(h2);
+    clReleaseProgram(h3);
+    clReleaseProgram(p);
+    remove_tree(dir);
+    /* The predefined macros; a program of a helper function only. */
+    static const char *macros = "#if __OPENCL_VERSION__ != 300 || !defined(__IMAGE_SUPPORT__)\n"
+                                "#error \"predefined macros\"\n#endif\n"
+                                "int helper(int x) { return x * 3; }\n";
+    p = clCreateProgramWithSource(ctx, 1, &macros, NULL, &err);
+    REQUIRE(p, "source: %d", err);
+    err = clBuildProgram(p, 0, NULL, NULL, NULL, NULL);
+    EXPECT(err == CL_SUCCESS, "a program with no kernels: %d\n%s", err, build_log(p));
+    nk = 9;
+    EXPECT_OK(clGetProgramInfo(p, CL_PROGRAM_NUM_KERNELS, sizeof(nk), &nk, NULL));
+    EXPECT(nk == 0, "no kernels: %zu", nk);
+    clReleaseProgram(p);
+}
+
 static void test_two_devices(cl_platform_id plat)
 {
     cl_device_id devs[2];
@@ -1538,6 +1645,7 @@ int main(void)
     if (compiler_here()) {
         test_header_dir();
         test_image_sampler_args();
+        test_build_rules();
     }
     test_two_devices(plat);
 

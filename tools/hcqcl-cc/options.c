@@ -104,6 +104,7 @@ static const char *const clang_same[] = {
  * every version but 1.0). (-cl-nv-arch: nv_option.) */
 static const char *const accepted_no_effect[] = {
     "-cl-no-subgroup-ifp", "-g", "-cl-denorms-are-zero", "-cl-strict-aliasing",
+    "-nv-line-info", /* NVIDIA's: line numbers for profilers; none here */
 };
 
 static bool in_list(const char *s, const char *const *list, size_t n)
