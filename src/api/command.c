@@ -369,6 +369,12 @@ void hcqcl_cmd_retain_kernel(struct hcqcl_cmd *cmd, cl_kernel k)
     hold_obj(cmd, (struct hcqcl_obj *)k, true);
 }
 
+void hcqcl_cmd_submitted(struct hcqcl_cmd *cmd)
+{
+    if (cmd->q->props & CL_QUEUE_PROFILING_ENABLE && !cmd->ev->t_submit)
+        cmd->ev->t_submit = util_now_ns();
+}
+
 cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg)
 {
     cl_event e = cmd->ev;
@@ -555,8 +561,9 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
             err = CL_OUT_OF_RESOURCES;
     }
     /* SUBMIT before the doorbell the commit may ring: the GPU can start
-     * the command right after it. */
-    if (q->props & CL_QUEUE_PROFILING_ENABLE)
+     * the command right after it (unless the command submitted work of
+     * its own already: hcqcl_cmd_submitted). */
+    if (q->props & CL_QUEUE_PROFILING_ENABLE && !e->t_submit)
         e->t_submit = util_now_ns();
     /* A blocking command is an implicit flush; any other may wait for
      * the next one while the GPU is busy. */

@@ -217,6 +217,8 @@ static cl_int xfer_pipeline(struct hcqcl_cmd *cmd, struct xfer_job *job, uint64_
 
     struct hcq_queue *hq = hcqcl_cmd_hq(cmd);
     int rc = 0;
+    /* The first piece reaches the GPU inside this call. */
+    hcqcl_cmd_submitted(cmd);
     if (to_gpu) {
         for (size_t off = 0, i = 0; off < size && rc == 0; i++) {
             struct xfer_slot *slot = &ring[i % n];

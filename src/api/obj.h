@@ -1403,6 +1403,10 @@ void hcqcl_cmd_retain_mem(struct hcqcl_cmd *cmd, cl_mem m);
 /* The same with a reference the caller took: the command's from now. */
 void hcqcl_cmd_own_mem(struct hcqcl_cmd *cmd, cl_mem m);
 void hcqcl_cmd_retain_kernel(struct hcqcl_cmd *cmd, cl_kernel k);
+/* The command submits part of its GPU work itself, now (a pipelined
+ * transfer, before hcqcl_cmd_end): its CL_PROFILING_COMMAND_SUBMIT is
+ * this moment, not the end's. Call just before the first submission. */
+void hcqcl_cmd_submitted(struct hcqcl_cmd *cmd);
 /* CL_OUT_OF_HOST_MEMORY when the hook can't be recorded. */
 cl_int hcqcl_cmd_before(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg);
 cl_int hcqcl_cmd_after(struct hcqcl_cmd *cmd, hcqcl_cmd_fn fn, void *arg);

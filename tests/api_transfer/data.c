@@ -1,7 +1,8 @@
 /*
  * data.c — buffer transfers move the right bytes: read/write round trips
  * (blocking, non-blocking, gated on user events, staged and pipelined
- * sizes), a write of host memory a read enqueued before it fills, sub-buffer aliasing, copies, every fill pattern size with
+ * sizes), a write of host memory a read enqueued before it fills, the
+ * profiled times of pipelined transfers, sub-buffer aliasing, copies, every fill pattern size with
  * offsets, rect transfers with pitches, map/unmap coherence for each kind
  * of memory, and migration.
  */
@@ -213,6 +214,55 @@ static void test_mapped_then_write(void)
     }
     free(in);
     free(out);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Profiled large pageable transfers, which move inside the enqueue call
+ * (pipelined): SUBMIT is when the first piece left, and START..END spans
+ * the transfer (most of the call's time), not a sliver after it. */
+static void test_profiled_pipeline(void)
+{
+    const size_t n = 64u << 20;
+    uint8_t *h = malloc(n);
+    REQUIRE(h);
+    memset(h, 3, n);
+    cl_int err;
+    cl_command_queue pq = clCreateCommandQueueWithProperties(
+        t.ctx, t.dev, (cl_queue_properties[]){CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE, 0},
+        &err);
+    REQUIRE(pq && err == CL_SUCCESS);
+    cl_mem m = xt_buffer(&t, 0, n, NULL);
+    EXPECT_OK(clEnqueueWriteBuffer(pq, m, CL_TRUE, 0, n, h, 0, NULL, NULL)); /* warm */
+    for (int write = 0; write < 2; write++) {
+        cl_event e;
+        const double t0 = now_ms();
+        if (write)
+            EXPECT_OK(clEnqueueWriteBuffer(pq, m, CL_TRUE, 0, n, h, 0, NULL, &e));
+        else
+            EXPECT_OK(clEnqueueReadBuffer(pq, m, CL_TRUE, 0, n, h, 0, NULL, &e));
+        const double wall = now_ms() - t0;
+        cl_ulong q = 0, sub = 0, st = 0, en = 0;
+        EXPECT_OK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_QUEUED, sizeof(q), &q, NULL));
+        EXPECT_OK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_SUBMIT, sizeof(sub), &sub, NULL));
+        EXPECT_OK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof(st), &st, NULL));
+        EXPECT_OK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof(en), &en, NULL));
+        const double run = (double)(en - st) / 1e6;
+        EXPECT(q <= sub && sub <= st && st <= en, "%s: QUEUED %llu SUBMIT %llu START %llu END %llu",
+               write ? "write" : "read", (unsigned long long)q, (unsigned long long)sub,
+               (unsigned long long)st, (unsigned long long)en);
+        EXPECT(run >= 0.5 * wall, "%s of 64 MiB: START..END %.3f ms of a %.3f ms call",
+               write ? "write" : "read", run, wall);
+        clReleaseEvent(e);
+    }
+    clReleaseMemObject(m);
+    clReleaseCommandQueue(pq);
+    free(h);
 }
 
 static void test_sub_buffers(void)
@@ -746,6 +796,7 @@ int main(void)
     test_gated_read();
     test_read_then_write();
     test_mapped_then_write();
+    test_profiled_pipeline();
     test_sub_buffers();
     test_copies();
     test_fills();
