@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -109,6 +110,11 @@ void hcqcl_cache_trim(const char *dir, const char *keep)
         for (size_t i = 0; i < n && total > goal; i++) {
             if (unlinkat(dirfd(d), e[i].name, 0) != 0 && errno != ENOENT)
                 continue;
+            /* Its build log (compiler.c), if it had one: a container's
+             * name ends ".bin". */
+            char log[512];
+            snprintf(log, sizeof(log), "%.*s.log", (int)(strlen(e[i].name) - 4), e[i].name);
+            unlinkat(dirfd(d), log, 0);
             total -= e[i].bytes;
             removed++;
         }

@@ -341,6 +341,15 @@ static int write_atomic(const char *dir, const char *name, const void *data, siz
     return rc;
 }
 
+/* Remove dir/name if it is there. */
+static void remove_in(const char *dir, const char *name)
+{
+    char *path = dup_printf("%s/%s", dir, name);
+    if (path && unlink(path) != 0 && errno != ENOENT)
+        UTIL_LOG(UTIL_LOG_API, "compiler: cannot remove %s: %s", path, strerror(errno));
+    free(path);
+}
+
 /* A cached container that parses, is for arch, and was built with these
  * options (guards against a foreign or damaged file under the name). */
 static bool cache_entry_ok(const void *data, size_t size, uint32_t arch, const char *norm_opts)
@@ -356,8 +365,25 @@ static bool cache_entry_ok(const void *data, size_t size, uint32_t arch, const c
 }
 
 /* touch: dir is the writable cache, where a hit marks its entry used. */
+/* A cached build's log: <key>.log beside <key>.bin, written when the
+ * compiler said something (warnings, -cl-nv-verbose), so a build served
+ * from the cache shows what the one that filled it did. NULL if none. */
+static char *cache_log(const char *dir, const char *key)
+{
+    char *path = dup_printf("%s/%s.log", dir, key);
+    void *data = NULL;
+    size_t n = 0;
+    char *log = NULL;
+    if (path && read_file(path, &data, &n) == 0 && (log = realloc(data, n + 1)))
+        log[n] = 0;
+    else if (data)
+        free(data);
+    free(path);
+    return log;
+}
+
 static bool cache_lookup(const char *dir, const char *key, uint32_t arch, const char *norm_opts,
-                         bool touch, void **container, size_t *size)
+                         bool touch, void **container, size_t *size, char **log)
 {
     char *path = dup_printf("%s/%s.bin", dir, key);
     if (!path)
@@ -370,6 +396,7 @@ static bool cache_lookup(const char *dir, const char *key, uint32_t arch, const 
         if (hit) {
             *container = data;
             *size = n;
+            *log = cache_log(dir, key);
             if (touch)
                 hcqcl_cache_touch(path);
         } else {
@@ -526,12 +553,12 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
     bool user_includes = user_include_path(opts);
     bool tools = includes && cc && toolchain_usable(cc);
     if (!tools) {
-        if (wdir && cache_lookup(wdir, key, arch, norm, true, container, size))
+        if (wdir && cache_lookup(wdir, key, arch, norm, true, container, size, log))
             goto out;
         if (libdir) {
             for (size_t i = 0; i < UTIL_ARRAY_SIZE(lib_cache_rel); i++) {
                 char *d = dup_printf("%s/%s", libdir, lib_cache_rel[i]);
-                bool hit = d && cache_lookup(d, key, arch, norm, false, container, size);
+                bool hit = d && cache_lookup(d, key, arch, norm, false, container, size, log);
                 free(d);
                 if (hit)
                     goto out;
@@ -575,6 +602,12 @@ cl_int hcqcl_compile_source(const char *src, size_t len, const char *options, ui
                 UTIL_LOG(UTIL_LOG_API, "compiler: cannot store %s in %s (%d)", key, wdir, rc);
             } else {
                 UTIL_LOG(UTIL_LOG_API, "compiler: stored %s (options '%s')", key, opts);
+                char *lname = dup_printf("%s.log", key);
+                if (lname && *log && **log)
+                    write_atomic(wdir, lname, *log, strlen(*log));
+                else if (lname)
+                    remove_in(wdir, lname);
+                free(lname);
                 hcqcl_cache_trim(wdir, name);
             }
             free(name);

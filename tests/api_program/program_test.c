@@ -1459,6 +1459,15 @@ static void test_build_rules(void)
     clReleaseProgram(h3);
     clReleaseProgram(p);
     remove_tree(dir);
+    /* A build's warnings, and the same in a build served from the cache. */
+    static const char *warn = "#warning \"hcqcl-log-check-1\"\n"
+                              "kernel void k(global int *o) { o[0] = 5; }\n";
+    for (int round = 0; round < 2; round++) {
+        p = built(warn, NULL);
+        EXPECT(strstr(build_log(p), "hcqcl-log-check-1"), "build %d: log without the warning:\n%s",
+               round, build_log(p));
+        clReleaseProgram(p);
+    }
     /* The predefined macros; a program of a helper function only. */
     static const char *macros = "#if __OPENCL_VERSION__ != 300 || !defined(__IMAGE_SUPPORT__)\n"
                                 "#error \"predefined macros\"\n#endif\n"
