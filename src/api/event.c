@@ -1009,7 +1009,11 @@ cl_int hcqcl_clReleaseEvent(cl_event event)
 {
     /* CL_INVALID_EVENT if event is not a valid event object */
     HCQCL_CHECK(hcqcl_event_valid(event), CL_INVALID_EVENT, "not an event");
-    if (hcqcl_obj_release(&event->obj))
+    bool last = false;
+    /* CL_INVALID_EVENT if event is not a valid event object (released more often than retained) */
+    HCQCL_CHECK(hcqcl_obj_release_held(&event->obj, &last), CL_INVALID_EVENT,
+                "event %p released more often than retained", (void *)event);
+    if (last)
         hcqcl_event_unref(event); /* the applications' share */
     return CL_SUCCESS;
 }

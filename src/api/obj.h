@@ -81,6 +81,21 @@ static inline bool hcqcl_obj_release(struct hcqcl_obj *o)
 {
     return atomic_fetch_sub_explicit(&o->refs, 1, memory_order_acq_rel) == 1;
 }
+/* The release of an object that outlives its last application reference
+ * while its work needs it (queues, events): false when the application
+ * holds none (a release too many, answered as an invalid object rather
+ * than wrapping the count); else *last says whether this was the last. */
+static inline bool hcqcl_obj_release_held(struct hcqcl_obj *o, bool *last)
+{
+    uint32_t refs = atomic_load_explicit(&o->refs, memory_order_relaxed);
+    do {
+        if (!refs)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(&o->refs, &refs, refs - 1,
+                                                    memory_order_acq_rel, memory_order_relaxed));
+    *last = refs == 1;
+    return true;
+}
 
 /* Checks that name themselves: log the condition and the error name.
  *   HCQCL_CHECK(cond, err, fmt, ...)          return err when !cond

@@ -457,7 +457,13 @@ cl_int hcqcl_clRetainCommandQueue(cl_command_queue q)
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
      * command-queue */
     HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
-    hcqcl_obj_retain(&q->obj);
+    /* A queue the application released whose commands have not finished
+     * is still a queue (an event's CL_EVENT_COMMAND_QUEUE returns it, and
+     * the C++ bindings retain what they get): taken back from 0, the
+     * applications' share comes back with it, which the next release to
+     * 0 drops again, as clRetainEvent does. */
+    if (atomic_fetch_add_explicit(&q->obj.refs, 1, memory_order_relaxed) == 0)
+        atomic_fetch_add_explicit(&q->internal, 1, memory_order_relaxed);
     return CL_SUCCESS;
 }
 
@@ -466,7 +472,11 @@ cl_int hcqcl_clReleaseCommandQueue(cl_command_queue q)
     /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid
      * command-queue */
     HCQCL_CHECK(hcqcl_queue_valid(q), CL_INVALID_COMMAND_QUEUE, "not a command queue");
-    if (!hcqcl_obj_release(&q->obj))
+    bool gone = false;
+    /* CL_INVALID_COMMAND_QUEUE if command_queue is not a valid command-queue (released more often than retained) */
+    HCQCL_CHECK(hcqcl_obj_release_held(&q->obj, &gone), CL_INVALID_COMMAND_QUEUE,
+                "queue %p released more often than retained", (void *)q);
+    if (!gone)
         return CL_SUCCESS;
     /* The last application reference: the implicit flush, then wait so
      * the channels are idle before they go (queue_finish does both) —

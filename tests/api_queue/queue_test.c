@@ -544,6 +544,48 @@ static void test_mode_switch(void)
     EXPECT_OK(clReleaseCommandQueue(q));
 }
 
+/* A queue and an event the application released whose command still
+ * waits: the queue returned by CL_EVENT_COMMAND_QUEUE may be retained and
+ * released again (the C++ bindings do), and a release too many of either
+ * is refused instead of freeing what the command still uses. */
+static void test_released_but_busy(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_mem b = clCreateBuffer(ctx, 0, 4096, NULL, &err);
+    REQUIRE(b, "buffer: %d", err);
+    static uint8_t host[4096];
+    cl_event gate = clCreateUserEvent(ctx, &err), ev = NULL;
+    REQUIRE(gate, "user event: %d", err);
+    EXPECT_OK(clEnqueueWriteBuffer(q, b, CL_FALSE, 0, sizeof(host), host, 1, &gate, &ev));
+    EXPECT_OK(clReleaseCommandQueue(q));
+    EXPECT_ERR(clReleaseCommandQueue(q), CL_INVALID_COMMAND_QUEUE);
+    cl_command_queue back = NULL;
+    EXPECT_OK(clGetEventInfo(ev, CL_EVENT_COMMAND_QUEUE, sizeof(back), &back, NULL));
+    EXPECT(back == q, "the event's queue %p, expected %p", (void *)back, (void *)q);
+    for (int i = 0; i < 3; i++) {
+        EXPECT_OK(clRetainCommandQueue(back));
+        EXPECT_OK(clReleaseCommandQueue(back));
+    }
+    cl_event extra = ev;
+    EXPECT_OK(clRetainEvent(extra));
+    EXPECT_OK(clReleaseEvent(extra));
+    EXPECT_OK(clReleaseEvent(ev));
+    EXPECT_ERR(clReleaseEvent(ev), CL_INVALID_EVENT);
+    EXPECT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+    EXPECT_OK(clReleaseEvent(gate));
+    /* The write still runs, on a queue the application holds no more. */
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q2, "queue: %d", err);
+    EXPECT_OK(clFinish(q2));
+    uint8_t back_bytes[16];
+    EXPECT_OK(clEnqueueReadBuffer(q2, b, CL_TRUE, 0, sizeof(back_bytes), back_bytes, 0, NULL,
+                                  NULL));
+    EXPECT_OK(clReleaseCommandQueue(q2));
+    EXPECT_OK(clReleaseMemObject(b));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -561,6 +603,7 @@ int main(void)
     test_info();
     test_user_events_and_markers();
     test_failed_user_event();
+    test_released_but_busy();
     test_out_of_order();
     test_mode_switch();
     test_profiling();
