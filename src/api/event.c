@@ -384,11 +384,19 @@ static void finish_locked(cl_event e, cl_int status)
     pthread_cond_broadcast(&T.done);
 }
 
-/* The command's start timestamp was written: it runs (profiling
- * queues; without profiling CL_RUNNING is never reported). */
-static bool started(cl_event e)
+static bool deps_final_locked(cl_event e, cl_int *st);
+
+/* The command runs (CL_RUNNING): on profiling queues its start timestamp
+ * was written; on the others, which record none, it is on the GPU and
+ * everything it waits for (its queue's command before it among them) has
+ * ended, so the GPU has started it or is about to. e not final. Under
+ * T.lock: a final dependency list is released outside it. */
+static bool started_locked(cl_event e)
 {
-    return e->start && hcq_signal_value(e->start->sig) >= e->start_val;
+    if (e->start)
+        return hcq_signal_value(e->start->sig) >= e->start_val;
+    cl_int st;
+    return atomic_load(&e->phase) == HCQCL_PH_GPU && deps_final_locked(e, &st);
 }
 
 static bool device_lost(cl_event e)
@@ -427,7 +435,7 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
             continue;
         if (hcq_signal_value(e->gpu_sig) < e->gpu_val) {
             /* Started (profiling queues record when): CL_RUNNING. */
-            if (e->cbs && started(e) && queue_callbacks_locked(e, CL_RUNNING))
+            if (e->cbs && started_locked(e) && queue_callbacks_locked(e, CL_RUNNING))
                 pthread_cond_signal(&T.wake);
             if (!device_lost(e)) {
                 /* Nothing behind it on this timeline is done either;
@@ -840,14 +848,18 @@ cl_int hcqcl_event_status(cl_event e)
         tracker_progress();
     }
     cl_int st = atomic_load(&e->status);
-    if (st == CL_SUBMITTED && started(e)) {
-        st = CL_RUNNING;
-        /* The status seen here has its callbacks queued by then: "called
-         * when the execution status ... changes to" CL_RUNNING. */
+    if (st == CL_SUBMITTED && e->q) {
         pthread_mutex_lock(&T.lock);
-        if (atomic_load(&e->phase) != HCQCL_PH_DONE && queue_callbacks_locked(e, CL_RUNNING)) {
-            start_notifier_locked();
-            pthread_cond_signal(&T.wake);
+        if (atomic_load(&e->phase) != HCQCL_PH_DONE && started_locked(e)) {
+            st = CL_RUNNING;
+            /* The status seen here has its callbacks queued by then:
+             * "called when the execution status ... changes to" CL_RUNNING. */
+            if (queue_callbacks_locked(e, CL_RUNNING)) {
+                start_notifier_locked();
+                pthread_cond_signal(&T.wake);
+            }
+        } else if (atomic_load(&e->phase) == HCQCL_PH_DONE) {
+            st = atomic_load(&e->status);
         }
         pthread_mutex_unlock(&T.lock);
     }

@@ -586,6 +586,50 @@ static void test_released_but_busy(void)
     EXPECT_OK(clReleaseMemObject(b));
 }
 
+/* CL_RUNNING on a queue without profiling: a command behind one held by
+ * a user event is not running; once that one ended it is, until it
+ * completes (seen on the emulated device, where a 256 MiB fill takes a
+ * while; a GPU may finish it between two polls). */
+static void test_running_status(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    const size_t n = 256u << 20;
+    cl_mem b = clCreateBuffer(ctx, 0, n, NULL, &err);
+    REQUIRE(b, "buffer: %d", err);
+    cl_event gate = clCreateUserEvent(ctx, &err), first = NULL, fill = NULL;
+    const cl_uint pattern = 0x5a5a5a5a;
+    EXPECT_OK(clEnqueueFillBuffer(q, b, &pattern, 4, 0, 4096, 1, &gate, &first));
+    EXPECT_OK(clEnqueueFillBuffer(q, b, &pattern, 4, 0, n, 0, NULL, &fill));
+    EXPECT_OK(clFlush(q));
+    cl_int st = 0;
+    EXPECT_OK(clGetEventInfo(fill, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
+    EXPECT(st == CL_SUBMITTED || st == CL_QUEUED, "behind a held command: status %d", st);
+    EXPECT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
+    bool running = false;
+    cl_int last = CL_SUBMITTED;
+    for (;;) {
+        EXPECT_OK(clGetEventInfo(fill, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st,
+                                 NULL));
+        EXPECT(st <= last, "status went back from %d to %d", last, st);
+        last = st;
+        running |= st == CL_RUNNING;
+        if (st <= CL_COMPLETE)
+            break;
+    }
+    EXPECT(st == CL_COMPLETE, "final status %d", st);
+    char name[256] = "";
+    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof(name), name, NULL));
+    if (strstr(name, "emulated"))
+        EXPECT(running, "a 256 MiB fill was never seen CL_RUNNING");
+    clReleaseEvent(first);
+    clReleaseEvent(fill);
+    clReleaseEvent(gate);
+    clReleaseMemObject(b);
+    clReleaseCommandQueue(q);
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -604,6 +648,7 @@ int main(void)
     test_user_events_and_markers();
     test_failed_user_event();
     test_released_but_busy();
+    test_running_status();
     test_out_of_order();
     test_mode_switch();
     test_profiling();
