@@ -8,6 +8,7 @@
  */
 #include "api/obj.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -348,12 +349,12 @@ void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except
             struct hcq_queue *hq = q->chans[e][i].hq;
             if (!hq || !hcq_q_held(hq))
                 continue;
-            /* A failed submission is the device's loss, which every wait
-             * notices by itself. */
-            if (hq == except)
+            /* A ring with no room now (the GPU behind a gate the host
+             * opens later) keeps the work held for a later flush, the
+             * notifier's among them; another failure is the device's
+             * loss, which every wait notices by itself. */
+            if (hq == except || hcq_q_submit_try(hq) == -EAGAIN)
                 still = true;
-            else
-                (void)hcq_q_submit(hq);
         }
     atomic_store_explicit(&q->held, still, memory_order_relaxed);
 }

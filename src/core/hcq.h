@@ -348,6 +348,10 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
 /* Make everything recorded visible to the GPU (GPFIFO entry, GPPut,
  * fence, doorbell). No system call. */
 int hcq_q_submit(struct hcq_queue *q);
+/* The same, or -EAGAIN at once (nothing changed) when the ring has no
+ * room for it now, where hcq_q_submit would wait for the GPU to make
+ * some: for flushes that may come back later. */
+int hcq_q_submit_try(struct hcq_queue *q);
 /* End a unit of work that ends with a release (hcq_q_signal_next): it is
  * submitted now if the GPU would otherwise run dry — it has finished
  * everything before the last submission, as last read: while work is
@@ -356,7 +360,8 @@ int hcq_q_submit(struct hcq_queue *q);
  * with later work in one GPFIFO entry (returns 1), saving the fences and
  * the doorbell while the GPU is busy anyway. At most HCQ_DEFER_MAX - 1
  * units are held: the HCQ_DEFER_MAX-th is submitted with them, so one
- * submission carries at most HCQ_DEFER_MAX. Held work reaches the GPU only through a later hcq_q_submit()
+ * submission carries at most HCQ_DEFER_MAX, unless the ring is full
+ * (the GPU behind a gate): units are then held past it. Held work reaches the GPU only through a later hcq_q_submit()
  * or a commit that finds the GPU running dry: whoever waits for it must
  * submit first (src/api flushes its queues before every wait). */
 int hcq_q_commit(struct hcq_queue *q);

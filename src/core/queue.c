@@ -647,6 +647,17 @@ static int ring_room(struct hcq_queue *q)
     }
 }
 
+/* The ring cannot take what a submission would add now (its pending
+ * entries and one for the open pushbuffer) without waiting. */
+static bool ring_short(struct hcq_queue *q)
+{
+    const uint64_t need = (uint64_t)q->npending + 1;
+    if (q->put + need - q->get_abs < q->ring_entries - 1)
+        return false;
+    update_get(q);
+    return q->put + need - q->get_abs >= q->ring_entries - 1;
+}
+
 static int submit(struct hcq_queue *q)
 {
     if (q->pb.head == q->open_start && !q->npending && !q->tail.cpu)
@@ -735,6 +746,13 @@ static int submit(struct hcq_queue *q)
 
 int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
 
+int hcq_q_submit_try(struct hcq_queue *q)
+{
+    if (q->pb.head == q->open_start && !q->npending && !q->tail.cpu)
+        return 0;
+    return ring_short(q) ? -EAGAIN : submit(q);
+}
+
 /* The timeline is host memory: reading it costs a cached load, against
  * the fences and the uncached doorbell store a submission costs. While
  * the GPU has not finished the submission before the last one, the last
@@ -759,7 +777,10 @@ int hcq_q_commit(struct hcq_queue *q)
      * (every other commit at most), so a GPU found busy is not looked at
      * again at once; a later commit reads again. */
     bool hold = false;
-    if (q->pb.head == q->rel_pb_head && q->nheld + 1 < HCQ_DEFER_MAX &&
+    /* Past HCQ_DEFER_MAX units too while the ring is full: the GPU is
+     * behind (at a gate the host opens later, say), and a submission
+     * would wait for ring room. */
+    if (q->pb.head == q->rel_pb_head && (q->nheld + 1 < HCQ_DEFER_MAX || ring_short(q)) &&
         !hcq_device_lost(q->dev)) {
         const uint64_t t = held_clock();
         if (q->nheld && !q->held_unread && t - q->held_read_at < HELD_READ_FRESH) {

@@ -630,6 +630,51 @@ static void test_running_status(void)
     clReleaseCommandQueue(q);
 }
 
+/* A chain of copies alternating between two queues, all behind a user
+ * event set at the end: each enqueue flushes the other queue, and with
+ * the GPU held at the gate the channels' rings fill. The work beyond
+ * waits in the queues (no enqueue stalls, none is lost) and runs once the
+ * event is set. */
+static void test_full_rings_behind_gate(void)
+{
+    enum { N = 2600 };
+    cl_int err;
+    cl_command_queue q[2];
+    for (int i = 0; i < 2; i++) {
+        q[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+        REQUIRE(q[i], "queue: %d", err);
+    }
+    cl_mem a = clCreateBuffer(ctx, 0, 4096, NULL, &err), b = clCreateBuffer(ctx, 0, 4096, NULL, &err);
+    REQUIRE(a && b, "buffers");
+    cl_event start = clCreateUserEvent(ctx, &err), prev = start;
+    double slowest = 0;
+    for (int i = 0; i < N; i++) {
+        cl_event ev = NULL;
+        const double t0 = (double)host_ns() / 1e9;
+        EXPECT_OK(clEnqueueCopyBuffer(q[i & 1], i & 1 ? a : b, i & 1 ? b : a, 0, 0, 4096, 1, &prev,
+                                      &ev));
+        const double dt = (double)host_ns() / 1e9 - t0;
+        slowest = dt > slowest ? dt : slowest;
+        if (prev != start)
+            clReleaseEvent(prev);
+        prev = ev;
+    }
+    EXPECT(slowest < 5.0, "an enqueue behind the gate took %.1f s", slowest);
+    EXPECT_OK(clSetUserEventStatus(start, CL_COMPLETE));
+    EXPECT_OK(clWaitForEvents(1, &prev));
+    cl_int st = 1;
+    EXPECT_OK(clGetEventInfo(prev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL));
+    EXPECT(st == CL_COMPLETE, "the last copy: status %d", st);
+    clReleaseEvent(prev);
+    clReleaseEvent(start);
+    for (int i = 0; i < 2; i++) {
+        EXPECT_OK(clFinish(q[i]));
+        clReleaseCommandQueue(q[i]);
+    }
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -649,6 +694,7 @@ int main(void)
     test_failed_user_event();
     test_released_but_busy();
     test_running_status();
+    test_full_rings_behind_gate();
     test_out_of_order();
     test_mode_switch();
     test_profiling();
