@@ -36,6 +36,15 @@ static uint64_t host_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* A default (in-order, no profiling) queue on dev. */
+static cl_command_queue plain_queue(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    return q;
+}
+
 static void test_create_errors(void)
 {
     cl_int err;
@@ -160,8 +169,7 @@ static void await_count(atomic_int *n, int want)
 static void test_user_events_and_markers(void)
 {
     cl_int err;
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(q, "queue: %d", err);
+    cl_command_queue q = plain_queue();
     cl_event u = clCreateUserEvent(ctx, &err);
     REQUIRE(u && err == CL_SUCCESS, "user event: %d", err);
     EXPECT(status_of(u) == CL_SUBMITTED, "user event starts submitted");
@@ -410,9 +418,7 @@ static void test_profiling(void)
  * tracker must neither leak nor hang (ASan checks the former). */
 static void test_churn(void)
 {
-    cl_int err;
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(q, "queue: %d", err);
+    cl_command_queue q = plain_queue();
     for (int i = 0; i < 2000; i++)
         EXPECT_OK(clEnqueueMarkerWithWaitList(q, 0, NULL, NULL));
     cl_event last;
@@ -497,8 +503,7 @@ static void *complete_later(void *arg)
 static void test_mode_switch(void)
 {
     cl_int err;
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(q, "queue: %d", err);
+    cl_command_queue q = plain_queue();
     cl_command_queue_properties old = 1, p = 0;
     EXPECT_OK(clSetCommandQueueProperty(q, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, CL_TRUE, &old));
     EXPECT(old == 0, "old properties 0x%llx", (unsigned long long)old);
@@ -551,8 +556,7 @@ static void test_mode_switch(void)
 static void test_released_but_busy(void)
 {
     cl_int err;
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(q, "queue: %d", err);
+    cl_command_queue q = plain_queue();
     cl_mem b = clCreateBuffer(ctx, 0, 4096, NULL, &err);
     REQUIRE(b, "buffer: %d", err);
     static uint8_t host[4096];
@@ -576,8 +580,7 @@ static void test_released_but_busy(void)
     EXPECT_OK(clSetUserEventStatus(gate, CL_COMPLETE));
     EXPECT_OK(clReleaseEvent(gate));
     /* The write still runs, on a queue the application holds no more. */
-    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(q2, "queue: %d", err);
+    cl_command_queue q2 = plain_queue();
     EXPECT_OK(clFinish(q2));
     uint8_t back_bytes[16];
     EXPECT_OK(clEnqueueReadBuffer(q2, b, CL_TRUE, 0, sizeof(back_bytes), back_bytes, 0, NULL,
@@ -593,8 +596,7 @@ static void test_released_but_busy(void)
 static void test_running_status(void)
 {
     cl_int err;
-    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-    REQUIRE(q, "queue: %d", err);
+    cl_command_queue q = plain_queue();
     const size_t n = 256u << 20;
     cl_mem b = clCreateBuffer(ctx, 0, n, NULL, &err);
     REQUIRE(b, "buffer: %d", err);
@@ -640,10 +642,8 @@ static void test_full_rings_behind_gate(void)
     enum { N = 2600 };
     cl_int err;
     cl_command_queue q[2];
-    for (int i = 0; i < 2; i++) {
-        q[i] = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
-        REQUIRE(q[i], "queue: %d", err);
-    }
+    for (int i = 0; i < 2; i++)
+        q[i] = plain_queue();
     cl_mem a = clCreateBuffer(ctx, 0, 4096, NULL, &err), b = clCreateBuffer(ctx, 0, 4096, NULL, &err);
     REQUIRE(a && b, "buffers");
     cl_event start = clCreateUserEvent(ctx, &err), prev = start;
