@@ -9,6 +9,10 @@
  */
 #include "cubin/container.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 static const char *const base_names[] = {
     [CUBIN_CONTAINER_BASE_SAMPLER] = "sampler_t",
     [CUBIN_CONTAINER_BASE_IMAGE1D] = "image1d_t",
@@ -24,15 +28,14 @@ const char *cubin_container_base_name(unsigned base)
     return base && base <= CUBIN_CONTAINER_BASE_LAST ? base_names[base] : NULL;
 }
 
-static bool base_known(uint16_t type_qual)
+/* Type-qualifier bits this format defines: the qualifiers and a known
+ * base type. */
+static bool type_qual_ok(uint16_t type_qual)
 {
-    return (type_qual & CUBIN_CONTAINER_TYPE_BASE_MASK) >> CUBIN_CONTAINER_TYPE_BASE_SHIFT <=
-           CUBIN_CONTAINER_BASE_LAST;
+    return !(type_qual & ~(0xfu | CUBIN_CONTAINER_TYPE_BASE_MASK)) &&
+           (type_qual & CUBIN_CONTAINER_TYPE_BASE_MASK) >> CUBIN_CONTAINER_TYPE_BASE_SHIFT <=
+               CUBIN_CONTAINER_BASE_LAST;
 }
-
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
 /* Header field offsets. */
 enum {
@@ -155,8 +158,7 @@ int cubin_container_parse(const void *data, size_t size, struct cubin_container 
     for (uint32_t i = 0; i < na; i++) {
         const uint8_t *a = b + aoff + (size_t)i * CUBIN_CONTAINER_ARG_SIZE;
         if (a[A_ADDR] > CUBIN_CONTAINER_ADDR_LOCAL || a[A_ACCESS] > CUBIN_CONTAINER_ACCESS_READ_WRITE ||
-            (rd16(a + A_TYPE_QUAL) & ~(0xfu | CUBIN_CONTAINER_TYPE_BASE_MASK)) ||
-            !base_known(rd16(a + A_TYPE_QUAL)) || !str_ok(rd32(a + A_TYPE_NAME), ssize, false) ||
+            !type_qual_ok(rd16(a + A_TYPE_QUAL)) || !str_ok(rd32(a + A_TYPE_NAME), ssize, false) ||
             !str_ok(rd32(a + A_NAME), ssize, true))
             return -EINVAL;
     }
@@ -283,8 +285,7 @@ int cubin_container_write(const struct cubin_container *c, void **out, size_t *s
         for (uint32_t j = 0; j < k->num_args; j++)
             if (!k->args[j].type_name || k->args[j].addr > CUBIN_CONTAINER_ADDR_LOCAL ||
                 k->args[j].access > CUBIN_CONTAINER_ACCESS_READ_WRITE ||
-                (k->args[j].type_qual & ~(0xfu | CUBIN_CONTAINER_TYPE_BASE_MASK)) ||
-                !base_known(k->args[j].type_qual))
+                !type_qual_ok(k->args[j].type_qual))
                 return -EINVAL;
         na += k->num_args;
     }

@@ -174,7 +174,6 @@ static void vec_type_hint(const struct md_node *n, struct cc_buf *attrs)
     }
 }
 
-
 /* The container's code for an image or sampler type name (0: neither). */
 static unsigned base_of(const char *type)
 {
