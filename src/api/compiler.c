@@ -364,7 +364,6 @@ static bool cache_entry_ok(const void *data, size_t size, uint32_t arch, const c
     return ok;
 }
 
-/* touch: dir is the writable cache, where a hit marks its entry used. */
 /* A cached build's log: <key>.log beside <key>.bin, written when the
  * compiler said something (warnings, -cl-nv-verbose), so a build served
  * from the cache shows what the one that filled it did. NULL if none. */
@@ -382,6 +381,8 @@ static char *cache_log(const char *dir, const char *key)
     return log;
 }
 
+/* touch: dir is the writable cache, where a hit marks its entry used.
+ * *log: the cached build's log, when it has one. */
 static bool cache_lookup(const char *dir, const char *key, uint32_t arch, const char *norm_opts,
                          bool touch, void **container, size_t *size, char **log)
 {

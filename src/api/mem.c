@@ -593,6 +593,15 @@ cl_mem hcqcl_mem_create_alias(cl_mem svm, size_t offset, cl_mem_flags flags, siz
     return m;
 }
 
+/* m on root's list of sub-buffers and views (mem_destroy takes it off). */
+static void link_sub(cl_mem root, cl_mem m)
+{
+    pthread_mutex_lock(&root->lock);
+    m->sub_next = root->subs;
+    root->subs = m;
+    pthread_mutex_unlock(&root->lock);
+}
+
 cl_mem hcqcl_mem_create_view(cl_mem buf, cl_mem_flags flags, size_t size)
 {
     cl_mem m = mem_new(buf->ctx, flags, size);
@@ -607,10 +616,7 @@ cl_mem hcqcl_mem_create_view(cl_mem buf, cl_mem_flags flags, size_t size)
     /* Among the buffer's associated objects, as its sub-buffers are: a
      * map of the buffer sees the view's maps ("1D image buffer objects
      * that overlap this region"). */
-    pthread_mutex_lock(&m->parent->lock);
-    m->sub_next = m->parent->subs;
-    m->parent->subs = m;
-    pthread_mutex_unlock(&m->parent->lock);
+    link_sub(m->parent, m);
     return m;
 }
 
@@ -711,10 +717,7 @@ cl_mem hcqcl_clCreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
     m->offset = r->origin;
     if (buffer->host_ptr)
         m->host_ptr = (uint8_t *)buffer->host_ptr + r->origin;
-    pthread_mutex_lock(&buffer->lock);
-    m->sub_next = buffer->subs;
-    buffer->subs = m;
-    pthread_mutex_unlock(&buffer->lock);
+    link_sub(buffer, m);
     if (errcode_ret)
         *errcode_ret = CL_SUCCESS;
     return m;
