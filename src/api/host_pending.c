@@ -19,7 +19,7 @@ static struct {
 
 void hcqcl_host_pending_add(struct hcqcl_host_pending *p, const void *ptr, size_t size)
 {
-    if (!size || p->listed)
+    if (!size || atomic_load_explicit(&p->listed, memory_order_relaxed))
         return;
     p->lo = (uintptr_t)ptr;
     p->hi = (uintptr_t)ptr + size;
@@ -29,22 +29,27 @@ void hcqcl_host_pending_add(struct hcqcl_host_pending *p, const void *ptr, size_
     if (P.first)
         P.first->prev = p;
     P.first = p;
-    p->listed = true;
+    atomic_store_explicit(&p->listed, true, memory_order_relaxed);
     atomic_fetch_add(&P.count, 1);
     pthread_mutex_unlock(&P.lock);
 }
 
 void hcqcl_host_pending_remove(struct hcqcl_host_pending *p)
 {
+    /* Every transfer's job comes here when released, most never listed:
+     * no lock for those. An entry is added before the command that fills
+     * its range ends, and removed after, by the command's own hooks. */
+    if (!atomic_load_explicit(&p->listed, memory_order_relaxed))
+        return;
     pthread_mutex_lock(&P.lock);
-    if (p->listed) {
+    if (atomic_load_explicit(&p->listed, memory_order_relaxed)) {
         if (p->prev)
             p->prev->next = p->next;
         else
             P.first = p->next;
         if (p->next)
             p->next->prev = p->prev;
-        p->listed = false;
+        atomic_store_explicit(&p->listed, false, memory_order_relaxed);
         atomic_fetch_sub(&P.count, 1);
     }
     pthread_mutex_unlock(&P.lock);

@@ -584,7 +584,7 @@ struct hcqcl_mem_dtor;
 struct hcqcl_host_pending {
     uintptr_t lo, hi;
     struct hcqcl_host_pending *prev, *next;
-    bool listed;
+    atomic_bool listed; /* changed under the list's lock */
 };
 
 /* One outstanding clEnqueueMapBuffer region. */

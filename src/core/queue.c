@@ -658,9 +658,15 @@ static bool ring_short(struct hcq_queue *q)
     return q->put + need - q->get_abs >= q->ring_entries - 1;
 }
 
+/* Nothing recorded since the last submission. */
+static bool nothing_new(const struct hcq_queue *q)
+{
+    return q->pb.head == q->open_start && !q->npending && !q->tail.cpu;
+}
+
 static int submit(struct hcq_queue *q)
 {
-    if (q->pb.head == q->open_start && !q->npending && !q->tail.cpu)
+    if (nothing_new(q))
         return 0;
     if (hcq_device_lost(q->dev))
         return -EIO;
@@ -748,9 +754,7 @@ int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
 
 int hcq_q_submit_try(struct hcq_queue *q)
 {
-    if (q->pb.head == q->open_start && !q->npending && !q->tail.cpu)
-        return 0;
-    return ring_short(q) ? -EAGAIN : submit(q);
+    return !nothing_new(q) && ring_short(q) ? -EAGAIN : submit(q);
 }
 
 /* The timeline is host memory: reading it costs a cached load, against
