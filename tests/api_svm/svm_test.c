@@ -1127,12 +1127,10 @@ static void test_image(void)
     uint8_t *pix = xmalloc(PITCH * H), *got = xmalloc(W * 4 * H);
     fill_random(pix, PITCH * H);
     EXPECT_OK(clEnqueueSVMMemcpy(queue, CL_TRUE, s + OFF, pix, PITCH * H, 0, NULL, NULL));
-    cl_image_desc d;
-    memset(&d, 0, sizeof(d));
-    d.image_type = CL_MEM_OBJECT_IMAGE2D;
-    d.image_width = W;
-    d.image_height = H;
-    d.image_row_pitch = PITCH;
+    const cl_image_desc d = {.image_type = CL_MEM_OBJECT_IMAGE2D,
+                             .image_width = W,
+                             .image_height = H,
+                             .image_row_pitch = PITCH};
     cl_int err = 0;
     cl_mem im = clCreateImage(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
                               &(cl_image_format){CL_RGBA, CL_UNSIGNED_INT8}, &d, s + OFF, &err);
