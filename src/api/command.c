@@ -6,9 +6,14 @@
  * A dependency becomes a GPU-side wait when its event has a signal on this
  * queue's device (other channel, other queue, other context on the same
  * GPU); same-channel dependencies need nothing (a channel runs in order).
- * Dependencies with no such signal (user events, commands of another GPU)
- * put the command behind a gate: a signal slot the GPU waits on and the
- * tracker opens once every dependency is final (event.c).
+ * Dependencies the GPU cannot wait for (user events, commands of another
+ * GPU), and those that may still fail because they wait for such an event
+ * themselves (host_wait), put the command behind a gate: a hold on its
+ * channel (hcq_q_hold), so that its GPU part reaches the GPU only once the
+ * tracker saw every dependency final (event.c), and is dropped when one
+ * of its wait list failed: "a negative integer value causes all enqueued
+ * commands that wait on this user event to be terminated"
+ * (clSetUserEventStatus).
  */
 #include "api/obj.h"
 
@@ -76,24 +81,27 @@ static cl_int gate(struct hcqcl_cmd *cmd)
     cl_event e = cmd->ev;
     if (cmd->gated)
         return CL_SUCCESS;
-    e->gate = hcqcl_queue_slot_get(cmd->q, &e->gate_val);
-    if (!e->gate)
+    if (hcq_q_hold(cmd->hq, &e->hold) < 0)
         return CL_OUT_OF_RESOURCES;
+    e->hold_q = cmd->hq;
     cmd->gated = true;
     e->host_wait = true;
     /* Its dependencies' completion must reach the tracker promptly: it
-     * opens the gate (event.c, finish_locked). */
+     * decides the hold (event.c, finish_locked). */
     for (size_t i = 0; i < e->ndeps; i++)
         atomic_store(&e->deps[i]->gates_others, true);
-    if (hcq_q_wait(cmd->hq, e->gate->sig, e->gate_val) < 0)
-        return CL_OUT_OF_RESOURCES;
     return CL_SUCCESS;
 }
 
-/* A dependency the GPU cannot wait for by itself. */
-static bool needs_gate(const struct hcqcl_cmd *cmd, cl_event d)
+/* A dependency the GPU cannot wait for by itself, or one that may still
+ * fail (it waits for such a one) where the failure would pass on: the
+ * command then goes behind a gate. Implicit order on the same channel
+ * needs neither (the channel runs in order, a failure does not pass). */
+static bool needs_gate(const struct hcqcl_cmd *cmd, cl_event d, bool fails)
 {
-    return !d->sig || d->sig->dev != cmd->q->hdev;
+    if (!d->sig || d->sig->dev != cmd->q->hdev)
+        return true;
+    return d->host_wait && (fails || d->sig != hcq_queue_timeline(cmd->hq));
 }
 
 /* Record that the command depends on d (no GPU wait yet). Wait-list
@@ -125,7 +133,7 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
     e->deps[e->ndeps++] = d;
     if (fails)
         e->nprop = e->ndeps;
-    if (needs_gate(cmd, d) || d->host_wait)
+    if (!d->sig || d->sig->dev != cmd->q->hdev || d->host_wait)
         e->host_wait = true;
     if (d->after_fn || d->hook_wait)
         e->hook_wait = true;
@@ -134,21 +142,22 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
 
 /* GPU-side waits for every recorded dependency, on the chosen channel:
  * nothing for the same channel (it runs in order), a semaphore wait for
- * other channels of the device, the gate for the rest. */
+ * other channels of the device; then the gate when any needs one. The
+ * waits go first, in front of the hold: they run even when the command is
+ * dropped, so that what follows it on the channel still comes after them. */
 static cl_int record_waits(struct hcqcl_cmd *cmd)
 {
     cl_event e = cmd->ev;
     const struct hcq_signal *own = hcq_queue_timeline(cmd->hq);
+    bool gated = false;
     for (size_t i = 0; i < e->ndeps; i++) {
         cl_event d = e->deps[i];
-        if (needs_gate(cmd, d)) {
-            if (gate(cmd) != CL_SUCCESS)
-                return CL_OUT_OF_RESOURCES;
-        } else if (d->sig != own && hcq_q_wait(cmd->hq, d->sig, d->val) < 0) {
+        if (needs_gate(cmd, d, i < e->nprop))
+            gated = true;
+        else if (d->sig != own && hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
             return CL_OUT_OF_RESOURCES;
-        }
     }
-    return CL_SUCCESS;
+    return gated ? gate(cmd) : CL_SUCCESS;
 }
 
 /* The command waits on the host: later independent commands of an
@@ -550,6 +559,9 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
      * writes, a cache miss to read.) */
     const bool idle = cmd->expect_bytes >= EXPECT_MIN_BYTES &&
                       hcq_signal_value(hcq_queue_timeline(hq)) >= hcq_queue_last(hq);
+    /* The gated GPU part ends here: its END and release always run. */
+    if (!err && cmd->gated && hcq_q_hold_end(hq, e->hold) < 0)
+        err = CL_OUT_OF_RESOURCES;
     if (!err && e->end && hcq_q_signal(hq, e->end->sig, e->end_val) < 0)
         err = CL_OUT_OF_RESOURCES;
     uint64_t v = 0;
@@ -570,6 +582,9 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
     int held = 0;
     if (!err && (held = blocking ? hcq_q_submit(hq) : hcq_q_commit(hq)) < 0)
         err = CL_OUT_OF_RESOURCES;
+    /* Behind a hold not yet decided, a blocking command is held too. */
+    if (!err && !held && hcq_q_held(hq))
+        held = 1;
     if (err) {
         util_log_check(__func__, "command recorded", hcqcl_error_name(err), "queue %p",
                        (void *)q);
@@ -653,10 +668,14 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
 void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
 {
     cl_event e = cmd->ev;
-    /* A gate the channel may already wait on must open, or the channel
-     * stalls for good; the before-hook no longer runs. */
-    if (e->gate)
-        hcq_signal_set(e->gate->sig, e->gate_val);
+    /* Its hold is decided now, or the channel stalls for good: what was
+     * recorded of the command is dropped (its span ends where recording
+     * stopped, unless it had ended); the before-hook no longer runs. */
+    if (e->hold) {
+        (void)hcq_q_hold_end(e->hold_q, e->hold);
+        hcq_q_hold_decide(e->hold, false);
+        e->hold = NULL;
+    }
     e->before_fn = NULL;
     e->dep_status = CL_OUT_OF_RESOURCES;
     /* What was recorded may run: a transfer after it cannot know its start. */
@@ -685,7 +704,7 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
     /* Nothing could be recorded: release at once. Slots with releases
      * recorded but never submitted are not recycled (their late release
      * could move a reused slot backwards); the queue frees them. */
-    e->gate = e->start = e->end = e->own = NULL;
+    e->start = e->end = e->own = NULL;
     atomic_store(&e->status, CL_OUT_OF_RESOURCES);
     atomic_store(&e->phase, HCQCL_PH_DONE);
     util_unlock(&cmd->q->lock);

@@ -174,7 +174,7 @@ void hcqcl_event_unref(cl_event e)
     cl_command_queue q = e->q;
     cl_context ctx = e->ctx;
     if (q) {
-        struct hcqcl_slot *slots[4] = {e->gate, e->start, e->end, e->own};
+        struct hcqcl_slot *slots[3] = {e->start, e->end, e->own};
         for (size_t i = 0; i < UTIL_ARRAY_SIZE(slots); i++)
             if (slots[i])
                 hcqcl_queue_slot_put(q, slots[i]);
@@ -524,7 +524,14 @@ static void run_acts(struct act *a, size_t n)
         case ACT_GATE:
             if (e->before_fn)
                 e->before_fn(e->before_arg, a[i].status);
-            hcq_signal_set(e->gate->sig, e->gate_val);
+            /* Its GPU part runs, or is dropped when a dependency of its
+             * wait list failed; the work held behind it goes to the GPU
+             * now, or at the notifier's next flush when an enqueue holds
+             * the queue's lock (whose own submission may see it first). */
+            hcq_q_hold_decide(e->hold, a[i].status >= 0);
+            e->hold = NULL; /* the channel's now */
+            hcqcl_queue_note_held(e->q);
+            hcqcl_queue_flush(e->q, true);
             hcqcl_event_unref(e);
             break;
         case ACT_AFTER:

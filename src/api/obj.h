@@ -1099,7 +1099,7 @@ struct _cl_event;
 typedef void (*hcqcl_cmd_fn)(void *arg, cl_int status);
 
 /* A GPU-visible signal slot a queue hands to its events (start/end
- * timestamps, host-opened gates, host-completed commands). Values only
+ * timestamps, host-completed commands). Values only
  * grow, so a slot can be reused while old waiters still look at it. */
 struct hcqcl_slot {
     struct hcq_signal *sig;
@@ -1196,7 +1196,7 @@ struct _cl_command_queue {
 /* Event phases (event.c tracker). */
 enum hcqcl_phase {
     HCQCL_PH_NEW,     /* being built (between cmd_begin and cmd_end) */
-    HCQCL_PH_GATED,   /* GPU part waits on a gate until dependencies end */
+    HCQCL_PH_GATED,   /* GPU part held behind a gate until dependencies end */
     HCQCL_PH_GPU,     /* GPU part submitted */
     HCQCL_PH_AFTER,   /* after-fn running */
     HCQCL_PH_DONE,    /* final: status holds CL_COMPLETE or < 0 */
@@ -1230,8 +1230,13 @@ struct _cl_event {
     /* Completion of the GPU part (channel timeline). */
     const struct hcq_signal *gpu_sig;
     uint64_t gpu_val;
-    struct hcqcl_slot *gate, *start, *end, *own;
-    uint64_t gate_val, start_val, end_val, own_val;
+    struct hcqcl_slot *start, *end, *own;
+    uint64_t start_val, end_val, own_val;
+    /* A gated command's hold on its channel (hcq_q_hold): its GPU part
+     * reaches the GPU once the tracker decides it, and not at all when a
+     * dependency failed. */
+    struct hcq_queue *hold_q;
+    struct hcq_hold *hold;
     /* Dependencies not complete when the command was built (retained).
      * The first nprop came from the wait list: their failure fails this
      * command; the rest only order it (in-order predecessor, barriers). */
@@ -1353,7 +1358,8 @@ cl_int hcqcl_wait_list_check(cl_context ctx, cl_uint num, const cl_event *wait_l
  *    complete and BEFORE the GPU part starts (e.g. copy a host pointer into
  *    a staging buffer only after earlier commands wrote it). Inline when the
  *    dependencies are already complete, otherwise on the notifier thread
- *    while the GPU waits on a gate the CPU opens afterwards. Must be called
+ *    while the command's GPU part is held back behind a gate (a hold on its
+ *    channel) the notifier then lifts. Must be called
  *    right after hcqcl_cmd_begin, before any verb. status < 0 when a
  *    dependency failed (fn should then do nothing but may log).
  *  - hcqcl_cmd_after(fn): fn(arg, status) runs once the GPU part is done and
@@ -1368,9 +1374,10 @@ cl_int hcqcl_wait_list_check(cl_context ctx, cl_uint num, const cl_event *wait_l
  * Failure: a command whose wait list holds an event that ends with a
  * negative status ends with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
  * (its hooks see status < 0). Implicit order (in-order predecessor,
- * barriers) does not pass failure on. The GPU part of such a command is
- * already recorded and still runs once its gate opens; only its status
- * (and its hooks) report the failure.
+ * barriers) does not pass failure on. Such a command is terminated: a
+ * dependency that could still fail put it behind a gate (a hold on its
+ * channel, command.c), and the tracker drops its GPU part instead of
+ * letting it run; what follows it on the channel runs.
  */
 
 struct hcqcl_cmd {
@@ -1378,7 +1385,7 @@ struct hcqcl_cmd {
     cl_event ev;             /* the command's event (pooled), owned */
     struct hcq_queue *hq;    /* channel picked for the engine */
     struct hcqcl_chan *chan; /* its slot in the queue */
-    bool gated;              /* the GPU part waits on a host-opened gate */
+    bool gated;              /* the GPU part is held until the host decides */
     bool started;            /* start timestamp recorded (profiling) */
     bool barrier;            /* later commands depend on this one (ooo) */
     bool all_previous;       /* depends on every earlier command */

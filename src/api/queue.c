@@ -349,11 +349,12 @@ void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except
             struct hcq_queue *hq = q->chans[e][i].hq;
             if (!hq || !hcq_q_held(hq))
                 continue;
-            /* A ring with no room now (the GPU behind a gate the host
-             * opens later) keeps the work held for a later flush, the
-             * notifier's among them; another failure is the device's
-             * loss, which every wait notices by itself. */
-            if (hq == except || hcq_q_submit_try(hq) == -EAGAIN)
+            /* A ring with no room now keeps the work held for a later
+             * flush, the notifier's among them, as does a hold not yet
+             * decided (the tracker flushes when it decides); another
+             * failure is the device's loss, which every wait notices by
+             * itself. */
+            if (hq == except || hcq_q_submit_try(hq) == -EAGAIN || hcq_q_held(hq))
                 still = true;
         }
     atomic_store_explicit(&q->held, still, memory_order_relaxed);

@@ -350,7 +350,8 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
 int hcq_q_submit(struct hcq_queue *q);
 /* The same, or -EAGAIN at once (nothing changed) when the ring has no
  * room for it now, where hcq_q_submit would wait for the GPU to make
- * some: for flushes that may come back later. */
+ * some: for flushes that may come back later. Behind holds (below) it
+ * submits what is decided as hcq_q_submit does. */
 int hcq_q_submit_try(struct hcq_queue *q);
 /* End a unit of work that ends with a release (hcq_q_signal_next): it is
  * submitted now if the GPU would otherwise run dry — it has finished
@@ -367,8 +368,29 @@ int hcq_q_submit_try(struct hcq_queue *q);
 int hcq_q_commit(struct hcq_queue *q);
 enum { HCQ_DEFER_MAX = 64 };
 /* Whether committed work is held back (hcq_q_commit returned 1 since the
- * last submission). */
+ * last submission, or a hold is undecided). */
 bool hcq_q_held(const struct hcq_queue *q);
+
+/* Holds: work the host may still cancel after recording it (a command
+ * waiting on an OpenCL user event that may fail). hcq_q_hold submits
+ * everything recorded before it (or, behind another hold, ends that work
+ * with a release of its own) and starts a span; hcq_q_hold_end ends the
+ * span. Nothing from the span on reaches the GPU until the hold is
+ * decided: hcq_q_hold_decide (any thread, no lock) says whether the span
+ * runs or is dropped whole, and the next hcq_q_submit / hcq_q_commit
+ * (with the queue's usual serialisation) submits what is decided, in
+ * order, up to the first hold still open. The GPU never waits behind a
+ * hold: nothing behind one is submitted. What follows the span (the
+ * command's release) always runs. A span ends with no launch left open
+ * (nothing after it chains to its QMDs), so dropping it leaves the rest
+ * whole. While a hold is undecided, work accumulates unsubmitted, and a
+ * verb that finds no pushbuffer or scratch room fails with -ENOMEM
+ * instead of waiting. The hold is the queue's until decided and settled:
+ * the caller must not touch it after hcq_q_hold_decide. */
+struct hcq_hold;
+int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out);
+int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h);
+void hcq_q_hold_decide(struct hcq_hold *h, bool run);
 
 /* ------------------------------------------------------------------ */
 /* Programs                                                             */

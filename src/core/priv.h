@@ -312,13 +312,25 @@ static inline uint64_t hcq_arena_off(const struct hcq_arena *a, uint64_t c)
 
 #define HCQ_SUBMIT_HISTORY 4096 /* closed submissions remembered */
 #define HCQ_RETIRE_LATE (1ull << 63) /* retire[]: the value is on q->retired */
-#define HCQ_PENDING_GP 64       /* GP entries of the open submission */
+#define HCQ_PENDING_GP 64       /* GP entries of the open submission, inline */
 
 /* Banks 0 up to this size are built in cached memory, then copied
  * (launch.c). */
 #define HCQ_BANK_STAGE 4096u
 /* Parameter blocks up to this size are kept to recognise a repeated bank. */
 #define HCQ_BANK_PARAMS 256u
+
+/* A hold (hcq_q_hold): its span, once ended, is pending_gp[start, end);
+ * the work in front of it ends with the release of rel, at arena heads
+ * pb_end / scratch_end (when start > 0). state: HCQ_HOLD_*, written by
+ * hcq_q_hold_decide from any thread. */
+struct hcq_hold {
+    struct hcq_hold *next;
+    unsigned start, end;
+    bool ended;
+    uint64_t rel, pb_end, scratch_end;
+    _Atomic int state;
+};
 
 struct hcq_queue {
     struct hcq_device *dev;
@@ -359,8 +371,15 @@ struct hcq_queue {
     bool wc, wc_shared;
     uintptr_t wc_writer;
     uint32_t acquire_switch; /* SEM_EXECUTE ACQUIRE_SWITCH_TSG for waits (HCQCL_ACQUIRE) */
-    uint64_t pending_gp[HCQ_PENDING_GP];
-    unsigned npending;
+    /* GP entries of the open submission: pending_inline, or, once more
+     * were needed (work behind a hold), an allocation of pending_cap. */
+    uint64_t *pending_gp;
+    unsigned npending, pending_cap;
+    uint64_t pending_inline[HCQ_PENDING_GP];
+    /* Holds (hcq_q_hold), oldest first. While any is, submit() submits
+     * only up to the first one still open: pending_gp then carries
+     * everything recorded since, each span its own entries. */
+    struct hcq_hold *hold_first, *hold_last;
 
     /* Submissions: seq numbers; retire[seq % N] = timeline value after
      * which that submission's pushbuffer and scratch may be reused (0 =

@@ -99,16 +99,23 @@ static int arena_pop(struct hcq_queue *q, struct hcq_arena *a)
     return 0;
 }
 
-static void arena_mark(struct hcq_queue *q, struct hcq_arena *a)
+/* The submission q->seq closes: what it used of a ends at end. */
+static void arena_mark(struct hcq_queue *q, struct hcq_arena *a, uint64_t end)
 {
     if (a->mhead - a->mtail == HCQ_ARENA_MARKS)
         arena_pop(q, a); /* every mark is submitted: this only waits */
-    a->marks[a->mhead % HCQ_ARENA_MARKS].end = a->head;
+    a->marks[a->mhead % HCQ_ARENA_MARKS].end = end;
     a->marks[a->mhead % HCQ_ARENA_MARKS].seq = q->seq;
     a->mhead++;
 }
 
 static int submit(struct hcq_queue *q);
+
+enum { HCQ_HOLD_OPEN, HCQ_HOLD_RUN, HCQ_HOLD_SKIP };
+
+static inline bool holding(const struct hcq_queue *q) { return q->hold_first != NULL; }
+
+static int pending_room(struct hcq_queue *q, unsigned n);
 
 /* Make need bytes at offset aligned to align free in a, starting a new lap
  * when they would cross the end. Waits for the GPU; may submit the open
@@ -128,7 +135,7 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
             if (pad && is_pb) {
                 /* The open GP chunk ends here; the next one starts at 0. */
                 if (a->head != q->open_start) {
-                    if (q->npending == HCQ_PENDING_GP)
+                    if (pending_room(q, 3))
                         return -ENOMEM;
                     uint64_t start = hcq_arena_off(a, q->open_start);
                     q->pending_gp[q->npending++] = nv_gp_entry(
@@ -145,12 +152,18 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
         if (hcq_device_lost(q->dev))
             return -EIO;
         int r;
-        if (arena_has_marks(a))
+        if (arena_has_marks(a)) {
             r = arena_pop(q, a);
-        else if (allow_submit && (q->pb.head != q->open_start || q->npending || q->tail.cpu))
+        } else if (allow_submit && (q->pb.head != q->open_start || q->npending || q->tail.cpu)) {
+            /* Behind an open hold nothing may be submitted, so no room
+             * comes back by waiting: only a decision submits some. */
+            const uint64_t seq = q->seq;
             r = submit(q);
-        else
+            if (r == 0 && holding(q) && q->seq == seq)
+                r = -ENOMEM;
+        } else {
             r = -ENOMEM;
+        }
         if (r)
             return r;
     }
@@ -664,7 +677,39 @@ static bool nothing_new(const struct hcq_queue *q)
     return q->pb.head == q->open_start && !q->npending && !q->tail.cpu;
 }
 
+/* Make the ring entries up to q->put visible and ring the doorbell. */
+static void publish(struct hcq_queue *q)
+{
+    /* What another thread wrote for this submission may still be in its
+     * core's write-combining buffers; this thread's own are ordered before
+     * GPPut and the doorbell by the fences below. */
+    if (q->wc_writer && q->wc_writer != util_thread_self())
+        wc_drain_others(q);
+    q->wc_writer = 0;
+    /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
+    hcq_store_fence();
+    /* A release store: the emulated GPU's acquire of GPPut then orders
+     * everything written for this submission (and ThreadSanitizer sees it). */
+    __atomic_store_n(&q->userd[NV_USERD_GP_PUT / 4], (uint32_t)(q->put % q->ring_entries),
+                     __ATOMIC_RELEASE);
+    hcq_store_fence();
+    /* A register write; as an atomic store it is still one plain mov, and
+     * the emulated device's exchange on the same word pairs with it. */
+    __atomic_store_n((volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING),
+                     q->token, __ATOMIC_RELEASE);
+}
+
+static int submit_all(struct hcq_queue *q);
+static int settle(struct hcq_queue *q);
+
 static int submit(struct hcq_queue *q)
+{
+    if (holding(q))
+        return hcq_device_lost(q->dev) ? -EIO : settle(q);
+    return submit_all(q);
+}
+
+static int submit_all(struct hcq_queue *q)
 {
     if (nothing_new(q))
         return 0;
@@ -724,36 +769,186 @@ static int submit(struct hcq_queue *q)
     q->open_start = q->pb.head;
     q->retire[q->seq % HCQ_SUBMIT_HISTORY] = q->rel_value | late;
     q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
-    arena_mark(q, &q->pb);
-    arena_mark(q, &q->scratch);
+    arena_mark(q, &q->pb, q->pb.head);
+    arena_mark(q, &q->scratch, q->scratch.head);
     q->seq++;
     q->pub_prev = q->pub_hi;
     q->pub_hi = q->rel_value;
     q->nheld = 0;
-    /* What another thread wrote for this submission may still be in its
-     * core's write-combining buffers; this thread's own are ordered before
-     * GPPut and the doorbell by the fences below. */
-    if (q->wc_writer && q->wc_writer != util_thread_self())
-        wc_drain_others(q);
-    q->wc_writer = 0;
-    /* Ring entries before GPPut, GPPut before the doorbell [H200]. */
-    hcq_store_fence();
-    /* A release store: the emulated GPU's acquire of GPPut then orders
-     * everything written for this submission (and ThreadSanitizer sees it). */
-    __atomic_store_n(&q->userd[NV_USERD_GP_PUT / 4], (uint32_t)(q->put % q->ring_entries),
-                     __ATOMIC_RELEASE);
-    hcq_store_fence();
-    /* A register write; as an atomic store it is still one plain mov, and
-     * the emulated device's exchange on the same word pairs with it. */
-    __atomic_store_n((volatile uint32_t *)(q->dev->usermode + NVC361_NOTIFY_CHANNEL_PENDING),
-                     q->token, __ATOMIC_RELEASE);
+    publish(q);
     return 0;
 }
 
 int hcq_q_submit(struct hcq_queue *q) { return submit(q); }
 
+/* ------------------------------------------------------------------ */
+/* Holds                                                                */
+/* ------------------------------------------------------------------ */
+
+/* Room for n more entries in pending_gp, growing it while holds keep work
+ * back. Whoever adds one keeps two free after it (a span's end, the
+ * submission's last chunk), so those two never fail. */
+static int pending_room(struct hcq_queue *q, unsigned n)
+{
+    if (q->npending + n <= q->pending_cap)
+        return 0;
+    const unsigned cap = q->pending_cap * 2;
+    uint64_t *grown = malloc(cap * sizeof(*grown));
+    if (!grown)
+        return -ENOMEM;
+    memcpy(grown, q->pending_gp, q->npending * sizeof(*grown));
+    if (q->pending_gp != q->pending_inline)
+        free(q->pending_gp);
+    q->pending_gp = grown;
+    q->pending_cap = cap;
+    return 0;
+}
+
+/* End the open GP chunk at pb.head, keeping spare entries free after it:
+ * what follows starts an entry of its own. */
+static int close_chunk(struct hcq_queue *q, unsigned spare)
+{
+    if (q->pb.head == q->open_start)
+        return 0;
+    if (pending_room(q, spare + 1))
+        return -ENOMEM;
+    uint64_t start = hcq_arena_off(&q->pb, q->open_start);
+    q->pending_gp[q->npending++] =
+        nv_gp_entry(q->pb.va + start, (uint32_t)((q->pb.head - q->open_start) / 4));
+    q->open_start = q->pb.head;
+    return 0;
+}
+
+/* Take pending_gp[at, at + n) out, moving the live holds' indices. */
+static void pending_drop(struct hcq_queue *q, unsigned at, unsigned n)
+{
+    memmove(&q->pending_gp[at], &q->pending_gp[at + n],
+            (q->npending - at - n) * sizeof(q->pending_gp[0]));
+    q->npending -= n;
+    for (struct hcq_hold *h = q->hold_first; h; h = h->next) {
+        if (h->start >= at + n)
+            h->start -= n;
+        if (h->ended && h->end >= at + n)
+            h->end -= n;
+    }
+}
+
+/* Submit the work in front of open hold h: pending_gp[0, h->start), which
+ * ends with the release of h->rel. */
+static int submit_before(struct hcq_queue *q, struct hcq_hold *h)
+{
+    const unsigned n = h->start;
+    if (!n)
+        return 0;
+    for (unsigned i = 0; i < n; i++) {
+        int r = ring_room(q);
+        if (r) {
+            pending_drop(q, 0, i); /* those went: not twice */
+            return r;
+        }
+        q->ring[q->put % q->ring_entries] = q->pending_gp[i];
+        q->put++;
+    }
+    pending_drop(q, 0, n);
+    q->retire[q->seq % HCQ_SUBMIT_HISTORY] = h->rel;
+    q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
+    arena_mark(q, &q->pb, h->pb_end);
+    arena_mark(q, &q->scratch, h->scratch_end);
+    q->seq++;
+    q->pub_prev = q->pub_hi;
+    q->pub_hi = h->rel;
+    publish(q);
+    return 0;
+}
+
+/* Apply the decided holds in order, then submit up to the first open one,
+ * or everything when none is left. */
+static int settle(struct hcq_queue *q)
+{
+    struct hcq_hold *h;
+    while ((h = q->hold_first)) {
+        const int st = atomic_load_explicit(&h->state, memory_order_acquire);
+        if (st == HCQ_HOLD_OPEN || !h->ended)
+            return submit_before(q, h);
+        if (st == HCQ_HOLD_SKIP)
+            pending_drop(q, h->start, h->end - h->start);
+        q->hold_first = h->next;
+        if (!q->hold_first)
+            q->hold_last = NULL;
+        free(h);
+    }
+    return submit_all(q);
+}
+
+int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
+{
+    struct hcq_hold *h = calloc(1, sizeof(*h));
+    if (!h)
+        return -ENOMEM;
+    int r;
+    if (!holding(q)) {
+        /* Everything before it goes now: the span starts the next
+         * submission, pending_gp[0]. */
+        r = submit_all(q);
+    } else {
+        /* Behind an open hold: the work since ends with a release of its
+         * own (from the host, never a grid's), so that it can be
+         * submitted alone once the holds before it are decided. */
+        r = push_reserve(q, 8, false);
+        if (r == 0) {
+            h->rel = ++q->last;
+            push_release(q, q->timeline, h->rel);
+            q->rel_value = h->rel;
+            q->rel_pb_head = q->pb.head;
+            /* Two left: this span's end, the submission's last chunk. */
+            r = close_chunk(q, 2);
+        }
+        h->start = q->npending;
+        h->pb_end = q->pb.head;
+        h->scratch_end = q->scratch.head;
+    }
+    if (r) {
+        free(h);
+        return r;
+    }
+    atomic_store_explicit(&h->state, HCQ_HOLD_OPEN, memory_order_relaxed);
+    if (q->hold_last)
+        q->hold_last->next = h;
+    else
+        q->hold_first = h;
+    q->hold_last = h;
+    *out = h;
+    return 0;
+}
+
+int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
+{
+    if (h->ended)
+        return -EINVAL;
+    /* The span's last launch is written out as it is: no later launch
+     * becomes its dependent, and no release folds into it. */
+    if (q->tail.cpu)
+        hcq_q_tail_flush(q);
+    int r = close_chunk(q, 1); /* the room arena_room and hcq_q_hold kept */
+    if (r)
+        return r;
+    h->end = q->npending;
+    h->ended = true;
+    return 0;
+}
+
+void hcq_q_hold_decide(struct hcq_hold *h, bool run)
+{
+    atomic_store_explicit(&h->state, run ? HCQ_HOLD_RUN : HCQ_HOLD_SKIP, memory_order_release);
+}
+
 int hcq_q_submit_try(struct hcq_queue *q)
 {
+    /* Behind holds, what is submitted waits for nothing the host does
+     * later (nothing behind an open hold goes), so waiting for ring room
+     * ends: settle, however many entries the holds kept back. */
+    if (holding(q))
+        return submit(q);
     return !nothing_new(q) && ring_short(q) ? -EAGAIN : submit(q);
 }
 
@@ -780,6 +975,14 @@ int hcq_q_commit(struct hcq_queue *q)
      * microsecond of one that read it and held decides on that reading
      * (every other commit at most), so a GPU found busy is not looked at
      * again at once; a later commit reads again. */
+    if (holding(q)) {
+        /* Behind an open hold the unit waits for its decision. */
+        int r = settle(q);
+        if (r || !holding(q))
+            return r;
+        q->nheld++;
+        return 1;
+    }
     bool hold = false;
     /* Past HCQ_DEFER_MAX units too while the ring is full: the GPU is
      * behind (at a gate the host opens later, say), and a submission
@@ -810,7 +1013,7 @@ int hcq_q_commit(struct hcq_queue *q)
     return submit(q);
 }
 
-bool hcq_q_held(const struct hcq_queue *q) { return q->nheld != 0; }
+bool hcq_q_held(const struct hcq_queue *q) { return q->nheld != 0 || holding(q); }
 
 unsigned hcq_device_kick(struct hcq_device *dev, uint64_t stalled_ns)
 {
@@ -898,6 +1101,12 @@ static void queue_free(struct hcq_queue *q)
     hcq_mem_free(q->scratch.mem);
     hcq_signal_free(q->timeline);
     hcq_signal_free(q->retired);
+    for (struct hcq_hold *h = q->hold_first, *n; h; h = n) {
+        n = h->next;
+        free(h);
+    }
+    if (q->pending_gp != q->pending_inline)
+        free(q->pending_gp);
     free(q);
 }
 
@@ -1142,6 +1351,8 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
     q->engine_class = engine == HCQ_ENGINE_COMPUTE ? dev->info.compute_class
                                                    : dev->info.copy_class;
     q->ring_entries = ring_entries;
+    q->pending_gp = q->pending_inline;
+    q->pending_cap = HCQ_PENDING_GP;
     q->acquire_switch = strcmp(util_env()->acquire, "poll") != 0;
     q->chain = engine == HCQ_ENGINE_COMPUTE && dev->qmd_hot_ok &&
                strcmp(util_env()->launch_chain, "off") != 0;
@@ -1287,10 +1498,13 @@ void hcq_queue_destroy(struct hcq_queue *q)
     /* A queue kept idle runs what was recorded (the API's aborted
      * commands leave only harmless verbs); one freed drops it. */
     bool keep = q->reusable && !hcq_device_lost(dev);
-    if (keep && hcq_q_submit(q) < 0)
-        keep = false;
-    else if (!keep && q->nheld && !hcq_device_lost(dev))
+    if (keep) {
+        /* Work behind an undecided hold never runs: not a queue to reuse. */
+        if (hcq_q_submit(q) < 0 || holding(q))
+            keep = false;
+    } else if (q->nheld && !hcq_device_lost(dev)) {
         (void)submit(q); /* committed work is the caller's: it runs */
+    }
     if (q->seq && !hcq_device_lost(dev)) {
         /* The timeline's last value too: a grid's own release has no
          * membar of its own, and the timeline's slot goes back to the

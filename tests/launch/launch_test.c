@@ -269,6 +269,58 @@ static void test_chain(void)
     hcq_mem_free(c);
 }
 
+/* Launches chained across a hold (hcq_q_hold): four before it, eight in
+ * its span, a quiet release right after the span (it must not fold into
+ * the span's last QMD), four after. Dropped, the span's grids never run
+ * and the rest do; run, all do. */
+static void test_hold(void)
+{
+    enum { N = 1024, L = 16 };
+    for (int run = 0; run < 2; run++) {
+        struct hcq_mem *a = buffer(N * 4), *b = buffer(N * 4), *c = buffer(L * N * 4);
+        float *pa = a->cpu, *pb = b->cpu;
+        for (uint32_t i = 0; i < N; i++) {
+            pa[i] = (float)i;
+            pb[i] = 1.0f;
+        }
+        uint32_t grid[3] = {N / 256, 1, 1}, block[3] = {256, 1, 1};
+        struct hcq_hold *h = NULL;
+        uint64_t mid = 0;
+        for (int j = 0; j < L; j++) {
+            if (j == 4)
+                REQUIRE(hcq_q_hold(q, &h) == 0);
+            if (j == 12) {
+                REQUIRE(hcq_q_hold_end(q, h) == 0);
+                REQUIRE(hcq_q_signal_next_quiet(q, &mid) == 0);
+            }
+            struct {
+                uint64_t a, b, c;
+                int32_t k, n;
+            } params = {a->va, b->va, c->va + (uint64_t)j * N * 4, j, N};
+            REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+        }
+        EXPECT_EQ(hcq_q_commit(q), 1);
+        hcq_q_hold_decide(h, run);
+        finish();
+        EXPECT(hcq_signal_value(hcq_queue_timeline(q)) >= mid);
+        const uint32_t *raw = c->cpu;
+        const float *pc = c->cpu;
+        unsigned bad = 0;
+        for (int j = 0; j < L; j++) {
+            const bool ran = run || j < 4 || j >= 12;
+            for (uint32_t i = 0; i < N; i++)
+                bad += ran ? pc[j * N + i] != (float)i + 1.0f + (float)j
+                           : raw[j * N + i] != SENTINEL;
+        }
+        if (bad)
+            fprintf(stderr, "hold (%s): %u wrong\n", run ? "run" : "dropped", bad);
+        EXPECT(bad == 0);
+        hcq_mem_free(a);
+        hcq_mem_free(b);
+        hcq_mem_free(c);
+    }
+}
+
 /* Each launch reads what the one before wrote and overwrites what it
  * read (ping-pong, x' = x + 1 + j over 2^20 elements in 4096 blocks):
  * grids that overlapped would read stale or half-written elements. Every
@@ -625,6 +677,7 @@ int main(int argc, char **argv)
         {"serial", test_serial},       {"repeat", test_repeat},
         {"copy_fill", test_copy_fill}, {"template", test_template},
         {"release", test_release},     {"retire", test_retire_late},
+        {"hold", test_hold},
     };
     setup();
     int found = 0;

@@ -1,0 +1,159 @@
+/*
+ * terminate_test.c — a user event that fails after commands waiting on it
+ * were enqueued: "a negative integer value causes all enqueued commands
+ * that wait on this user event to be terminated" (clSetUserEventStatus).
+ * Checked by data: the terminated commands move nothing, nor do the
+ * commands of other queues that wait on them; commands ordered after them
+ * only by their queue run. The same commands behind an event set complete
+ * all run, and two gates on one queue decided in the other order each get
+ * their own decision.
+ */
+#include "vadd_steps.h"
+
+enum { N = 1024, B = N * 4 };
+
+static cl_device_id dev;
+static cl_context ctx;
+static cl_kernel vadd;
+
+static cl_mem filled(float v)
+{
+    float h[N];
+    for (int i = 0; i < N; i++)
+        h[i] = v;
+    cl_int err;
+    cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, B, h, &err);
+    REQUIRE(m, "buffer: %d", err);
+    return m;
+}
+
+/* How many of m's values are not v. */
+static int differ(cl_command_queue q, cl_mem m, float v, float *first)
+{
+    float h[N];
+    EXPECT_OK(clEnqueueReadBuffer(q, m, CL_TRUE, 0, B, h, 0, NULL, NULL));
+    int n = 0;
+    for (int i = 0; i < N; i++)
+        n += h[i] != v;
+    *first = h[0];
+    return n;
+}
+
+/* Every kind of command that moves data waits on u, one of another queue
+ * waits on the kernel, and one ordered only by the queue comes last; u is
+ * then set to `status`. */
+static void gated_kinds(cl_int status)
+{
+    const bool fail = status < 0;
+    cl_int err;
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q1 && q2, "queues: %d", err);
+    cl_mem x = filled(0.0f), y = filled(1.0f), z = filled(0.0f), w = filled(0.0f);
+    static float ones[N];
+    for (int i = 0; i < N; i++)
+        ones[i] = 1.0f;
+    cl_event u = clCreateUserEvent(ctx, &err);
+    cl_event ev[7] = {NULL};
+    const float two = 2.0f, five = 5.0f;
+    EXPECT_OK(clEnqueueFillBuffer(q1, x, &two, sizeof(two), 0, B, 1, &u, &ev[0]));
+    EXPECT_OK(clEnqueueCopyBuffer(q1, y, x, 0, 0, B, 1, &u, &ev[1]));
+    EXPECT_OK(clEnqueueWriteBuffer(q1, x, CL_FALSE, 0, B, ones, 1, &u, &ev[2]));
+    const size_t org[3] = {0, 0, 0}, reg[3] = {16, 4, 1};
+    EXPECT_OK(clEnqueueWriteBufferRect(q1, x, CL_FALSE, org, org, reg, 16, 0, 16, 0, ones, 1, &u,
+                                       &ev[3]));
+    EXPECT_OK(clEnqueueCopyBufferRect(q1, y, x, org, org, reg, 16, 0, 16, 0, 1, &u, &ev[4]));
+    vadd_step(q1, vadd, y, y, x, 1, N, 1, &u, &ev[5]); /* x = 1 + 1 + 1 */
+    /* Another queue, after the kernel: z = z + z + 1. */
+    vadd_step(q2, vadd, z, z, z, 1, N, 1, &ev[5], &ev[6]);
+    /* Ordered after all of them by q1 alone. */
+    cl_event after = NULL;
+    EXPECT_OK(clEnqueueFillBuffer(q1, w, &five, sizeof(five), 0, B, 0, NULL, &after));
+    EXPECT_OK(clFlush(q1));
+    EXPECT_OK(clFlush(q2));
+    /* Nothing ran yet. */
+    for (int i = 0; i < 7; i++)
+        EXPECT(status_of(ev[i]) > CL_COMPLETE, "command %d ended before its gate: %d", i,
+               status_of(ev[i]));
+    EXPECT_OK(clSetUserEventStatus(u, status));
+    for (int i = 0; i < 7; i++) {
+        EXPECT_ERR(clWaitForEvents(1, &ev[i]),
+                   fail ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS);
+        EXPECT(fail ? status_of(ev[i]) < 0 : status_of(ev[i]) == CL_COMPLETE,
+               "command %d: status %d", i, status_of(ev[i]));
+    }
+    EXPECT_OK(clWaitForEvents(1, &after));
+    EXPECT(status_of(after) == CL_COMPLETE, "the queue's next command: %d", status_of(after));
+    float got;
+    int n = differ(q1, x, fail ? 0.0f : 3.0f, &got);
+    EXPECT(n == 0, "%s: x has %d values off (x[0] = %g)", fail ? "terminated" : "run", n, got);
+    n = differ(q1, z, fail ? 0.0f : 1.0f, &got);
+    EXPECT(n == 0, "%s: z has %d values off (z[0] = %g)", fail ? "terminated" : "run", n, got);
+    n = differ(q1, w, 5.0f, &got);
+    EXPECT(n == 0, "w has %d values off (w[0] = %g)", n, got);
+    for (int i = 0; i < 7; i++)
+        EXPECT_OK(clReleaseEvent(ev[i]));
+    EXPECT_OK(clReleaseEvent(after));
+    EXPECT_OK(clReleaseEvent(u));
+    cl_mem ms[] = {x, y, z, w};
+    for (int i = 0; i < 4; i++)
+        EXPECT_OK(clReleaseMemObject(ms[i]));
+    EXPECT_OK(clReleaseCommandQueue(q1));
+    EXPECT_OK(clReleaseCommandQueue(q2));
+}
+
+/* Two gated commands on one in-order queue, the second's event set
+ * first: the first is terminated when its event fails, the second (which
+ * only follows it in the queue) runs, and each moves what it should. */
+static void two_gates_reversed(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_mem x = filled(0.0f), z = filled(0.0f);
+    cl_event u1 = clCreateUserEvent(ctx, &err), u2 = clCreateUserEvent(ctx, &err);
+    const float seven = 7.0f, nine = 9.0f;
+    cl_event a = NULL, b = NULL;
+    EXPECT_OK(clEnqueueFillBuffer(q, x, &seven, sizeof(seven), 0, B, 1, &u1, &a));
+    EXPECT_OK(clEnqueueFillBuffer(q, z, &nine, sizeof(nine), 0, B, 1, &u2, &b));
+    EXPECT_OK(clFlush(q));
+    EXPECT_OK(clSetUserEventStatus(u2, CL_COMPLETE));
+    EXPECT(status_of(b) > CL_COMPLETE, "the second command ran before the first: %d",
+           status_of(b));
+    EXPECT_OK(clSetUserEventStatus(u1, -9));
+    EXPECT_ERR(clWaitForEvents(1, &a), CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST);
+    EXPECT_OK(clWaitForEvents(1, &b));
+    float got;
+    int n = differ(q, x, 0.0f, &got);
+    EXPECT(n == 0, "the terminated fill changed %d values (x[0] = %g)", n, got);
+    n = differ(q, z, 9.0f, &got);
+    EXPECT(n == 0, "the fill that ran left %d values off (z[0] = %g)", n, got);
+    cl_event evs[] = {a, b, u1, u2};
+    for (int i = 0; i < 4; i++)
+        EXPECT_OK(clReleaseEvent(evs[i]));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseMemObject(z));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
+int main(void)
+{
+    cl_platform_id p = cltest_platform();
+    REQUIRE(p, "hcqcl platform not found");
+    cl_uint n = 0;
+    REQUIRE(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &dev, &n) == CL_SUCCESS && n > 0,
+            "no device");
+    cl_int err;
+    ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+    REQUIRE(ctx, "context: %d", err);
+    cl_program prog = cltest_program(ctx, dev, "test_kernels.cubin");
+    vadd = clCreateKernel(prog, "vadd", &err);
+    REQUIRE(vadd, "vadd: %d", err);
+    gated_kinds(-5);
+    gated_kinds(CL_COMPLETE);
+    two_gates_reversed();
+    EXPECT_OK(clReleaseKernel(vadd));
+    EXPECT_OK(clReleaseProgram(prog));
+    EXPECT_OK(clReleaseContext(ctx));
+    return cltest_result("api_event_terminate");
+}

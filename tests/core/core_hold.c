@@ -1,0 +1,221 @@
+/*
+ * core_hold.c — holds (hcq_q_hold): work recorded behind one reaches the
+ * GPU only once it is decided, its span runs or is dropped whole, and
+ * what follows the span always runs. One hold dropped and one run; two
+ * decided in the other order (the second waits for the first); hundreds
+ * on one queue, more GP entries than a submission carries inline; a
+ * pushbuffer that fills behind an open hold refuses the verb instead of
+ * waiting; a queue destroyed with a hold undecided gives everything back.
+ * Copy-engine fills on the device the tests find (the emulated one in
+ * CI); the launch chains around a span are tested in tests/launch.
+ */
+#include <time.h>
+
+#include "core_test.h"
+
+#define WAIT_NS 10000000000ull
+
+static void sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+static void fill32(struct hcq_queue *q, const struct hcq_mem *m, unsigned i, uint32_t v)
+{
+    EXPECT_EQ(hcq_q_fill(q, m->va + 4ull * i, 4, &v, 4), 0);
+}
+
+/* Before | hold: span | after; the span dropped or run. */
+static void test_one(struct hcq_device *dev, bool run)
+{
+    struct hcq_queue *q;
+    struct hcq_mem *m;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 4096);
+    struct hcq_signal *tl = hcq_queue_timeline(q);
+    uint64_t before, v;
+    fill32(q, m, 0, 1);
+    EXPECT_EQ(hcq_q_signal_next(q, &before), 0);
+    struct hcq_hold *h;
+    REQUIRE(hcq_q_hold(q, &h) == 0);
+    /* What came before went to the GPU with the hold. */
+    EXPECT_EQ(hcq_signal_wait(tl, before, WAIT_NS), 0);
+    EXPECT_EQ(p[0], 1u);
+    fill32(q, m, 1, 2);
+    EXPECT_EQ(hcq_q_hold_end(q, h), 0);
+    EXPECT_EQ(hcq_q_hold_end(q, h), -EINVAL);
+    fill32(q, m, 2, 3);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_commit(q), 1); /* held: undecided */
+    EXPECT(hcq_q_held(q));
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_q_submit_try(q), 0);
+    sleep_ms(20);
+    EXPECT(hcq_signal_value(tl) < v);
+    EXPECT_EQ(p[1], 0u);
+    EXPECT_EQ(p[2], 0u);
+    hcq_q_hold_decide(h, run);
+    EXPECT_EQ(hcq_q_submit_try(q), 0);
+    EXPECT(!hcq_q_held(q));
+    EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+    EXPECT_EQ(p[1], run ? 2u : 0u);
+    EXPECT_EQ(p[2], 3u);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
+/* Two holds, the second decided first: nothing past the first goes until
+ * it is decided; the first dropped, the second run. */
+static void test_reversed(struct hcq_device *dev)
+{
+    struct hcq_queue *q;
+    struct hcq_mem *m;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 4096);
+    struct hcq_signal *tl = hcq_queue_timeline(q);
+    struct hcq_hold *h1, *h2;
+    uint64_t v1, v;
+    REQUIRE(hcq_q_hold(q, &h1) == 0);
+    fill32(q, m, 0, 10);
+    EXPECT_EQ(hcq_q_hold_end(q, h1), 0);
+    fill32(q, m, 1, 11);
+    EXPECT_EQ(hcq_q_signal_next(q, &v1), 0);
+    REQUIRE(hcq_q_hold(q, &h2) == 0);
+    fill32(q, m, 2, 12);
+    EXPECT_EQ(hcq_q_hold_end(q, h2), 0);
+    fill32(q, m, 3, 13);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    hcq_q_hold_decide(h2, true);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    sleep_ms(20);
+    EXPECT(hcq_signal_value(tl) < v1);
+    EXPECT_EQ(p[1] | p[2] | p[3], 0u);
+    hcq_q_hold_decide(h1, false);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+    EXPECT_EQ(p[0], 0u);
+    EXPECT_EQ(p[1], 11u);
+    EXPECT_EQ(p[2], 12u);
+    EXPECT_EQ(p[3], 13u);
+    /* The first decided, the second open: the work between them goes. */
+    REQUIRE(hcq_q_hold(q, &h1) == 0);
+    fill32(q, m, 4, 14);
+    EXPECT_EQ(hcq_q_hold_end(q, h1), 0);
+    fill32(q, m, 5, 15);
+    EXPECT_EQ(hcq_q_signal_next(q, &v1), 0);
+    REQUIRE(hcq_q_hold(q, &h2) == 0);
+    fill32(q, m, 6, 16);
+    EXPECT_EQ(hcq_q_hold_end(q, h2), 0);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    hcq_q_hold_decide(h1, true);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(tl, v1, WAIT_NS), 0);
+    EXPECT_EQ(p[4], 14u);
+    EXPECT_EQ(p[5], 15u);
+    sleep_ms(20);
+    EXPECT(hcq_signal_value(tl) < v);
+    EXPECT_EQ(p[6], 0u);
+    hcq_q_hold_decide(h2, false);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+    EXPECT_EQ(p[6], 0u);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
+/* Hundreds of holds on one queue, every third dropped, decided last to
+ * first: each span's fate is its own. */
+static void test_many(struct hcq_device *dev)
+{
+    enum { H = 300 };
+    struct hcq_queue *q;
+    struct hcq_mem *m;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 2 * 4 * H);
+    static struct hcq_hold *h[H];
+    uint64_t v = 0;
+    for (unsigned i = 0; i < H; i++) {
+        REQUIRE(hcq_q_hold(q, &h[i]) == 0);
+        fill32(q, m, 2 * i, i + 1);
+        EXPECT_EQ(hcq_q_hold_end(q, h[i]), 0);
+        fill32(q, m, 2 * i + 1, i + 1);
+        EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+        EXPECT_EQ(hcq_q_commit(q), 1);
+    }
+    for (unsigned i = H; i-- > 0;)
+        hcq_q_hold_decide(h[i], i % 3 != 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
+    int bad = 0;
+    for (unsigned i = 0; i < H; i++)
+        bad += p[2 * i] != (i % 3 ? i + 1 : 0) || p[2 * i + 1] != i + 1;
+    EXPECT_EQ(bad, 0);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
+/* A pushbuffer that fills behind an open hold: the verb is refused at
+ * once (no room comes back by waiting); once decided, the queue goes on. */
+static void test_full(struct hcq_device *dev)
+{
+    struct hcq_queue *q;
+    struct hcq_mem *m;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 16384, 8192, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 4096);
+    struct hcq_hold *h;
+    REQUIRE(hcq_q_hold(q, &h) == 0);
+    fill32(q, m, 0, 1);
+    EXPECT_EQ(hcq_q_hold_end(q, h), 0);
+    unsigned n = 1;
+    int r = 0;
+    for (; n < 100000 && r == 0; n++) {
+        uint32_t val = n + 1;
+        r = hcq_q_fill(q, m->va + 4ull * (n % 1024), 4, &val, 4);
+    }
+    EXPECT_EQ(r, -ENOMEM);
+    EXPECT(n > 100 && n < 100000);
+    hcq_q_hold_decide(h, false);
+    uint64_t v;
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
+    EXPECT_EQ(p[0], 0u);
+    EXPECT_EQ(p[1], 2u);
+    fill32(q, m, 0, 77);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
+    EXPECT_EQ(p[0], 77u);
+    /* Destroyed with a hold undecided: nothing behind it runs, nothing
+     * waits for it. */
+    REQUIRE(hcq_q_hold(q, &h) == 0);
+    fill32(q, m, 0, 88);
+    hcq_queue_destroy(q);
+    EXPECT_EQ(p[0], 77u);
+    hcq_mem_free(m);
+}
+
+int main(void)
+{
+    struct hcq_device *dev = core_test_device();
+    uint64_t base = hcq_mem_in_use(dev);
+    test_one(dev, false);
+    test_one(dev, true);
+    test_reversed(dev);
+    test_many(dev);
+    test_full(dev);
+    hcq_queue_idle_drain(dev);
+    EXPECT(!hcq_device_lost(dev));
+    EXPECT_EQ(hcq_mem_in_use(dev), base);
+    hcq_device_close(dev);
+    return core_test_done("core_hold");
+}
