@@ -360,6 +360,35 @@ static bool deps_final_locked(cl_event e, cl_int *st)
     return true;
 }
 
+/* Whether gated e can be decided: every dependency final, or, when e has
+ * no before-hook (which must see their host work done), decided to run on
+ * e's own channel with no after-hook of its own: the channel runs it
+ * first, and its status is settled (CL_COMPLETE, or the wait-list failure
+ * its own decision saw). So a chain of commands on one channel, each
+ * waiting on the one before, is decided in one pass once its head is, and
+ * runs back to back. *st as deps_final_locked. */
+static bool deps_decided_locked(cl_event e, cl_int *st)
+{
+    if (e->before_fn)
+        return deps_final_locked(e, st);
+    cl_int s = e->dep_status;
+    for (size_t i = 0; i < e->ndeps; i++) {
+        cl_event d = e->deps[i];
+        const int ph = atomic_load(&d->phase);
+        cl_int ds;
+        if (ph == HCQCL_PH_DONE)
+            ds = atomic_load(&d->status);
+        else if (ph == HCQCL_PH_GPU && d->gpu_sig == e->gpu_sig && !d->after_fn)
+            ds = d->dep_status;
+        else
+            return false;
+        if (i < e->nprop && ds < 0)
+            s = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
+    *st = s;
+    return true;
+}
+
 enum act_kind { ACT_GATE, ACT_AFTER, ACT_FINISHED };
 struct act {
     enum act_kind kind;
@@ -422,7 +451,7 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
                 a[n++] = (struct act){ACT_FINISHED, e, CL_OUT_OF_RESOURCES};
                 continue;
             }
-            if (!deps_final_locked(e, &st))
+            if (!deps_decided_locked(e, &st))
                 continue;
             e->dep_status = st;
             ungate_locked(e);

@@ -5,8 +5,9 @@
  * Checked by data: the terminated commands move nothing, nor do the
  * commands of other queues that wait on them; commands ordered after them
  * only by their queue run. The same commands behind an event set complete
- * all run, and two gates on one queue decided in the other order each get
- * their own decision.
+ * all run, two gates on one queue decided in the other order each get
+ * their own decision, and a chain of commands on one queue, each waiting
+ * on the one before, all run or all are terminated.
  */
 #include "vadd_steps.h"
 
@@ -136,6 +137,44 @@ static void two_gates_reversed(void)
     EXPECT_OK(clReleaseCommandQueue(q));
 }
 
+/* A chain on one in-order queue, each command waiting on the one before,
+ * behind a user event: all of it runs once the event is set, or none of
+ * it when the event fails. */
+static void chain(cl_int status)
+{
+    enum { L = 400 };
+    const bool fail = status < 0;
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_mem x = filled(0.0f);
+    cl_event u = clCreateUserEvent(ctx, &err), prev = u;
+    for (int i = 0; i < L; i++) {
+        const float v = (float)(i + 1);
+        cl_event ev = NULL;
+        EXPECT_OK(clEnqueueFillBuffer(q, x, &v, sizeof(v), (size_t)(i % N) * 4, 4, 1, &prev, &ev));
+        if (prev != u)
+            EXPECT_OK(clReleaseEvent(prev));
+        prev = ev;
+    }
+    const uint64_t t0 = host_ns();
+    EXPECT_OK(clSetUserEventStatus(u, status));
+    EXPECT_ERR(clWaitForEvents(1, &prev),
+               fail ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST : CL_SUCCESS);
+    printf("chain of %d behind a user event set %s: %.0f us\n", L, fail ? "failed" : "complete",
+           (double)(host_ns() - t0) / 1e3);
+    float h[N];
+    EXPECT_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, B, h, 0, NULL, NULL));
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += h[i] != (fail || i >= L ? 0.0f : (float)(i + 1));
+    EXPECT(bad == 0, "chain %s: %d values off (x[0] = %g)", fail ? "failed" : "run", bad, h[0]);
+    EXPECT_OK(clReleaseEvent(prev));
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -152,6 +191,8 @@ int main(void)
     gated_kinds(-5);
     gated_kinds(CL_COMPLETE);
     two_gates_reversed();
+    chain(-4);
+    chain(CL_COMPLETE);
     EXPECT_OK(clReleaseKernel(vadd));
     EXPECT_OK(clReleaseProgram(prog));
     EXPECT_OK(clReleaseContext(ctx));
