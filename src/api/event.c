@@ -312,8 +312,14 @@ void hcqcl_event_track(cl_event e)
     unsigned si = stream_locked(e->gpu_sig);
     if (si == UINT32_MAX) {
         /* No tracker at all: the command cannot be followed; it fails
-         * (its GPU part still runs, the queue's finish waits for it). */
+         * (its GPU part still runs, the queue's finish waits for it;
+         * behind a gate it is dropped, or the channel would wait for
+         * ever: the caller's submission settles it). */
         pthread_mutex_unlock(&T.lock);
+        if (e->hold) {
+            hcq_q_hold_decide(e->hold, false);
+            e->hold = NULL;
+        }
         util_log(UTIL_LOG_ERR, "api: no memory to track a command");
         atomic_store(&e->status, CL_OUT_OF_HOST_MEMORY);
         atomic_store(&e->phase, HCQCL_PH_DONE);

@@ -348,10 +348,11 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
 /* Make everything recorded visible to the GPU (GPFIFO entry, GPPut,
  * fence, doorbell). No system call. */
 int hcq_q_submit(struct hcq_queue *q);
-/* The same, or -EAGAIN at once (nothing changed) when the ring has no
- * room for it now, where hcq_q_submit would wait for the GPU to make
- * some: for flushes that may come back later. Behind holds (below) it
- * submits what is decided as hcq_q_submit does. */
+/* The same without ever waiting for ring room: where hcq_q_submit would
+ * wait for the GPU to make some, it puts on the ring the GPFIFO entries
+ * that fit now and returns -EAGAIN with the rest kept for a later call:
+ * for flushes that may come back later (the event notifier's among them,
+ * which must not wait for work it has to let go on itself). */
 int hcq_q_submit_try(struct hcq_queue *q);
 /* End a unit of work that ends with a release (hcq_q_signal_next): it is
  * submitted now if the GPU would otherwise run dry — it has finished

@@ -329,6 +329,9 @@ struct hcq_hold {
     unsigned start, end;
     bool ended;
     uint64_t rel, pb_end, scratch_end;
+    /* The channel's state at its start (hcq_q_hold_end puts it back). */
+    uint32_t local_gen;
+    bool grids_open;
     _Atomic int state;
 };
 

@@ -116,6 +116,9 @@ enum { HCQ_HOLD_OPEN, HCQ_HOLD_RUN, HCQ_HOLD_SKIP };
 static inline bool holding(const struct hcq_queue *q) { return q->hold_first != NULL; }
 
 static int pending_room(struct hcq_queue *q, unsigned n);
+static void pending_drop(struct hcq_queue *q, unsigned at, unsigned n);
+static void update_get(struct hcq_queue *q);
+static int ring_room(struct hcq_queue *q);
 
 /* Make need bytes at offset aligned to align free in a, starting a new lap
  * when they would cross the end. Waits for the GPU; may submit the open
@@ -417,6 +420,15 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
         raise_to(&q->timeline->rec_hi, v);
     } else {
         int r = push_reserve(q, 8, true);
+        if (r == -ENOMEM && holding(q)) {
+            /* Behind an open hold no room comes back by waiting: the
+             * release goes in the slack every reservation keeps, so that
+             * a command that could not record all of its verbs still
+             * ends (and can be dropped) where it began. */
+            r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
+            if (r == 0)
+                note_writer(q);
+        }
         if (r)
             return r;
         v = ++q->last;
@@ -662,14 +674,9 @@ static int ring_room(struct hcq_queue *q)
 
 /* The ring cannot take what a submission would add now (its pending
  * entries and one for the open pushbuffer) without waiting. */
-static bool ring_short(struct hcq_queue *q)
-{
-    const uint64_t need = (uint64_t)q->npending + 1;
-    if (q->put + need - q->get_abs < q->ring_entries - 1)
-        return false;
-    update_get(q);
-    return q->put + need - q->get_abs >= q->ring_entries - 1;
-}
+static bool ring_has(struct hcq_queue *q, uint64_t n);
+
+static bool ring_short(struct hcq_queue *q) { return !ring_has(q, (uint64_t)q->npending + 1); }
 
 /* Nothing recorded since the last submission. */
 static bool nothing_new(const struct hcq_queue *q)
@@ -699,22 +706,67 @@ static void publish(struct hcq_queue *q)
                      q->token, __ATOMIC_RELEASE);
 }
 
-static int submit_all(struct hcq_queue *q);
-static int settle(struct hcq_queue *q);
+static int submit_all(struct hcq_queue *q, bool try);
+static int settle(struct hcq_queue *q, bool try);
 
-static int submit(struct hcq_queue *q)
+/* Submit what was recorded (up to the first open hold). try: never wait
+ * for ring room; submit the entries that fit and return -EAGAIN with the
+ * rest pending. */
+static int submit_ex(struct hcq_queue *q, bool try)
 {
     if (holding(q))
-        return hcq_device_lost(q->dev) ? -EIO : settle(q);
-    return submit_all(q);
+        return hcq_device_lost(q->dev) ? -EIO : settle(q, try);
+    return submit_all(q, try);
 }
 
-static int submit_all(struct hcq_queue *q)
+static int submit(struct hcq_queue *q) { return submit_ex(q, false); }
+
+/* Whether the ring takes n more entries now. */
+static bool ring_has(struct hcq_queue *q, uint64_t n)
+{
+    if (q->put + n - q->get_abs < q->ring_entries - 1)
+        return true;
+    update_get(q);
+    return q->put + n - q->get_abs < q->ring_entries - 1;
+}
+
+/* Put pending_gp[0, n) on the ring, as many as there is room for now (all
+ * of them, waiting for room, unless try), and make them visible when the
+ * caller will not (some are left); returns how many went. The submission
+ * they belong to is closed by whoever puts its last entry. */
+static unsigned ring_put(struct hcq_queue *q, unsigned n, bool try, int *r)
+{
+    unsigned i = 0;
+    *r = 0;
+    for (; i < n; i++) {
+        if (try ? !ring_has(q, 1) : (*r = ring_room(q)) != 0)
+            break;
+        q->ring[q->put % q->ring_entries] = q->pending_gp[i];
+        q->put++;
+    }
+    if (i) {
+        pending_drop(q, 0, i);
+        if (i < n)
+            publish(q);
+    }
+    if (i < n && try)
+        *r = -EAGAIN;
+    return i;
+}
+
+static int submit_all(struct hcq_queue *q, bool try)
 {
     if (nothing_new(q))
         return 0;
     if (hcq_device_lost(q->dev))
         return -EIO;
+    if (try && !ring_has(q, (uint64_t)q->npending + 1)) {
+        /* The chunks already closed go as far as the ring takes them; the
+         * submission is closed (its release, its records) by a later one. */
+        int r;
+        ring_put(q, q->npending, true, &r);
+        return -EAGAIN;
+    }
     uint64_t late = 0;
     if (q->pb.head != q->rel_pb_head) {
         /* Fits without waiting: every reservation kept the slack. */
@@ -757,16 +809,12 @@ static int submit_all(struct hcq_queue *q)
         uint64_t start = hcq_arena_off(&q->pb, q->open_start);
         q->pending_gp[q->npending++] =
             nv_gp_entry(q->pb.va + start, (uint32_t)((q->pb.head - q->open_start) / 4));
+        q->open_start = q->pb.head;
     }
-    for (unsigned i = 0; i < q->npending; i++) {
-        int r = ring_room(q);
-        if (r)
-            return r;
-        q->ring[q->put % q->ring_entries] = q->pending_gp[i];
-        q->put++;
-    }
-    q->npending = 0;
-    q->open_start = q->pb.head;
+    int r;
+    ring_put(q, q->npending, false, &r);
+    if (r)
+        return r;
     q->retire[q->seq % HCQ_SUBMIT_HISTORY] = q->rel_value | late;
     q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
     arena_mark(q, &q->pb, q->pb.head);
@@ -834,22 +882,15 @@ static void pending_drop(struct hcq_queue *q, unsigned at, unsigned n)
 }
 
 /* Submit the work in front of open hold h: pending_gp[0, h->start), which
- * ends with the release of h->rel. */
-static int submit_before(struct hcq_queue *q, struct hcq_hold *h)
+ * ends with the release of h->rel (try: as much as the ring takes now). */
+static int submit_before(struct hcq_queue *q, struct hcq_hold *h, bool try)
 {
     const unsigned n = h->start;
     if (!n)
         return 0;
-    for (unsigned i = 0; i < n; i++) {
-        int r = ring_room(q);
-        if (r) {
-            pending_drop(q, 0, i); /* those went: not twice */
-            return r;
-        }
-        q->ring[q->put % q->ring_entries] = q->pending_gp[i];
-        q->put++;
-    }
-    pending_drop(q, 0, n);
+    int r;
+    if (ring_put(q, n, try, &r) < n) /* h->start is now what is left */
+        return r;
     q->retire[q->seq % HCQ_SUBMIT_HISTORY] = h->rel;
     q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
     arena_mark(q, &q->pb, h->pb_end);
@@ -863,21 +904,36 @@ static int submit_before(struct hcq_queue *q, struct hcq_hold *h)
 
 /* Apply the decided holds in order, then submit up to the first open one,
  * or everything when none is left. */
-static int settle(struct hcq_queue *q)
+static int settle(struct hcq_queue *q, bool try)
 {
     struct hcq_hold *h;
+    bool dropped = false;
     while ((h = q->hold_first)) {
         const int st = atomic_load_explicit(&h->state, memory_order_acquire);
         if (st == HCQ_HOLD_OPEN || !h->ended)
-            return submit_before(q, h);
-        if (st == HCQ_HOLD_SKIP)
+            return submit_before(q, h, try);
+        if (st == HCQ_HOLD_SKIP) {
             pending_drop(q, h->start, h->end - h->start);
+            dropped = true;
+        }
         q->hold_first = h->next;
         if (!q->hold_first)
             q->hold_last = NULL;
         free(h);
     }
-    return submit_all(q);
+    if (dropped && nothing_new(q)) {
+        /* All that was left is dropped: the arenas' bytes since the last
+         * submission come back with it (a submission of nothing, retired
+         * when the one before is). */
+        q->retire[q->seq % HCQ_SUBMIT_HISTORY] =
+            q->seq ? q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY] : 0;
+        q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
+        arena_mark(q, &q->pb, q->pb.head);
+        arena_mark(q, &q->scratch, q->scratch.head);
+        q->seq++;
+        return 0;
+    }
+    return submit_all(q, try);
 }
 
 int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
@@ -889,7 +945,7 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
     if (!holding(q)) {
         /* Everything before it goes now: the span starts the next
          * submission, pending_gp[0]. */
-        r = submit_all(q);
+        r = submit_all(q, false);
     } else {
         /* Behind an open hold: the work since ends with a release of its
          * own (from the host, never a grid's), so that it can be
@@ -911,6 +967,14 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
         free(h);
         return r;
     }
+    /* What the span sets up on the channel may never run: what it was
+     * before is kept, and put back at its end (hcq_q_hold_end). A bank 0
+     * from before the span is not pointed at from inside it: the work in
+     * front of the hold may be submitted, and its scratch reused, while
+     * the span still waits (launch.c, "the same submission"). */
+    h->local_gen = q->local_gen;
+    h->grids_open = q->grids_open;
+    q->last_bank.seq = UINT64_MAX;
     atomic_store_explicit(&h->state, HCQ_HOLD_OPEN, memory_order_relaxed);
     if (q->hold_last)
         q->hold_last->next = h;
@@ -934,6 +998,11 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
         return r;
     h->end = q->npending;
     h->ended = true;
+    /* Set up inside the span, the channel's local memory is set up again
+     * by the next launch that needs it (twice is harmless); grids that ran
+     * before the span may still run if the span is dropped. */
+    q->local_gen = h->local_gen;
+    q->grids_open = q->grids_open || h->grids_open;
     return 0;
 }
 
@@ -942,15 +1011,7 @@ void hcq_q_hold_decide(struct hcq_hold *h, bool run)
     atomic_store_explicit(&h->state, run ? HCQ_HOLD_RUN : HCQ_HOLD_SKIP, memory_order_release);
 }
 
-int hcq_q_submit_try(struct hcq_queue *q)
-{
-    /* Behind holds, what is submitted waits for nothing the host does
-     * later (nothing behind an open hold goes), so waiting for ring room
-     * ends: settle, however many entries the holds kept back. */
-    if (holding(q))
-        return submit(q);
-    return !nothing_new(q) && ring_short(q) ? -EAGAIN : submit(q);
-}
+int hcq_q_submit_try(struct hcq_queue *q) { return submit_ex(q, true); }
 
 /* The timeline is host memory: reading it costs a cached load, against
  * the fences and the uncached doorbell store a submission costs. While
@@ -976,10 +1037,13 @@ int hcq_q_commit(struct hcq_queue *q)
      * (every other commit at most), so a GPU found busy is not looked at
      * again at once; a later commit reads again. */
     if (holding(q)) {
-        /* Behind an open hold the unit waits for its decision. */
-        int r = settle(q);
-        if (r || !holding(q))
+        /* Behind an open hold the unit waits for its decision; what was
+         * decided goes as far as the ring takes it now. */
+        int r = settle(q, true);
+        if (r && r != -EAGAIN)
             return r;
+        if (!r && !holding(q))
+            return 0;
         q->nheld++;
         return 1;
     }

@@ -3,7 +3,8 @@
  * GPU only once it is decided, its span runs or is dropped whole, and
  * what follows the span always runs. One hold dropped and one run; two
  * decided in the other order (the second waits for the first); hundreds
- * on one queue, more GP entries than a submission carries inline; a
+ * on one queue, more GP entries than a submission carries inline; more
+ * than the ring holds, submitted by flushes that never wait for room; a
  * pushbuffer that fills behind an open hold refuses the verb instead of
  * waiting; a queue destroyed with a hold undecided gives everything back.
  * Copy-engine fills on the device the tests find (the emulated one in
@@ -161,6 +162,45 @@ static void test_many(struct hcq_device *dev)
     hcq_mem_free(m);
 }
 
+/* More decided work than the ring holds, submitted by flushes that never
+ * wait for ring room (hcq_q_submit_try, as the event notifier flushes):
+ * each puts on the ring what fits and says -EAGAIN, until all went. */
+static void test_try(struct hcq_device *dev)
+{
+    enum { H = 100 };
+    struct hcq_queue *q;
+    struct hcq_mem *m;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 65536, 8192, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 4 * H, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 4 * H);
+    static struct hcq_hold *h[H];
+    uint64_t v = 0;
+    for (unsigned i = 0; i < H; i++) {
+        REQUIRE(hcq_q_hold(q, &h[i]) == 0);
+        fill32(q, m, i, i + 1);
+        EXPECT_EQ(hcq_q_hold_end(q, h[i]), 0);
+        EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    }
+    for (unsigned i = 0; i < H; i++)
+        hcq_q_hold_decide(h[i], true);
+    int r, again = 0;
+    for (int k = 0; k < 100000 && (r = hcq_q_submit_try(q)) == -EAGAIN; k++) {
+        again++;
+        sleep_ms(1);
+    }
+    EXPECT_EQ(r, 0);
+    EXPECT(again > 0); /* 2 entries a hold, 64 on the ring */
+    EXPECT(!hcq_q_held(q));
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
+    int bad = 0;
+    for (unsigned i = 0; i < H; i++)
+        bad += p[i] != i + 1;
+    EXPECT_EQ(bad, 0);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
 /* A pushbuffer that fills behind an open hold: the verb is refused at
  * once (no room comes back by waiting); once decided, the queue goes on. */
 static void test_full(struct hcq_device *dev)
@@ -212,6 +252,7 @@ int main(void)
     test_one(dev, true);
     test_reversed(dev);
     test_many(dev);
+    test_try(dev);
     test_full(dev);
     hcq_queue_idle_drain(dev);
     EXPECT(!hcq_device_lost(dev));

@@ -321,6 +321,57 @@ static void test_hold(void)
     }
 }
 
+/* What a span sets up on its channel may never run: local memory set up
+ * by the first launch that needs it is set up again after a span, and a
+ * launch inside a span does not point at a bank 0 written in front of it
+ * (that work may be submitted and its scratch reused while the span
+ * waits). On a channel of its own (not reusable: its state starts fresh). */
+static void test_hold_state(void)
+{
+    struct hcq_queue *hq;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
+                                   HCQ_SCRATCH_BYTES, &hq) == 0);
+    struct hcq_mem *out = buffer(2 * 128 * 4);
+    struct ptr_int p = {out->va, 9};
+    struct hcq_launch l = {.grid = {2, 1, 1}, .block = {128, 1, 1}, .params = &p, .params_size = 12};
+    const uint32_t gen0 = hq->local_gen;
+    struct hcq_hold *h;
+    REQUIRE(hcq_q_hold(hq, &h) == 0);
+    REQUIRE(hcq_q_exec(hq, kernel("local_win"), &l) == 0);
+    EXPECT(hq->local_gen == dev->local_gen && gen0 != dev->local_gen);
+    REQUIRE(hcq_q_hold_end(hq, h) == 0);
+    EXPECT_EQ(hq->local_gen, gen0);
+    hcq_q_hold_decide(h, false);
+    REQUIRE(hcq_q_exec(hq, kernel("local_win"), &l) == 0);
+    EXPECT_EQ(hq->local_gen, dev->local_gen);
+    uint64_t v;
+    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+    REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    const int32_t *o = out->cpu;
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < 256; i++) {
+        int32_t t = (int32_t)(i % 128);
+        bad += o[i] != ((9 + t) & 63) * 7 + t + ((27 + t) & 63) * 7 + t;
+    }
+    EXPECT(bad == 0);
+    /* Bank 0: the same launch in front of a hold and inside it. */
+    struct hcq_hold *h1, *h2;
+    REQUIRE(hcq_q_hold(hq, &h1) == 0);
+    REQUIRE(hcq_q_hold_end(hq, h1) == 0);
+    REQUIRE(hcq_q_exec(hq, kernel("local_win"), &l) == 0);
+    const uint64_t before = hq->last_bank.va;
+    REQUIRE(hcq_q_hold(hq, &h2) == 0);
+    REQUIRE(hcq_q_exec(hq, kernel("local_win"), &l) == 0);
+    EXPECT(hq->last_bank.va != before);
+    REQUIRE(hcq_q_hold_end(hq, h2) == 0);
+    hcq_q_hold_decide(h1, true);
+    hcq_q_hold_decide(h2, true);
+    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+    REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    hcq_queue_destroy(hq);
+    hcq_mem_free(out);
+}
+
 /* Each launch reads what the one before wrote and overwrites what it
  * read (ping-pong, x' = x + 1 + j over 2^20 elements in 4096 blocks):
  * grids that overlapped would read stale or half-written elements. Every
@@ -677,7 +728,7 @@ int main(int argc, char **argv)
         {"serial", test_serial},       {"repeat", test_repeat},
         {"copy_fill", test_copy_fill}, {"template", test_template},
         {"release", test_release},     {"retire", test_retire_late},
-        {"hold", test_hold},
+        {"hold", test_hold},           {"hold_state", test_hold_state},
     };
     setup();
     int found = 0;
