@@ -721,6 +721,19 @@ static int submit_ex(struct hcq_queue *q, bool try)
 
 static int submit(struct hcq_queue *q) { return submit_ex(q, false); }
 
+/* Record submission q->seq, whose entries are on the ring: its pushbuffer
+ * and scratch bytes up to pb_end / scratch_end come back once the retire[]
+ * value retire is reached. */
+static void close_submission(struct hcq_queue *q, uint64_t retire, uint64_t pb_end,
+                             uint64_t scratch_end)
+{
+    q->retire[q->seq % HCQ_SUBMIT_HISTORY] = retire;
+    q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
+    arena_mark(q, &q->pb, pb_end);
+    arena_mark(q, &q->scratch, scratch_end);
+    q->seq++;
+}
+
 /* Whether the ring takes n more entries now. */
 static bool ring_has(struct hcq_queue *q, uint64_t n)
 {
@@ -815,11 +828,7 @@ static int submit_all(struct hcq_queue *q, bool try)
     ring_put(q, q->npending, false, &r);
     if (r)
         return r;
-    q->retire[q->seq % HCQ_SUBMIT_HISTORY] = q->rel_value | late;
-    q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
-    arena_mark(q, &q->pb, q->pb.head);
-    arena_mark(q, &q->scratch, q->scratch.head);
-    q->seq++;
+    close_submission(q, q->rel_value | late, q->pb.head, q->scratch.head);
     q->pub_prev = q->pub_hi;
     q->pub_hi = q->rel_value;
     q->nheld = 0;
@@ -891,11 +900,7 @@ static int submit_before(struct hcq_queue *q, struct hcq_hold *h, bool try)
     int r;
     if (ring_put(q, n, try, &r) < n) /* h->start is now what is left */
         return r;
-    q->retire[q->seq % HCQ_SUBMIT_HISTORY] = h->rel;
-    q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
-    arena_mark(q, &q->pb, h->pb_end);
-    arena_mark(q, &q->scratch, h->scratch_end);
-    q->seq++;
+    close_submission(q, h->rel, h->pb_end, h->scratch_end);
     q->pub_prev = q->pub_hi;
     q->pub_hi = h->rel;
     publish(q);
@@ -925,12 +930,8 @@ static int settle(struct hcq_queue *q, bool try)
         /* All that was left is dropped: the arenas' bytes since the last
          * submission come back with it (a submission of nothing, retired
          * when the one before is). */
-        q->retire[q->seq % HCQ_SUBMIT_HISTORY] =
-            q->seq ? q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY] : 0;
-        q->put_at[q->seq % HCQ_SUBMIT_HISTORY] = q->put;
-        arena_mark(q, &q->pb, q->pb.head);
-        arena_mark(q, &q->scratch, q->scratch.head);
-        q->seq++;
+        close_submission(q, q->seq ? q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY] : 0,
+                         q->pb.head, q->scratch.head);
         return 0;
     }
     return submit_all(q, try);

@@ -175,6 +175,48 @@ static void chain(cl_int status)
     EXPECT_OK(clReleaseCommandQueue(q));
 }
 
+/* Behind a user event not yet set, commands wait on the host until the
+ * channel's pushbuffer is full: the enqueue after that fails at once with
+ * CL_OUT_OF_RESOURCES (it cannot wait for room that only setting the
+ * event makes); those enqueued before all run once it is set, and the
+ * queue goes on. */
+static void full_behind_gate(void)
+{
+    enum { MAX = 200000 };
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_mem x = filled(0.0f);
+    cl_event u = clCreateUserEvent(ctx, &err), first = NULL;
+    const float one = 1.0f;
+    EXPECT_OK(clEnqueueFillBuffer(q, x, &one, sizeof(one), 0, 4, 1, &u, &first));
+    int n = 0;
+    cl_int r = CL_SUCCESS;
+    const uint64_t t0 = host_ns();
+    for (; n < MAX; n++) {
+        const float v = (float)(n % 1000 + 2);
+        r = clEnqueueFillBuffer(q, x, &v, sizeof(v), (size_t)(1 + n % (N - 1)) * 4, 4, 0, NULL,
+                                NULL);
+        if (r != CL_SUCCESS)
+            break;
+    }
+    EXPECT(r == CL_OUT_OF_RESOURCES && n > 1000, "after %d fills: %d", n, r);
+    EXPECT(host_ns() - t0 < 30000000000ull, "the fills took %.1f s", (host_ns() - t0) / 1e9);
+    printf("%d commands held behind a user event before the pushbuffer was full\n", n);
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    EXPECT_OK(clFinish(q));
+    EXPECT(status_of(first) == CL_COMPLETE, "the gated fill: %d", status_of(first));
+    const float nine = 9.0f;
+    EXPECT_OK(clEnqueueFillBuffer(q, x, &nine, sizeof(nine), 0, B, 0, NULL, NULL));
+    float got;
+    int bad = differ(q, x, 9.0f, &got);
+    EXPECT(bad == 0, "after the gate: %d values off (x[0] = %g)", bad, got);
+    EXPECT_OK(clReleaseEvent(first));
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseMemObject(x));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -193,6 +235,7 @@ int main(void)
     two_gates_reversed();
     chain(-4);
     chain(CL_COMPLETE);
+    full_behind_gate();
     EXPECT_OK(clReleaseKernel(vadd));
     EXPECT_OK(clReleaseProgram(prog));
     EXPECT_OK(clReleaseContext(ctx));

@@ -129,6 +129,37 @@ static void test_reversed(struct hcq_device *dev)
     hcq_mem_free(m);
 }
 
+/* n holds on q, each around a fill of word 2i of m, each followed by a
+ * fill of word 2i + 1 and a release (the last one's value returned). */
+static uint64_t held_fills(struct hcq_queue *q, const struct hcq_mem *m, struct hcq_hold **h,
+                           unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++) {
+        REQUIRE(hcq_q_hold(q, &h[i]) == 0);
+        fill32(q, m, 2 * i, i + 1);
+        EXPECT_EQ(hcq_q_hold_end(q, h[i]), 0);
+        fill32(q, m, 2 * i + 1, i + 1);
+        EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+        EXPECT_EQ(hcq_q_commit(q), 1);
+    }
+    return v;
+}
+
+/* How many of n pairs of m are not what held_fills wrote, with the holds
+ * that `ran` says dropped. */
+static int fills_off(const struct hcq_mem *m, unsigned n, bool (*ran)(unsigned))
+{
+    const uint32_t *p = m->cpu;
+    int bad = 0;
+    for (unsigned i = 0; i < n; i++)
+        bad += p[2 * i] != (ran(i) ? i + 1 : 0) || p[2 * i + 1] != i + 1;
+    return bad;
+}
+
+static bool every_third_dropped(unsigned i) { return i % 3 != 0; }
+static bool all_ran(unsigned i) { return (void)i, true; }
+
 /* Hundreds of holds on one queue, every third dropped, decided last to
  * first: each span's fate is its own. */
 static void test_many(struct hcq_device *dev)
@@ -138,26 +169,14 @@ static void test_many(struct hcq_device *dev)
     struct hcq_mem *m;
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
     REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
-    uint32_t *p = m->cpu;
-    memset(p, 0, 2 * 4 * H);
+    memset(m->cpu, 0, 2 * 4 * H);
     static struct hcq_hold *h[H];
-    uint64_t v = 0;
-    for (unsigned i = 0; i < H; i++) {
-        REQUIRE(hcq_q_hold(q, &h[i]) == 0);
-        fill32(q, m, 2 * i, i + 1);
-        EXPECT_EQ(hcq_q_hold_end(q, h[i]), 0);
-        fill32(q, m, 2 * i + 1, i + 1);
-        EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
-        EXPECT_EQ(hcq_q_commit(q), 1);
-    }
+    const uint64_t v = held_fills(q, m, h, H);
     for (unsigned i = H; i-- > 0;)
-        hcq_q_hold_decide(h[i], i % 3 != 0);
+        hcq_q_hold_decide(h[i], every_third_dropped(i));
     EXPECT_EQ(hcq_q_submit(q), 0);
     EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
-    int bad = 0;
-    for (unsigned i = 0; i < H; i++)
-        bad += p[2 * i] != (i % 3 ? i + 1 : 0) || p[2 * i + 1] != i + 1;
-    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(fills_off(m, H, every_third_dropped), 0);
     hcq_queue_destroy(q);
     hcq_mem_free(m);
 }
@@ -171,17 +190,10 @@ static void test_try(struct hcq_device *dev)
     struct hcq_queue *q;
     struct hcq_mem *m;
     REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 65536, 8192, &q) == 0);
-    REQUIRE(hcq_mem_alloc(dev, 4 * H, HCQ_MEM_HOST, &m) == 0);
-    uint32_t *p = m->cpu;
-    memset(p, 0, 4 * H);
+    REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
+    memset(m->cpu, 0, 2 * 4 * H);
     static struct hcq_hold *h[H];
-    uint64_t v = 0;
-    for (unsigned i = 0; i < H; i++) {
-        REQUIRE(hcq_q_hold(q, &h[i]) == 0);
-        fill32(q, m, i, i + 1);
-        EXPECT_EQ(hcq_q_hold_end(q, h[i]), 0);
-        EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
-    }
+    const uint64_t v = held_fills(q, m, h, H);
     for (unsigned i = 0; i < H; i++)
         hcq_q_hold_decide(h[i], true);
     int r, again = 0;
@@ -193,10 +205,7 @@ static void test_try(struct hcq_device *dev)
     EXPECT(again > 0); /* 2 entries a hold, 64 on the ring */
     EXPECT(!hcq_q_held(q));
     EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
-    int bad = 0;
-    for (unsigned i = 0; i < H; i++)
-        bad += p[i] != i + 1;
-    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(fills_off(m, H, all_ran), 0);
     hcq_queue_destroy(q);
     hcq_mem_free(m);
 }
