@@ -363,9 +363,12 @@ int hcq_q_submit_try(struct hcq_queue *q);
  * the doorbell while the GPU is busy anyway. At most HCQ_DEFER_MAX - 1
  * units are held: the HCQ_DEFER_MAX-th is submitted with them, so one
  * submission carries at most HCQ_DEFER_MAX, unless the ring is full
- * (the GPU behind a gate): units are then held past it. Held work reaches the GPU only through a later hcq_q_submit()
- * or a commit that finds the GPU running dry: whoever waits for it must
- * submit first (src/api flushes its queues before every wait). */
+ * (the GPU far behind, waiting on another channel say): units are then
+ * held past it. Behind an undecided hold (below) every unit is held
+ * (returns 1). Held work reaches the GPU only through a later
+ * hcq_q_submit() or a commit that finds the GPU running dry: whoever
+ * waits for it must submit first (src/api flushes its queues before
+ * every wait). */
 int hcq_q_commit(struct hcq_queue *q);
 enum { HCQ_DEFER_MAX = 64 };
 /* Whether committed work is held back (hcq_q_commit returned 1 since the

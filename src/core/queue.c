@@ -1050,7 +1050,7 @@ int hcq_q_commit(struct hcq_queue *q)
     }
     bool hold = false;
     /* Past HCQ_DEFER_MAX units too while the ring is full: the GPU is
-     * behind (at a gate the host opens later, say), and a submission
+     * far behind (waiting on another channel, say), and a submission
      * would wait for ring room. */
     if (q->pb.head == q->rel_pb_head && (q->nheld + 1 < HCQ_DEFER_MAX || ring_short(q)) &&
         !hcq_device_lost(q->dev)) {
