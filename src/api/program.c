@@ -191,31 +191,34 @@ cl_program hcqcl_clCreateProgramWithBinary(cl_context context, cl_uint num_devic
     /* CL_INVALID_VALUE if lengths or binaries is NULL */
     HCQCL_CHECK_GOTO(lengths && binaries, err, CL_INVALID_VALUE, "lengths %p, binaries %p",
                      (void *)lengths, (void *)binaries);
-    for (cl_uint i = 0; i < num_devices; i++) {
-        if (!lengths[i] || !binaries[i]) {
-            if (binary_status)
-                binary_status[i] = CL_INVALID_VALUE;
-            err = CL_INVALID_VALUE;
-        }
-    }
-    /* CL_INVALID_VALUE if any entry in lengths[i] is zero or binaries[i] is NULL */
-    HCQCL_CHECK_GOTO(err == CL_SUCCESS, err, CL_INVALID_VALUE, "an empty binary");
+    cl_uint empty = num_devices;
+    for (cl_uint i = 0; i < num_devices && empty == num_devices; i++)
+        if (!lengths[i] || !binaries[i])
+            empty = i;
 
     p = hcqcl_program_new(context, num_devices, device_list);
     HCQCL_CHECK_GOTO(p, err, CL_OUT_OF_HOST_MEMORY, "program object");
     p->from_binary = true;
+    /* Every entry of binary_status is answered, also when the call fails
+     * for another entry: "CL_SUCCESS in binary_status[i] if binary was
+     * successfully loaded for device specified by device_list[i];
+     * otherwise returns CL_INVALID_VALUE if lengths[i] is zero or if
+     * binaries[i] is a NULL value or CL_INVALID_BINARY". */
     cl_uint bad = num_devices;
     for (cl_uint i = 0; i < num_devices; i++) {
-        cl_int st = hcqcl_program_object_is(binaries[i], lengths[i])
+        cl_int st = !lengths[i] || !binaries[i] ? CL_INVALID_VALUE
+                    : hcqcl_program_object_is(binaries[i], lengths[i])
                         ? hcqcl_program_object_load(p, &p->devs[i], binaries[i], lengths[i])
                         : hcqcl_program_dev_set_binary(&p->devs[i], binaries[i], lengths[i]);
         if (binary_status)
             binary_status[i] = st;
-        if (st != CL_SUCCESS && bad == num_devices) {
+        if (st != CL_SUCCESS && st != CL_INVALID_VALUE && bad == num_devices) {
             bad = i;
             err = st;
         }
     }
+    /* CL_INVALID_VALUE if any entry in lengths[i] is zero or binaries[i] is NULL */
+    HCQCL_CHECK_GOTO(empty == num_devices, err, CL_INVALID_VALUE, "binary %u is empty", empty);
     /* CL_INVALID_BINARY if an invalid program binary was encountered for any device */
     HCQCL_CHECK_GOTO(bad == num_devices, err, err, "device %u: %s", bad,
                      bad < num_devices && p->devs[bad].log ? p->devs[bad].log : "");

@@ -1505,6 +1505,18 @@ static void test_two_devices(cl_platform_id plat)
     EXPECT(!clCreateProgramWithBinary(c2, 2, devs, mixed_lens, mixed, st, &err), "mixed");
     EXPECT(err == CL_INVALID_BINARY && st[0] == CL_SUCCESS && st[1] == CL_INVALID_BINARY,
            "mixed binaries: %d (%d %d)", err, st[0], st[1]);
+    /* One empty entry: the call fails, and every entry is answered. */
+    const unsigned char *one_null[2] = {cubin, NULL};
+    st[0] = st[1] = 1;
+    EXPECT(!clCreateProgramWithBinary(c2, 2, devs, lens, one_null, st, &err), "one NULL");
+    EXPECT(err == CL_INVALID_VALUE && st[0] == CL_SUCCESS && st[1] == CL_INVALID_VALUE,
+           "one NULL binary: %d (%d %d)", err, st[0], st[1]);
+    size_t one_zero[2] = {sizeof(junk), 0};
+    const unsigned char *junk_first[2] = {junk, cubin};
+    st[0] = st[1] = 1;
+    EXPECT(!clCreateProgramWithBinary(c2, 2, devs, one_zero, junk_first, st, &err), "one empty");
+    EXPECT(err == CL_INVALID_VALUE && st[0] == CL_INVALID_BINARY && st[1] == CL_INVALID_VALUE,
+           "one empty, one bad: %d (%d %d)", err, st[0], st[1]);
     if (p) {
         EXPECT_OK(clBuildProgram(p, 1, &devs[1], NULL, NULL, NULL));
         cl_build_status bs = 0;
