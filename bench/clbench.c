@@ -179,6 +179,31 @@ static void bench_launch(struct ctx *c)
     }
     emit("event_wait_us", percentile(v, reps, 0.5));
 
+    /* Behind a user event: one kernel, then a chain of 100 each waiting on
+     * the one before, timed from setting the event to the end. */
+    for (int chain = 1; chain <= 100; chain += 99) {
+        double w[7];
+        for (int r = 0; r < 7; r++) {
+            cl_event u = clCreateUserEvent(c->ctx, &err), prev = u;
+            CHECK(err);
+            for (int i = 0; i < chain; i++) {
+                cl_event e;
+                CHECK(clEnqueueNDRangeKernel(c->q, c->empty, 1, NULL, &g, &l, 1, &prev, &e));
+                if (prev != u)
+                    clReleaseEvent(prev);
+                prev = e;
+            }
+            CHECK(clFlush(c->q));
+            double t0 = now_us();
+            CHECK(clSetUserEventStatus(u, CL_COMPLETE));
+            CHECK(clWaitForEvents(1, &prev));
+            w[r] = now_us() - t0;
+            clReleaseEvent(prev);
+            clReleaseEvent(u);
+        }
+        emit(chain == 1 ? "user_gate_us" : "user_chain_us", percentile(w, 7, 0.5));
+    }
+
     /* Profiled duration of an empty kernel. */
     int n = reps < 200 ? reps : 200;
     for (int i = 0; i < n; i++) {
@@ -428,6 +453,8 @@ static const struct {
     {"roundtrip_us", "enqueue + finish, empty kernel", "us", false},
     {"roundtrip_p99_us", "enqueue + finish, p99", "us", false},
     {"event_wait_us", "enqueue + wait on its event", "us", false},
+    {"user_gate_us", "user event set -> kernel behind it done", "us", false},
+    {"user_chain_us", "user event set -> 100-kernel chain done", "us", false},
     {"kernel_profiled_us", "profiled duration, empty kernel", "us", false},
     {"timer_resolution_ns", "profiling timer resolution", "ns", false},
     {"buffer_cycle_us", "4 KiB buffer: make, write, release", "us", false},
