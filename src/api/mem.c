@@ -327,6 +327,17 @@ static cl_int mem_store_shared(cl_mem m, const void *init)
     return CL_SUCCESS;
 }
 
+/* Device memory for a buffer: a block of the device's shared slabs for
+ * one of at most HCQ_SMALL_MAX bytes (no driver call; aligned to its
+ * class, at least HCQCL_MEM_BASE_ALIGN), its own allocation otherwise. */
+static int store_alloc(struct hcq_device *dev, size_t size, enum hcq_mem_kind kind,
+                       struct hcq_mem **out)
+{
+    if (size <= HCQ_SMALL_MAX)
+        return hcq_mem_alloc_small(dev, UTIL_MAX(size, (size_t)HCQCL_MEM_BASE_ALIGN), kind, out);
+    return hcq_mem_alloc(dev, size, kind, out);
+}
+
 /* One device: the kind of memory follows the flags (see obj.h). */
 static cl_int mem_store_single(cl_mem m, const void *init)
 {
@@ -348,16 +359,16 @@ static cl_int mem_store_single(cl_mem m, const void *init)
     } else if (m->flags & CL_MEM_ALLOC_HOST_PTR) {
         rc = hcq_mem_alloc(dev, m->size, HCQ_MEM_HOST, slot);
     } else if (init) {
-        rc = hcq_mem_alloc(dev, m->size, HCQ_MEM_DEVICE_MAPPED, slot);
+        rc = store_alloc(dev, m->size, HCQ_MEM_DEVICE_MAPPED, slot);
         if (rc < 0) {
             UTIL_LOG(UTIL_LOG_API, "api: no CPU-mapped vidmem (%d): upload by copy engine\n", rc);
-            rc = hcq_mem_alloc(dev, m->size, HCQ_MEM_DEVICE, slot);
+            rc = store_alloc(dev, m->size, HCQ_MEM_DEVICE, slot);
             if (rc == 0)
                 rc = mem_upload(dev, (*slot)->va, init, m->size);
             return rc < 0 ? err_from_errno(rc) : CL_SUCCESS;
         }
     } else {
-        rc = hcq_mem_alloc(dev, m->size, HCQ_MEM_DEVICE, slot);
+        rc = store_alloc(dev, m->size, HCQ_MEM_DEVICE, slot);
     }
     if (rc < 0)
         return err_from_errno(rc);

@@ -122,6 +122,16 @@ static void check_cycles(cl_context ctx, struct hcq_device *hw)
     uint8_t *host = aligned_alloc(4096, 1 << 20);
     memset(host, 3, 1 << 20);
     hcqcl_prewarm_wait(hw); /* its queues and staging are made by now */
+    /* Buffers of up to HCQ_SMALL_MAX bytes are blocks of shared slabs, of
+     * which each class keeps its first: made once before the baseline. */
+    for (int k = 0; k < 2; k++) {
+        cl_int err;
+        cl_mem m = hcqcl_clCreateBuffer(ctx, k ? CL_MEM_COPY_HOST_PTR : 0, 4096, k ? host : NULL,
+                                        &err);
+        EXPECT(m, "small buffer: %d", err);
+        if (m)
+            hcqcl_clReleaseMemObject(m);
+    }
     uint64_t base = hcq_mem_in_use(hw);
     for (int i = 0; i < 10000; i++) {
         static const cl_mem_flags kinds[] = {0, CL_MEM_ALLOC_HOST_PTR, CL_MEM_COPY_HOST_PTR,
@@ -137,7 +147,7 @@ static void check_cycles(cl_context ctx, struct hcq_device *hw)
             EXPECT(false, "cycle %d: %d", i, err);
             break;
         }
-        if (f == 0)
+        if (f == 0 && size > HCQ_SMALL_MAX)
             EXPECT(hcq_mem_in_use(hw) >= base + size, "cycle %d: %llu in use, base %llu + %zu", i,
                    (unsigned long long)hcq_mem_in_use(hw), (unsigned long long)base, size);
         hcqcl_clReleaseMemObject(m);
@@ -234,6 +244,53 @@ static void check_image_descriptors(cl_context ctx, struct hcq_device *hw)
         hcqcl_clReleaseMemObject(first);
 }
 
+/* Buffers of up to HCQ_SMALL_MAX bytes are blocks of shared slabs: a
+ * run of them makes no driver allocation each, every one is aligned to
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN and has addresses of its own, and every
+ * byte comes back. */
+static void check_small_buffers(cl_context ctx, struct hcq_device *hw)
+{
+    enum { N = 200 };
+    static cl_mem b[N];
+    static uint8_t init[HCQ_SMALL_MAX];
+    cl_int err;
+    cl_mem first = hcqcl_clCreateBuffer(ctx, 0, 1, NULL, &err); /* may make the slab */
+    EXPECT(first, "first: %d", err);
+    const uint64_t use0 = hcq_mem_in_use(hw), allocs0 = hcq_mem_allocs(hw);
+    int made = 0;
+    for (; made < N; made++) {
+        const size_t size = 1 + (size_t)made * 37 % HCQ_SMALL_MAX;
+        memset(init, made, size);
+        b[made] = hcqcl_clCreateBuffer(ctx, made % 2 ? CL_MEM_COPY_HOST_PTR : 0, size,
+                                       made % 2 ? init : NULL, &err);
+        if (!b[made]) {
+            EXPECT(false, "buffer %d: %d", made, err);
+            break;
+        }
+        const uint64_t va = hcqcl_mem_va(b[made], hw);
+        EXPECT(va % HCQCL_MEM_BASE_ALIGN == 0, "buffer %d at 0x%llx", made, (unsigned long long)va);
+        for (int j = 0; j < made; j++) {
+            const uint64_t vj = hcqcl_mem_va(b[j], hw);
+            const size_t sj = 1 + (size_t)j * 37 % HCQ_SMALL_MAX;
+            EXPECT(va + size <= vj || vj + sj <= va, "buffers %d and %d overlap", made, j);
+        }
+        const uint8_t *cpu = hcqcl_mem_cpu(b[made]);
+        if (made % 2)
+            EXPECT(cpu && cpu[0] == (uint8_t)made && cpu[size - 1] == (uint8_t)made,
+                   "buffer %d: initial contents", made);
+    }
+    /* Slabs only: 64 KiB each, a few per size class. */
+    const uint64_t allocs = hcq_mem_allocs(hw) - allocs0;
+    EXPECT(allocs <= 40, "%llu allocations for %d small buffers", (unsigned long long)allocs, made);
+    for (int i = 0; i < made; i++)
+        hcqcl_clReleaseMemObject(b[i]);
+    const uint64_t left = hcq_mem_in_use(hw) - use0;
+    EXPECT(left <= 14 * 0x10000ull, "%llu bytes left of %d small buffers", (unsigned long long)left,
+           made);
+    if (first)
+        hcqcl_clReleaseMemObject(first);
+}
+
 int main(void)
 {
     cl_uint n;
@@ -245,6 +302,7 @@ int main(void)
     check_cycles(ctx, devs[0]->hw);
     check_map_loop(ctx, devs[0]);
     check_image_descriptors(ctx, devs[0]->hw);
+    check_small_buffers(ctx, devs[0]->hw);
     hcqcl_clReleaseContext(ctx);
 
     if (n > 1) {
