@@ -160,13 +160,15 @@ int hcq_mem_alloc_at(struct hcq_device *dev, uint64_t va, uint64_t size, enum hc
  * 2^47). Multiples of 64 KiB. Needs the devices enumerated. */
 int hcq_va_reserve(uint64_t va, uint64_t size);
 void hcq_va_unreserve(uint64_t va, uint64_t size);
-/* A block of size bytes (at most HCQ_SMALL_MAX) shared out of a 64 KiB
- * slab of the kind (not HCQ_MEM_USER) with blocks of the same size class:
+/* A block of size bytes (at most HCQ_SMALL_MAX) shared out of a slab of
+ * the kind (not HCQ_MEM_USER; 64 KiB, or 16 blocks of classes above
+ * 4 KiB) with blocks of the same size class:
  * a driver allocation only when every slab of the class is full. Aligned
  * to its class, the power of two from HCQ_SMALL_MIN up that holds size.
  * Freed with hcq_mem_free; an emptied slab goes unless it is its class's
- * first. For objects of a few bytes that live long (image descriptors). */
-enum { HCQ_SMALL_MIN = 64, HCQ_SMALL_MAX = 4096, HCQ_SMALL_CLASSES = 7 };
+ * first. For image descriptors, and buffers and images of up to
+ * HCQ_SMALL_MAX bytes. */
+enum { HCQ_SMALL_MIN = 64, HCQ_SMALL_MAX = 65536, HCQ_SMALL_CLASSES = 11 };
 int hcq_mem_alloc_small(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
                         struct hcq_mem **out);
 /* Slabs the device holds for small blocks now, of every kind and class. */

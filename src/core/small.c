@@ -1,6 +1,8 @@
-/* Small allocations: power-of-two blocks carved from 64 KiB slabs of one
- * kind of memory, so that objects of a few bytes (image descriptors) cost
- * no driver call, no GPU mapping and no page of their own each. A slab
+/* Small allocations: power-of-two blocks carved from slabs of one kind of
+ * memory (64 KiB, or 16 blocks where those are larger than 4 KiB), so
+ * that objects of a few bytes or kilobytes (image descriptors, small
+ * buffers and images) cost no driver call, no GPU mapping and no page of
+ * their own each. A slab
  * is an ordinary allocation (memory.c); its blocks are hcq_mem objects
  * whose free (hcq_mem_free) gives the block back. */
 #include "core/priv.h"
@@ -8,22 +10,30 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#define SLAB_BYTES 0x10000u
-#define SLAB_MAX_SLOTS (SLAB_BYTES / HCQ_SMALL_MIN)
+#define SLAB_MIN_BYTES 0x10000u
+#define SLAB_MIN_BLOCKS 16u
+#define SLAB_MAX_SLOTS (SLAB_MIN_BYTES / HCQ_SMALL_MIN)
 
 struct hcq_slab {
     struct hcq_slab *next;
     struct hcq_mem *mem;
     unsigned cls;   /* block size HCQ_SMALL_MIN << cls */
     unsigned kind;  /* enum hcq_mem_kind */
-    unsigned slots; /* SLAB_BYTES >> (log2 HCQ_SMALL_MIN + cls) */
+    unsigned slots; /* slab_bytes(cls) / block size */
     unsigned used;
     uint64_t bitmap[SLAB_MAX_SLOTS / 64]; /* 1 = block in use */
 };
 
 _Static_assert((HCQ_SMALL_MIN & (HCQ_SMALL_MIN - 1)) == 0, "classes are powers of two");
 _Static_assert(HCQ_SMALL_MIN << (HCQ_SMALL_CLASSES - 1) == HCQ_SMALL_MAX, "classes reach MAX");
-_Static_assert(SLAB_BYTES % HCQ_SMALL_MAX == 0, "a slab holds whole blocks of any class");
+_Static_assert(SLAB_MIN_BLOCKS <= SLAB_MAX_SLOTS, "no slab has more slots than the bitmap holds");
+
+/* A slab of class cls: 64 KiB, or 16 blocks of the larger classes. */
+static uint64_t slab_bytes(unsigned cls)
+{
+    const uint64_t block = (uint64_t)HCQ_SMALL_MIN << cls;
+    return block * SLAB_MIN_BLOCKS > SLAB_MIN_BYTES ? block * SLAB_MIN_BLOCKS : SLAB_MIN_BYTES;
+}
 
 static unsigned size_class(uint64_t size)
 {
@@ -38,13 +48,13 @@ static struct hcq_slab *slab_new(struct hcq_device *dev, enum hcq_mem_kind kind,
     struct hcq_slab *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
-    if (hcq_mem_alloc(dev, SLAB_BYTES, kind, &s->mem)) {
+    if (hcq_mem_alloc(dev, slab_bytes(cls), kind, &s->mem)) {
         free(s);
         return NULL;
     }
     s->cls = cls;
     s->kind = kind;
-    s->slots = SLAB_BYTES / (HCQ_SMALL_MIN << cls);
+    s->slots = (unsigned)(slab_bytes(cls) / (HCQ_SMALL_MIN << cls));
     return s;
 }
 

@@ -124,14 +124,15 @@ static void check_cycles(cl_context ctx, struct hcq_device *hw)
     hcqcl_prewarm_wait(hw); /* its queues and staging are made by now */
     /* Buffers of up to HCQ_SMALL_MAX bytes are blocks of shared slabs, of
      * which each class keeps its first: made once before the baseline. */
-    for (int k = 0; k < 2; k++) {
-        cl_int err;
-        cl_mem m = hcqcl_clCreateBuffer(ctx, k ? CL_MEM_COPY_HOST_PTR : 0, 4096, k ? host : NULL,
-                                        &err);
-        EXPECT(m, "small buffer: %d", err);
-        if (m)
-            hcqcl_clReleaseMemObject(m);
-    }
+    for (size_t size = 4096; size <= HCQ_SMALL_MAX; size *= 2)
+        for (int k = 0; k < 2; k++) {
+            cl_int err;
+            cl_mem m = hcqcl_clCreateBuffer(ctx, k ? CL_MEM_COPY_HOST_PTR : 0, size,
+                                            k ? host : NULL, &err);
+            EXPECT(m, "small buffer: %d", err);
+            if (m)
+                hcqcl_clReleaseMemObject(m);
+        }
     uint64_t base = hcq_mem_in_use(hw);
     for (int i = 0; i < 10000; i++) {
         static const cl_mem_flags kinds[] = {0, CL_MEM_ALLOC_HOST_PTR, CL_MEM_COPY_HOST_PTR,
@@ -287,6 +288,18 @@ static void check_small_buffers(cl_context ctx, struct hcq_device *hw)
     const uint64_t left = hcq_mem_in_use(hw) - use0;
     EXPECT(left <= 14 * 0x10000ull, "%llu bytes left of %d small buffers", (unsigned long long)left,
            made);
+    /* Up to HCQ_SMALL_MAX: a 64 KiB buffer too, 16 to a slab. */
+    cl_mem big = hcqcl_clCreateBuffer(ctx, 0, HCQ_SMALL_MAX, NULL, &err);
+    const uint64_t allocs1 = hcq_mem_allocs(hw);
+    cl_mem big2 = hcqcl_clCreateBuffer(ctx, 0, HCQ_SMALL_MAX, NULL, &err);
+    EXPECT(big && big2 && hcq_mem_allocs(hw) == allocs1, "a second 64 KiB buffer: %llu allocations",
+           (unsigned long long)(hcq_mem_allocs(hw) - allocs1));
+    if (big2)
+        EXPECT(hcqcl_mem_va(big2, hw) % HCQ_SMALL_MAX == 0, "64 KiB buffer aligned");
+    if (big)
+        hcqcl_clReleaseMemObject(big);
+    if (big2)
+        hcqcl_clReleaseMemObject(big2);
     if (first)
         hcqcl_clReleaseMemObject(first);
 }

@@ -268,10 +268,11 @@ static void test_small(struct hcq_device *dev)
     EXPECT_EQ(hcq_small_slabs(dev) - slabs0, 1);
     /* Classes: a block is aligned to the power of two that holds it, and
      * each kind has slabs of its own. */
-    static const uint64_t sizes[] = {1, 65, 100, 129, 1000, 2049, 4096};
-    static const uint64_t cls[] = {64, 128, 128, 256, 1024, 4096, 4096};
-    struct hcq_mem *s[7], *t[7];
-    for (int i = 0; i < 7; i++) {
+    static const uint64_t sizes[] = {1, 65, 100, 129, 1000, 2049, 4096, 4097, 40000, 65536};
+    static const uint64_t cls[] = {64, 128, 128, 256, 1024, 4096, 4096, 8192, 65536, 65536};
+    enum { NS = sizeof(sizes) / sizeof(sizes[0]) };
+    struct hcq_mem *s[NS], *t[NS];
+    for (int i = 0; i < NS; i++) {
         REQUIRE(hcq_mem_alloc_small(dev, sizes[i], HCQ_MEM_HOST, &s[i]) == 0);
         REQUIRE(hcq_mem_alloc_small(dev, sizes[i], HCQ_MEM_DEVICE, &t[i]) == 0);
         EXPECT_EQ(s[i]->va % cls[i], 0);
@@ -279,13 +280,24 @@ static void test_small(struct hcq_device *dev)
         EXPECT(s[i]->cpu != NULL);
         EXPECT(t[i]->cpu == NULL);
     }
-    for (int i = 0; i < 7; i++) {
+    for (int i = 0; i < NS; i++) {
         hcq_mem_free(s[i]);
         hcq_mem_free(t[i]);
     }
+    /* Blocks above 4 KiB come 16 to a slab. */
+    struct hcq_mem *big[17];
+    const unsigned slabs1 = hcq_small_slabs(dev);
+    for (int i = 0; i < 17; i++)
+        REQUIRE(hcq_mem_alloc_small(dev, 32768, HCQ_MEM_DEVICE, &big[i]) == 0);
+    EXPECT(hcq_small_slabs(dev) - slabs1 <= 2);
+    for (int i = 0; i < 17; i++)
+        for (int j = 0; j < i; j++)
+            EXPECT(big[i]->va + 32768 <= big[j]->va || big[j]->va + 32768 <= big[i]->va);
+    for (int i = 0; i < 17; i++)
+        hcq_mem_free(big[i]);
     struct hcq_mem *x = NULL;
     EXPECT_EQ(hcq_mem_alloc_small(dev, 0, HCQ_MEM_HOST, &x), -EINVAL);
-    EXPECT_EQ(hcq_mem_alloc_small(dev, 4097, HCQ_MEM_HOST, &x), -EINVAL);
+    EXPECT_EQ(hcq_mem_alloc_small(dev, HCQ_SMALL_MAX + 1, HCQ_MEM_HOST, &x), -EINVAL);
     EXPECT_EQ(hcq_mem_alloc_small(dev, 64, HCQ_MEM_USER, &x), -EINVAL);
     EXPECT(x == NULL);
 }
