@@ -12,8 +12,9 @@
  * reached, since none behind it can be done either, so a pass costs what
  * moved, not what is in flight (a thousand launches queued behind a busy
  * GPU are not walked, and enqueues do not wait for the tracker's lock
- * while they would be). Streams holding gated commands are walked whole:
- * a gate may open behind a running command. A dependency on another
+ * while they would be). A stream's gated commands are looked at from a
+ * list of their own (a gate may open behind a running command), not by
+ * walking the thousands that may be queued behind a gate. A dependency on another
  * stream may settle later in the same pass: the pass then goes round
  * again.
  *
@@ -42,6 +43,9 @@ struct stream {
     const struct hcq_signal *sig; /* the timeline; NULL for stream 0 */
     cl_event first, last;
     size_t ngated; /* its commands in phase GATED */
+    /* Those, oldest first, linked through gnext: a pass looks at them
+     * without walking the commands queued behind a gate. */
+    cl_event gfirst, glast;
 };
 
 static struct {
@@ -340,6 +344,12 @@ void hcqcl_event_track(cl_event e)
     if (atomic_load(&e->phase) == HCQCL_PH_GATED) {
         s->ngated++;
         T.ngated++;
+        e->gnext = NULL;
+        if (s->glast)
+            s->glast->gnext = e;
+        else
+            s->gfirst = e;
+        s->glast = e;
     }
     start_notifier_locked();
     /* A gate or an after-hook waits for the notifier: wake it now. */
@@ -439,9 +449,59 @@ static bool device_lost(cl_event e)
     return e->q && hcq_device_lost(e->q->hdev);
 }
 
+/* Take gated e off its stream's list of gated commands; prev: the one
+ * before it there, or NULL. */
+static void gated_unlink_locked(struct stream *s, cl_event prev, cl_event e)
+{
+    if (prev)
+        prev->gnext = e->gnext;
+    else
+        s->gfirst = e->gnext;
+    if (s->glast == e)
+        s->glast = prev;
+    e->gnext = NULL;
+}
+
+/* The stream's gated commands that can be decided now (or failed, their
+ * device lost), oldest first, into a[n..cap); returns the new n. One
+ * decided to run lets the next on its channel be decided in the same
+ * pass (deps_decided_locked). *deps_later: one still waits (for a
+ * dependency another stream may settle later in this pass). */
+static size_t collect_gated_locked(struct stream *s, struct act *a, size_t n, size_t cap,
+                                   bool *deps_later)
+{
+    cl_event prev = NULL;
+    for (cl_event e = s->gfirst, next; e && n < cap; e = next) {
+        next = e->gnext;
+        cl_int st;
+        if (device_lost(e)) {
+            gated_unlink_locked(s, prev, e);
+            ungate_locked(e);
+            finish_locked(e, CL_OUT_OF_RESOURCES);
+            a[n++] = (struct act){ACT_FINISHED, e, CL_OUT_OF_RESOURCES};
+            continue;
+        }
+        if (!deps_decided_locked(e, &st)) {
+            *deps_later = true;
+            prev = e;
+            continue;
+        }
+        e->dep_status = st;
+        gated_unlink_locked(s, prev, e);
+        ungate_locked(e);
+        atomic_store(&e->phase, HCQCL_PH_GPU);
+        hcqcl_event_ref(e);
+        a[n++] = (struct act){ACT_GATE, e, st};
+    }
+    return n;
+}
+
 /* One stream's settled commands into a[n..cap); returns the new n.
  * *deps_later: a command was done on the GPU but waits for a dependency
- * to become final on the host (maybe later in this pass). */
+ * to become final on the host (maybe later in this pass). The walk stops
+ * at the first command the GPU has not finished (or a gate: what follows
+ * one on its channel has not been submitted); its gated commands are
+ * looked at from their own list after it. */
 static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t cap,
                                     bool *deps_later)
 {
@@ -451,19 +511,8 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
         int ph = atomic_load(&e->phase);
         cl_int st;
         if (ph == HCQCL_PH_GATED) {
-            if (device_lost(e)) {
-                ungate_locked(e);
-                finish_locked(e, CL_OUT_OF_RESOURCES);
-                a[n++] = (struct act){ACT_FINISHED, e, CL_OUT_OF_RESOURCES};
-                continue;
-            }
-            if (!deps_decided_locked(e, &st))
-                continue;
-            e->dep_status = st;
-            ungate_locked(e);
-            atomic_store(&e->phase, HCQCL_PH_GPU);
-            hcqcl_event_ref(e);
-            a[n++] = (struct act){ACT_GATE, e, st};
+            if (si && !device_lost(e))
+                break;
             continue;
         }
         if (ph != HCQCL_PH_GPU)
@@ -473,9 +522,8 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
             if (e->cbs && started_locked(e) && queue_callbacks_locked(e, CL_RUNNING))
                 pthread_cond_signal(&T.wake);
             if (!device_lost(e)) {
-                /* Nothing behind it on this timeline is done either;
-                 * only a gate further on could still open. */
-                if (si && !s->ngated)
+                /* Nothing behind it on this timeline is done either. */
+                if (si)
                     break;
                 continue;
             }
@@ -497,6 +545,8 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
             a[n++] = (struct act){ACT_FINISHED, e, st};
         }
     }
+    if (s->ngated && n < cap)
+        n = collect_gated_locked(s, a, n, cap, deps_later);
     return n;
 }
 

@@ -1265,6 +1265,7 @@ struct _cl_event {
     enum hcqcl_rate eta_kind;
     bool eta_learn;
     struct _cl_event *prev, *next; /* tracker stream / pool */
+    struct _cl_event *gnext;       /* its stream's next gated command */
     unsigned stream;               /* its tracker stream (event.c) */
 };
 
