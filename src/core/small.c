@@ -27,6 +27,9 @@ struct hcq_slab {
 _Static_assert((HCQ_SMALL_MIN & (HCQ_SMALL_MIN - 1)) == 0, "classes are powers of two");
 _Static_assert(HCQ_SMALL_MIN << (HCQ_SMALL_CLASSES - 1) == HCQ_SMALL_MAX, "classes reach MAX");
 _Static_assert(SLAB_MIN_BLOCKS <= SLAB_MAX_SLOTS, "no slab has more slots than the bitmap holds");
+/* Blocks are aligned to their class because slabs are: hcq_mem_alloc
+ * aligns GPU addresses to 64 KiB (memory.c). */
+_Static_assert(HCQ_SMALL_MAX <= 0x10000, "no class above the slabs' own alignment");
 
 /* A slab of class cls: 64 KiB, or 16 blocks of the larger classes. */
 static uint64_t slab_bytes(unsigned cls)
@@ -58,6 +61,14 @@ static struct hcq_slab *slab_new(struct hcq_device *dev, enum hcq_mem_kind kind,
     return s;
 }
 
+/* The first slab of the list with a free block, or NULL. */
+static struct hcq_slab *with_room(struct hcq_slab *s)
+{
+    while (s && s->used == s->slots)
+        s = s->next;
+    return s;
+}
+
 int hcq_mem_alloc_small(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
                         struct hcq_mem **out)
 {
@@ -69,24 +80,30 @@ int hcq_mem_alloc_small(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind
     if (!m)
         return -ENOMEM;
     pthread_mutex_lock(&dev->small_lock);
-    struct hcq_slab **list = &dev->small[kind][cls];
-    struct hcq_slab *s = *list;
-    while (s && s->used == s->slots)
-        s = s->next;
+    struct hcq_slab *s = with_room(dev->small[kind][cls]), *extra = NULL;
     if (!s) {
-        /* A slab is one allocation; the lock is held across it so that
-         * two threads at once do not both make one. */
-        s = slab_new(dev, kind, cls);
-        if (!s) {
-            pthread_mutex_unlock(&dev->small_lock);
+        /* A slab is a driver allocation, made without the lock: frees
+         * (the event notifier's among them) do not wait for it. Another
+         * thread may make one meanwhile, or free a block: the slab then
+         * not needed goes again. */
+        pthread_mutex_unlock(&dev->small_lock);
+        struct hcq_slab *made = slab_new(dev, kind, cls);
+        if (!made) {
             free(m);
             return -ENOMEM;
         }
-        /* Appended: blocks fill the oldest slabs first, so a pool that
-         * shrinks back empties its newest ones, which go. */
-        while (*list)
-            list = &(*list)->next;
-        *list = s;
+        pthread_mutex_lock(&dev->small_lock);
+        s = with_room(dev->small[kind][cls]);
+        if (s) {
+            extra = made;
+        } else {
+            /* Appended: blocks fill the oldest slabs first, so a pool
+             * that shrinks back empties its newest ones, which go. */
+            struct hcq_slab **list = &dev->small[kind][cls];
+            while (*list)
+                list = &(*list)->next;
+            *list = s = made;
+        }
     }
     unsigned i = 0;
     for (unsigned w = 0; w * 64 < s->slots; w++) {
@@ -99,6 +116,10 @@ int hcq_mem_alloc_small(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind
     }
     s->used++;
     pthread_mutex_unlock(&dev->small_lock);
+    if (extra) {
+        hcq_mem_free(extra->mem);
+        free(extra);
+    }
     const uint64_t off = (uint64_t)i * (HCQ_SMALL_MIN << cls);
     m->pub.dev = dev;
     m->pub.kind = kind;

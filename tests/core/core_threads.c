@@ -2,8 +2,8 @@
  * core_threads.c — the core from several threads at once: each thread
  * owns a queue (verbs on one queue are serialised by its caller) while
  * memory, signals and queue creation are shared device state that the
- * core locks itself. Every thread's data must come back intact and the
- * device must end as it started.
+ * core locks itself, small blocks among it. Every thread's data must come
+ * back intact and the device must end as it started.
  */
 #include <pthread.h>
 
@@ -60,6 +60,34 @@ static void *worker(void *arg)
     return (void *)bad;
 }
 
+/* Small blocks from several threads at once: slabs made by one thread
+ * while others take and give back blocks of the same class. Each block
+ * holds its owner's pattern until freed (no two live blocks overlap). */
+enum { SMALL_BLOCKS = 200, SMALL_SIZE = 32768 };
+
+static void *small_worker(void *arg)
+{
+    uintptr_t id = (uintptr_t)arg;
+    intptr_t bad = 0;
+    static struct hcq_mem *blocks[THREADS][SMALL_BLOCKS];
+    struct hcq_mem **b = blocks[id];
+    for (int round = 0; round < 3; round++) {
+        for (int i = 0; i < SMALL_BLOCKS; i++) {
+            if (hcq_mem_alloc_small(dev, SMALL_SIZE, HCQ_MEM_DEVICE_MAPPED, &b[i]))
+                return (void *)(intptr_t)1000;
+            uint32_t *p = b[i]->cpu;
+            p[0] = p[SMALL_SIZE / 4 - 1] = (uint32_t)(id << 16 | (unsigned)i);
+        }
+        for (int i = 0; i < SMALL_BLOCKS; i++) {
+            const uint32_t *p = b[i]->cpu;
+            const uint32_t want = (uint32_t)(id << 16 | (unsigned)i);
+            bad += p[0] != want || p[SMALL_SIZE / 4 - 1] != want;
+            hcq_mem_free(b[i]);
+        }
+    }
+    return (void *)bad;
+}
+
 int main(void)
 {
     dev = core_test_device();
@@ -67,6 +95,10 @@ int main(void)
     struct hcq_signal *warm;
     REQUIRE(hcq_signal_alloc(dev, &warm) == 0);
     hcq_signal_free(warm);
+    /* So does a small-block class its first slab. */
+    struct hcq_mem *first;
+    REQUIRE(hcq_mem_alloc_small(dev, SMALL_SIZE, HCQ_MEM_DEVICE_MAPPED, &first) == 0);
+    hcq_mem_free(first);
     uint64_t use0 = hcq_mem_in_use(dev);
     uint64_t low0 = hcq_va_free_bytes(dev->va_low), high0 = hcq_va_free_bytes(dev->va_high);
     pthread_t th[THREADS];
@@ -77,6 +109,15 @@ int main(void)
         pthread_join(th[i], &bad);
         EXPECT_EQ((intptr_t)bad, 0);
     }
+    const uint64_t small0 = hcq_mem_in_use(dev);
+    for (uintptr_t i = 0; i < THREADS; i++)
+        pthread_create(&th[i], NULL, small_worker, (void *)i);
+    for (int i = 0; i < THREADS; i++) {
+        void *bad;
+        pthread_join(th[i], &bad);
+        EXPECT_EQ((intptr_t)bad, 0);
+    }
+    EXPECT_EQ(hcq_mem_in_use(dev), small0);
     hcq_queue_idle_drain(dev); /* the queues the threads kept idle */
     EXPECT_EQ(hcq_mem_in_use(dev), use0);
     EXPECT_EQ(hcq_va_free_bytes(dev->va_low), low0);
