@@ -465,8 +465,8 @@ static void gated_unlink_locked(struct stream *s, cl_event prev, cl_event e)
 /* The stream's gated commands that can be decided now (or failed, their
  * device lost), oldest first, into a[n..cap); returns the new n. One
  * decided to run lets the next on its channel be decided in the same
- * pass (deps_decided_locked). *deps_later: one still waits (for a
- * dependency another stream may settle later in this pass). */
+ * pass (deps_decided_locked). *deps_later: one still waits for a
+ * dependency another stream may settle later in this pass. */
 static size_t collect_gated_locked(struct stream *s, struct act *a, size_t n, size_t cap,
                                    bool *deps_later)
 {
@@ -482,7 +482,14 @@ static size_t collect_gated_locked(struct stream *s, struct act *a, size_t n, si
             continue;
         }
         if (!deps_decided_locked(e, &st)) {
-            *deps_later = true;
+            /* Another round of the pass helps only if none of what it
+             * waits for is a user event not yet set (or a command still
+             * being built). */
+            bool settles = true;
+            for (size_t i = 0; i < e->ndeps && settles; i++)
+                settles = atomic_load(&e->deps[i]->phase) != HCQCL_PH_NEW;
+            if (settles)
+                *deps_later = true;
             prev = e;
             continue;
         }
@@ -554,7 +561,7 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
 static size_t collect_locked(struct act *a, size_t cap, unsigned only)
 {
     size_t n = 0, before;
-    bool deps_later;
+    bool deps_later = false;
     if (only < T.nstreams)
         return collect_stream_locked(only, a, 0, cap, &deps_later);
     do {
