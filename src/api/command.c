@@ -83,7 +83,6 @@ static cl_int gate(struct hcqcl_cmd *cmd)
         return CL_SUCCESS;
     if (hcq_q_hold(cmd->hq, &e->hold) < 0)
         return CL_OUT_OF_RESOURCES;
-    e->hold_q = cmd->hq;
     cmd->gated = true;
     e->host_wait = true;
     /* Its dependencies' completion must reach the tracker promptly: it
@@ -93,13 +92,20 @@ static cl_int gate(struct hcqcl_cmd *cmd)
     return CL_SUCCESS;
 }
 
-/* A dependency the GPU cannot wait for by itself, or one that may still
- * fail (it waits for such a one) where the failure would pass on: the
- * command then goes behind a gate. Implicit order on the same channel
- * needs neither (the channel runs in order, a failure does not pass). */
+/* A dependency the GPU cannot wait for by itself: a user event, or a
+ * command of another GPU. */
+static bool host_ended(const struct hcqcl_cmd *cmd, cl_event d)
+{
+    return !d->sig || d->sig->dev != cmd->q->hdev;
+}
+
+/* Such a dependency, or one that may still fail (it waits for such a one)
+ * where the failure would pass on: the command then goes behind a gate.
+ * Implicit order on the same channel needs neither (the channel runs in
+ * order, a failure does not pass). */
 static bool needs_gate(const struct hcqcl_cmd *cmd, cl_event d, bool fails)
 {
-    if (!d->sig || d->sig->dev != cmd->q->hdev)
+    if (host_ended(cmd, d))
         return true;
     return d->host_wait && (fails || d->sig != hcq_queue_timeline(cmd->hq));
 }
@@ -133,7 +139,7 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
     e->deps[e->ndeps++] = d;
     if (fails)
         e->nprop = e->ndeps;
-    if (!d->sig || d->sig->dev != cmd->q->hdev || d->host_wait)
+    if (host_ended(cmd, d) || d->host_wait)
         e->host_wait = true;
     if (d->after_fn || d->hook_wait)
         e->hook_wait = true;
@@ -672,7 +678,7 @@ void hcqcl_cmd_abort(struct hcqcl_cmd *cmd)
      * recorded of the command is dropped (its span ends where recording
      * stopped, unless it had ended); the before-hook no longer runs. */
     if (e->hold) {
-        (void)hcq_q_hold_end(e->hold_q, e->hold);
+        (void)hcq_q_hold_end(cmd->hq, e->hold);
         hcq_q_hold_decide(e->hold, false);
         e->hold = NULL;
     }

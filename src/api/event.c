@@ -429,8 +429,6 @@ static void finish_locked(cl_event e, cl_int status)
     pthread_cond_broadcast(&T.done);
 }
 
-static bool deps_final_locked(cl_event e, cl_int *st);
-
 /* The command runs (CL_RUNNING): on profiling queues its start timestamp
  * was written; on the others, which record none, it is on the GPU and
  * everything it waits for (its queue's command before it among them) has

@@ -1235,7 +1235,6 @@ struct _cl_event {
     /* A gated command's hold on its channel (hcq_q_hold): its GPU part
      * reaches the GPU once the tracker decides it, and not at all when a
      * dependency failed. */
-    struct hcq_queue *hold_q;
     struct hcq_hold *hold;
     /* Dependencies not complete when the command was built (retained).
      * The first nprop came from the wait list: their failure fails this

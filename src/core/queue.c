@@ -115,7 +115,7 @@ enum { HCQ_HOLD_OPEN, HCQ_HOLD_RUN, HCQ_HOLD_SKIP };
 
 static inline bool holding(const struct hcq_queue *q) { return q->hold_first != NULL; }
 
-static int pending_room(struct hcq_queue *q, unsigned n);
+static int close_chunk(struct hcq_queue *q, unsigned spare);
 static void pending_drop(struct hcq_queue *q, unsigned at, unsigned n);
 static void update_get(struct hcq_queue *q);
 static int ring_room(struct hcq_queue *q);
@@ -137,13 +137,8 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
         if (a->head + pad + need - a->tail <= a->size) {
             if (pad && is_pb) {
                 /* The open GP chunk ends here; the next one starts at 0. */
-                if (a->head != q->open_start) {
-                    if (pending_room(q, 3))
-                        return -ENOMEM;
-                    uint64_t start = hcq_arena_off(a, q->open_start);
-                    q->pending_gp[q->npending++] = nv_gp_entry(
-                        a->va + start, (uint32_t)((a->head - q->open_start) / 4));
-                }
+                if (close_chunk(q, 2))
+                    return -ENOMEM;
                 /* A release that ended the chunk still ends the work. */
                 if (q->rel_pb_head == a->head)
                     q->rel_pb_head = a->head + pad;
@@ -672,10 +667,10 @@ static int ring_room(struct hcq_queue *q)
     }
 }
 
-/* The ring cannot take what a submission would add now (its pending
- * entries and one for the open pushbuffer) without waiting. */
 static bool ring_has(struct hcq_queue *q, uint64_t n);
 
+/* The ring cannot take what a submission would add now (its pending
+ * entries and one for the open pushbuffer) without waiting. */
 static bool ring_short(struct hcq_queue *q) { return !ring_has(q, (uint64_t)q->npending + 1); }
 
 /* Nothing recorded since the last submission. */
@@ -773,7 +768,7 @@ static int submit_all(struct hcq_queue *q, bool try)
         return 0;
     if (hcq_device_lost(q->dev))
         return -EIO;
-    if (try && !ring_has(q, (uint64_t)q->npending + 1)) {
+    if (try && ring_short(q)) {
         /* The chunks already closed go as far as the ring takes them; the
          * submission is closed (its release, its records) by a later one. */
         int r;
@@ -818,13 +813,10 @@ static int submit_all(struct hcq_queue *q, bool try)
         push_release(q, keep ? q->retired : q->timeline, q->rel_value);
         q->rel_pb_head = q->pb.head;
     }
-    if (q->pb.head != q->open_start) {
-        uint64_t start = hcq_arena_off(&q->pb, q->open_start);
-        q->pending_gp[q->npending++] =
-            nv_gp_entry(q->pb.va + start, (uint32_t)((q->pb.head - q->open_start) / 4));
-        q->open_start = q->pb.head;
-    }
-    int r;
+    /* The last chunk: its entry is the one every other kept free. */
+    int r = close_chunk(q, 0);
+    if (r)
+        return r;
     ring_put(q, q->npending, false, &r);
     if (r)
         return r;

@@ -61,6 +61,12 @@ static struct hcq_slab *slab_new(struct hcq_device *dev, enum hcq_mem_kind kind,
     return s;
 }
 
+static void slab_free(struct hcq_slab *s)
+{
+    hcq_mem_free(s->mem);
+    free(s);
+}
+
 /* The first slab of the list with a free block, or NULL. */
 static struct hcq_slab *with_room(struct hcq_slab *s)
 {
@@ -116,10 +122,8 @@ int hcq_mem_alloc_small(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind
     }
     s->used++;
     pthread_mutex_unlock(&dev->small_lock);
-    if (extra) {
-        hcq_mem_free(extra->mem);
-        free(extra);
-    }
+    if (extra)
+        slab_free(extra);
     const uint64_t off = (uint64_t)i * (HCQ_SMALL_MIN << cls);
     m->pub.dev = dev;
     m->pub.kind = kind;
@@ -150,10 +154,8 @@ void hcq_small_free(struct hcq_mem_priv *m)
     }
     pthread_mutex_unlock(&dev->small_lock);
     free(m);
-    if (gone) {
-        hcq_mem_free(gone->mem);
-        free(gone);
-    }
+    if (gone)
+        slab_free(gone);
 }
 
 void hcq_small_fini(struct hcq_device *dev)
@@ -168,8 +170,7 @@ void hcq_small_fini(struct hcq_device *dev)
                 if (s->used)
                     CORE_LOG("small allocations: %u blocks of %u bytes still allocated at "
                              "device close", s->used, HCQ_SMALL_MIN << s->cls);
-                hcq_mem_free(s->mem);
-                free(s);
+                slab_free(s);
                 s = next;
             }
         }
