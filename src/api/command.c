@@ -123,6 +123,15 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
             e->dep_status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
         return CL_SUCCESS;
     }
+    /* A wait-list dependency known to fail already fails this command:
+     * one terminated when it was enqueued, or decided at its gate to be.
+     * Its dep_status is final once it is past its gate (read after the
+     * phase, which its decision stores last). The GPU would not know. */
+    if (fails) {
+        const int ph = atomic_load(&d->phase);
+        if (ph != HCQCL_PH_NEW && ph != HCQCL_PH_GATED && d->dep_status < 0)
+            e->dep_status = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
+    }
     if (e->ndeps == e->capdeps) {
         size_t cap = e->capdeps * 2;
         cl_event *n = malloc(cap * sizeof(*n));

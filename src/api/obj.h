@@ -1403,10 +1403,10 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
 
 cl_int hcqcl_cmd_begin(cl_command_queue q, cl_command_type type, enum hcq_engine engine,
                        cl_uint num_events, const cl_event *wait_list, struct hcqcl_cmd *cmd);
-/* An event of the wait list had failed when the command was enqueued: the
- * command is terminated, its verbs are not recorded (it only ends, with
- * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST). One whose dependency
- * fails later still runs its GPU part; its host part does not. */
+/* An event of the wait list had failed, or was known to fail, when the
+ * command was enqueued: the command is terminated, its verbs are not
+ * recorded (it only ends, with CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST).
+ * One whose dependency may still fail is gated instead (command.c). */
 static inline bool hcqcl_cmd_terminated(const struct hcqcl_cmd *cmd)
 {
     return cmd->ev->dep_status < 0;

@@ -6,8 +6,9 @@
  * commands of other queues that wait on them; commands ordered after them
  * only by their queue run. The same commands behind an event set complete
  * all run, two gates on one queue decided in the other order each get
- * their own decision, and a chain of commands on one queue, each waiting
- * on the one before, all run or all are terminated.
+ * their own decision, a command waiting on one terminated at its enqueue
+ * (not yet ended) is terminated too, and a chain of commands on one queue,
+ * each waiting on the one before, all run or all are terminated.
  */
 #include "vadd_steps.h"
 
@@ -137,6 +138,47 @@ static void two_gates_reversed(void)
     EXPECT_OK(clReleaseCommandQueue(q));
 }
 
+/* A command terminated when it was enqueued (its user event had failed)
+ * has not ended yet when the next ones are enqueued: a command of another
+ * queue waiting on it, and a kernel of its own queue waiting on that one,
+ * are terminated too and move nothing. */
+static void known_failure(void)
+{
+    cl_int err;
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q1 && q2, "queues: %d", err);
+    cl_mem x = filled(0.0f), y = filled(1.0f), z = filled(0.0f);
+    cl_event u = clCreateUserEvent(ctx, &err);
+    REQUIRE(u, "user event: %d", err);
+    EXPECT_OK(clSetUserEventStatus(u, -3));
+    /* Keep q1 busy so that what comes next finds the terminated fill
+     * not yet ended. */
+    for (int i = 0; i < 64; i++)
+        vadd_step(q1, vadd, y, y, z, i, N, 0, NULL, NULL);
+    const float two = 2.0f, four = 4.0f;
+    cl_event a = NULL, b = NULL, c = NULL;
+    EXPECT_OK(clEnqueueFillBuffer(q1, x, &two, sizeof(two), 0, B, 1, &u, &a));
+    EXPECT_OK(clEnqueueFillBuffer(q2, x, &four, sizeof(four), 0, B, 1, &a, &b));
+    vadd_step(q2, vadd, y, y, x, 1, N, 1, &b, &c);
+    EXPECT_OK(clFinish(q1));
+    EXPECT_OK(clFinish(q2));
+    cl_event evs[] = {a, b, c};
+    for (int i = 0; i < 3; i++)
+        EXPECT(status_of(evs[i]) < 0, "command %d: status %d", i, status_of(evs[i]));
+    float got;
+    int n = differ(q1, x, 0.0f, &got);
+    EXPECT(n == 0, "terminated commands changed %d values of x (x[0] = %g)", n, got);
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(clReleaseEvent(evs[i]));
+    EXPECT_OK(clReleaseEvent(u));
+    cl_mem ms[] = {x, y, z};
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(clReleaseMemObject(ms[i]));
+    EXPECT_OK(clReleaseCommandQueue(q1));
+    EXPECT_OK(clReleaseCommandQueue(q2));
+}
+
 /* A chain on one in-order queue, each command waiting on the one before,
  * behind a user event: all of it runs once the event is set, or none of
  * it when the event fails. */
@@ -233,6 +275,7 @@ int main(void)
     gated_kinds(-5);
     gated_kinds(CL_COMPLETE);
     two_gates_reversed();
+    known_failure();
     chain(-4);
     chain(CL_COMPLETE);
     full_behind_gate();

@@ -1,0 +1,541 @@
+/*
+ * random_test.c — random command graphs over three queues (two in-order,
+ * one out-of-order), checked against a model of what each command must
+ * do. Commands fill, copy, write, read and add buffers (vadd from
+ * tests/kernels), wait on earlier commands of any queue and on user
+ * events that are set, complete or failed, while the graph is still being
+ * enqueued. Markers and barriers come between them.
+ *
+ * The model: every command waits (in its wait list) for the last command
+ * before it that touched the same buffers and is to complete, so the
+ * buffers' contents do not depend on the order the GPU picks. A command
+ * is to complete when every event of its wait list is; a user event set
+ * to a negative value terminates what waits on it ("a negative integer
+ * value causes all enqueued commands that wait on this user event to be
+ * terminated", clSetUserEventStatus), and that passes down wait lists
+ * (CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST); a terminated command
+ * moves nothing. Checked: each event's final status, each read's data,
+ * each buffer's final contents, every callback called once with its
+ * event's status, and waits in the middle of the graph on events that
+ * need nothing more from the host.
+ *
+ * HCQCL_RANDOM_SEEDS=n runs n graphs (default 24), HCQCL_RANDOM_SEED=s
+ * only the graph of seed s.
+ */
+#include "vadd_steps.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { NBUF = 6, NQ = 3, OOO = 2, MAX_EVENTS = 512, MAX_DEPS = 6, NCMD = 240 };
+static const size_t buf_words[NBUF] = {256, 256, 1024, 1024, 20000, 20000};
+
+static cl_device_id dev;
+static cl_context ctx;
+static cl_kernel vadd;
+
+/* splitmix64 */
+static uint64_t rng;
+static uint32_t rnd(uint32_t n)
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    return n ? (uint32_t)(z % n) : 0;
+}
+
+struct ev {
+    cl_event e;
+    bool ok;         /* the model: completes */
+    bool user, set;  /* a user event; set already */
+    cl_int set_to;   /* user: the status it is (to be) set to */
+    int q;           /* command: its queue */
+    int prev;        /* in-order command: the queue's command before, or -1 */
+    int deps[MAX_DEPS], ndeps;
+    bool has_cb;     /* a CL_COMPLETE callback is registered */
+    unsigned stamp;  /* settled(): visited */
+    bool settled_memo;
+};
+
+struct read_check {
+    int ev;
+    float *dst, *want; /* want: the model's words, or NULL (terminated) */
+    size_t words;
+};
+
+struct cb_count {
+    atomic_int calls;
+    atomic_int status;
+};
+
+static struct ev evs[MAX_EVENTS];
+static int nev;
+static float *model[NBUF];
+static int chain[NBUF]; /* last command touching the buffer that is to complete, or -1 */
+static int last_in_queue[NQ];
+static cl_command_queue queues[NQ];
+static cl_mem bufs[NBUF];
+static struct read_check reads[NCMD];
+static int nreads;
+static float *host_srcs[NCMD];
+static int nsrcs;
+static struct cb_count cbs[MAX_EVENTS];
+static unsigned stamp;
+static uint64_t cur_seed;
+static bool trace; /* HCQCL_RANDOM_TRACE: each command on stderr */
+#define TRACE(...)                                                                        \
+    do {                                                                                  \
+        if (trace)                                                                        \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+    } while (0)
+
+static void CL_CALLBACK on_complete(cl_event e, cl_int status, void *arg)
+{
+    (void)e;
+    struct cb_count *c = arg;
+    atomic_store(&c->status, status);
+    atomic_fetch_add(&c->calls, 1);
+}
+
+/* Everything e waits for (wait lists, in-order predecessors) ends with no
+ * further help from the host: every user event it reaches is set, and no
+ * command of the out-of-order queue is among them (there a command may
+ * share a channel with one held behind an unset user event). */
+static bool settled(int i)
+{
+    struct ev *v = &evs[i];
+    if (v->stamp == stamp)
+        return v->settled_memo;
+    v->stamp = stamp;
+    bool s;
+    if (v->user) {
+        s = v->set;
+    } else if (v->q == OOO) {
+        s = false;
+    } else {
+        s = v->prev < 0 || settled(v->prev);
+        for (int k = 0; s && k < v->ndeps; k++)
+            s = settled(v->deps[k]);
+    }
+    v->settled_memo = s;
+    return s;
+}
+
+static void add_dep(int *deps, int *n, int d)
+{
+    if (d < 0 || *n >= MAX_DEPS)
+        return;
+    for (int k = 0; k < *n; k++)
+        if (deps[k] == d)
+            return;
+    deps[(*n)++] = d;
+}
+
+/* A command's wait list: the chains of its buffers, sometimes an unset
+ * user event or any earlier event. */
+static void pick_deps(int *deps, int *n, const int *touch, int ntouch)
+{
+    *n = 0;
+    for (int k = 0; k < ntouch; k++)
+        add_dep(deps, n, chain[touch[k]]);
+    if (rnd(4) == 0) {
+        int tries = 8;
+        while (tries--) {
+            int j = (int)rnd((uint32_t)nev);
+            if (nev && evs[j].user && !evs[j].set) {
+                add_dep(deps, n, j);
+                break;
+            }
+        }
+    }
+    int extra = (int)rnd(3);
+    for (int k = 0; k < extra && nev; k++)
+        add_dep(deps, n, (int)rnd((uint32_t)nev));
+}
+
+static bool deps_ok(const int *deps, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!evs[deps[k]].ok)
+            return false;
+    return true;
+}
+
+/* A new command event: its model record, wait list kept for settled(). */
+static int new_cmd(int q, const int *deps, int n, bool ok)
+{
+    REQUIRE(nev < MAX_EVENTS, "too many events");
+    int i = nev++;
+    struct ev *v = &evs[i];
+    memset(v, 0, sizeof(*v));
+    v->q = q;
+    v->ok = ok;
+    v->prev = q == OOO ? -1 : last_in_queue[q];
+    memcpy(v->deps, deps, (size_t)n * sizeof(int));
+    v->ndeps = n;
+    last_in_queue[q] = i;
+    TRACE("%d: q%d %s deps", i, q, ok ? "ok" : "fails");
+    for (int k = 0; k < n; k++)
+        TRACE(" %d", deps[k]);
+    TRACE(" |");
+    return i;
+}
+
+static void wait_list(const int *deps, int n, cl_event *wl)
+{
+    for (int k = 0; k < n; k++)
+        wl[k] = evs[deps[k]].e;
+}
+
+/* A range of m's words: offset and count, count >= 1. */
+static void range(int b, size_t *off, size_t *cnt)
+{
+    size_t w = buf_words[b];
+    *cnt = 1 + rnd((uint32_t)(w < 512 ? w : 512));
+    *off = rnd((uint32_t)(w - *cnt + 1));
+}
+
+static void after(int i, const int *touch, int ntouch)
+{
+    if (evs[i].ok)
+        for (int k = 0; k < ntouch; k++)
+            chain[touch[k]] = i;
+}
+
+static void cmd_fill(void)
+{
+    int q = (int)rnd(NQ), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    size_t off, cnt;
+    range(b, &off, &cnt);
+    float v = (float)rnd(1000);
+    pick_deps(deps, &n, &b, 1);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" fill b%d [%zu,+%zu) = %g\n", b, off, cnt, v);
+    EXPECT_OK(clEnqueueFillBuffer(queues[q], bufs[b], &v, sizeof(v), off * 4, cnt * 4,
+                                  (cl_uint)n, n ? wl : NULL, &evs[i].e));
+    if (evs[i].ok)
+        for (size_t k = 0; k < cnt; k++)
+            model[b][off + k] = v;
+    after(i, &b, 1);
+}
+
+static void cmd_copy(void)
+{
+    int q = (int)rnd(NQ), s = (int)rnd(NBUF), d = (int)rnd(NBUF - 1), deps[MAX_DEPS], n;
+    d += d >= s;
+    size_t so, cnt, dof;
+    range(s, &so, &cnt);
+    if (cnt > buf_words[d])
+        cnt = buf_words[d];
+    dof = rnd((uint32_t)(buf_words[d] - cnt + 1));
+    int touch[2] = {s, d};
+    pick_deps(deps, &n, touch, 2);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" copy b%d [%zu,+%zu) -> b%d @%zu\n", s, so, cnt, d, dof);
+    EXPECT_OK(clEnqueueCopyBuffer(queues[q], bufs[s], bufs[d], so * 4, dof * 4, cnt * 4,
+                                  (cl_uint)n, n ? wl : NULL, &evs[i].e));
+    if (evs[i].ok)
+        memmove(&model[d][dof], &model[s][so], cnt * 4);
+    after(i, touch, 2);
+}
+
+static void cmd_write(void)
+{
+    int q = (int)rnd(NQ), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    size_t off, cnt;
+    range(b, &off, &cnt);
+    float *src = malloc(cnt * 4);
+    REQUIRE(src, "host memory");
+    host_srcs[nsrcs++] = src;
+    for (size_t k = 0; k < cnt; k++)
+        src[k] = (float)rnd(5000);
+    pick_deps(deps, &n, &b, 1);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" write b%d [%zu,+%zu)\n", b, off, cnt);
+    EXPECT_OK(clEnqueueWriteBuffer(queues[q], bufs[b], CL_FALSE, off * 4, cnt * 4, src,
+                                   (cl_uint)n, n ? wl : NULL, &evs[i].e));
+    if (evs[i].ok)
+        memcpy(&model[b][off], src, cnt * 4);
+    after(i, &b, 1);
+}
+
+static void cmd_read(void)
+{
+    int q = (int)rnd(NQ), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    size_t off, cnt;
+    range(b, &off, &cnt);
+    struct read_check *r = &reads[nreads++];
+    r->dst = malloc(cnt * 4);
+    REQUIRE(r->dst, "host memory");
+    for (size_t k = 0; k < cnt; k++)
+        r->dst[k] = -1.0f;
+    r->words = cnt;
+    pick_deps(deps, &n, &b, 1);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    r->ev = i;
+    r->want = NULL;
+    if (evs[i].ok) {
+        r->want = malloc(cnt * 4);
+        REQUIRE(r->want, "host memory");
+        memcpy(r->want, &model[b][off], cnt * 4);
+    }
+    TRACE(" read b%d [%zu,+%zu)\n", b, off, cnt);
+    EXPECT_OK(clEnqueueReadBuffer(queues[q], bufs[b], CL_FALSE, off * 4, cnt * 4, r->dst,
+                                  (cl_uint)n, n ? wl : NULL, &evs[i].e));
+    after(i, &b, 1);
+}
+
+/* c = a + b + add over the first words of all three. */
+static void cmd_kernel(void)
+{
+    int q = (int)rnd(NQ), deps[MAX_DEPS], n;
+    int a = (int)rnd(NBUF), b = (int)rnd(NBUF), c = (int)rnd(NBUF);
+    int add = (int)rnd(7);
+    size_t w = 1024;
+    int touch[3] = {a, b, c};
+    for (int k = 0; k < 3; k++)
+        if (buf_words[touch[k]] < w)
+            w = buf_words[touch[k]];
+    int ntouch = 3;
+    pick_deps(deps, &n, touch, ntouch);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" vadd b%d = b%d + b%d + %d over %zu\n", c, a, b, add, w);
+    vadd_step(queues[q], vadd, bufs[a], bufs[b], bufs[c], add, (int)w, (cl_uint)n,
+              n ? wl : NULL, &evs[i].e);
+    if (evs[i].ok)
+        for (size_t k = 0; k < w; k++)
+            model[c][k] = model[a][k] + model[b][k] + (float)add;
+    after(i, touch, ntouch);
+}
+
+/* A marker or barrier with a random wait list (none: every command
+ * before it). Only wait-list failures pass on. */
+static void cmd_sync(void)
+{
+    int q = (int)rnd(NQ), deps[MAX_DEPS], n = 0;
+    if (rnd(2))
+        pick_deps(deps, &n, NULL, 0);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" sync\n");
+    if (rnd(2))
+        EXPECT_OK(clEnqueueMarkerWithWaitList(queues[q], (cl_uint)n, n ? wl : NULL,
+                                              &evs[i].e));
+    else
+        EXPECT_OK(clEnqueueBarrierWithWaitList(queues[q], (cl_uint)n, n ? wl : NULL,
+                                               &evs[i].e));
+    /* Without a wait list it waits for every command before it on its
+     * queue; settled() does not know that for the out-of-order queue
+     * (none of its commands is ever waited for in the middle). */
+}
+
+static void new_user(void)
+{
+    REQUIRE(nev < MAX_EVENTS, "too many events");
+    cl_int err;
+    int i = nev++;
+    struct ev *v = &evs[i];
+    memset(v, 0, sizeof(*v));
+    v->user = true;
+    v->e = clCreateUserEvent(ctx, &err);
+    REQUIRE(v->e, "user event: %d", err);
+    v->ok = rnd(5) != 0;
+    v->set_to = v->ok ? CL_COMPLETE : -100 - (cl_int)rnd(50);
+    v->prev = -1;
+    TRACE("%d: user, to be %d\n", i, v->set_to);
+}
+
+static void set_user(int i)
+{
+    evs[i].set = true;
+    TRACE("set %d\n", i);
+    EXPECT_OK(clSetUserEventStatus(evs[i].e, evs[i].set_to));
+}
+
+static void set_some_user(void)
+{
+    for (int tries = 0; tries < 8 && nev; tries++) {
+        int j = (int)rnd((uint32_t)nev);
+        if (evs[j].user && !evs[j].set) {
+            set_user(j);
+            return;
+        }
+    }
+}
+
+/* Wait for a command whose every dependency is settled: it ends by itself. */
+static void wait_settled(void)
+{
+    for (int tries = 0; tries < 8 && nev; tries++) {
+        int j = (int)rnd((uint32_t)nev);
+        stamp++;
+        if (evs[j].user || !settled(j))
+            continue;
+        TRACE("wait %d\n", j);
+        cl_int r = clWaitForEvents(1, &evs[j].e);
+        EXPECT(r == (evs[j].ok ? CL_SUCCESS : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+               "seed %llu: wait for command %d: %d (model: %s)", (unsigned long long)cur_seed, j,
+               r, evs[j].ok ? "completes" : "terminated");
+        return;
+    }
+}
+
+static void run_graph(uint64_t seed)
+{
+    rng = cur_seed = seed;
+    cl_int err;
+    nev = nreads = nsrcs = 0;
+    for (int q = 0; q < NQ; q++) {
+        cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                       q == OOO ? CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE : 0, 0};
+        queues[q] = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+        REQUIRE(queues[q], "queue: %d", err);
+        last_in_queue[q] = -1;
+    }
+    for (int b = 0; b < NBUF; b++) {
+        model[b] = malloc(buf_words[b] * 4);
+        REQUIRE(model[b], "host memory");
+        for (size_t k = 0; k < buf_words[b]; k++)
+            model[b][k] = (float)((k * 7 + (size_t)b) % 101);
+        bufs[b] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                                 buf_words[b] * 4, model[b], &err);
+        REQUIRE(bufs[b], "buffer: %d", err);
+        chain[b] = -1;
+    }
+    for (int c = 0; c < NCMD; c++) {
+        switch (rnd(16)) {
+        case 0: case 1: new_user(); break;
+        case 2: case 3: set_some_user(); break;
+        case 4: case 5: cmd_fill(); break;
+        case 6: case 7: cmd_copy(); break;
+        case 8: cmd_write(); break;
+        case 9: case 10: cmd_read(); break;
+        case 11: case 12: case 13: cmd_kernel(); break;
+        case 14: cmd_sync(); break;
+        default:
+            if (rnd(3) == 0)
+                wait_settled();
+            else
+                EXPECT_OK(clFlush(queues[rnd(NQ)]));
+        }
+        struct ev *last = nev ? &evs[nev - 1] : NULL;
+        if (last && !last->has_cb && rnd(6) == 0) {
+            struct cb_count *cb = &cbs[nev - 1];
+            atomic_store(&cb->calls, 0);
+            atomic_store(&cb->status, 1);
+            last->has_cb = true;
+            EXPECT_OK(clSetEventCallback(last->e, CL_COMPLETE, on_complete, cb));
+        }
+    }
+    for (int i = 0; i < nev; i++)
+        if (evs[i].user && !evs[i].set)
+            set_user(i);
+    for (int q = 0; q < NQ; q++)
+        EXPECT_OK(clFinish(queues[q]));
+
+    int bad = 0;
+    for (int i = 0; i < nev && bad < 8; i++) {
+        cl_int s = status_of(evs[i].e);
+        bool good = evs[i].user ? s == evs[i].set_to : evs[i].ok ? s == CL_COMPLETE : s < 0;
+        if (!good) {
+            bad++;
+            EXPECT(false, "seed %llu: event %d (%s, queue %d) status %d, model %s",
+                   (unsigned long long)seed, i, evs[i].user ? "user" : "command", evs[i].q, s,
+                   evs[i].ok ? "completes" : "terminated");
+        }
+    }
+    for (int r = 0; r < nreads; r++) {
+        struct read_check *rc = &reads[r];
+        for (size_t k = 0; k < rc->words; k++) {
+            float want = rc->want ? rc->want[k] : -1.0f;
+            if (memcmp(&rc->dst[k], &want, 4) != 0) {
+                EXPECT(false, "seed %llu: read (event %d) word %zu = %g, want %g",
+                       (unsigned long long)seed, rc->ev, k, rc->dst[k], want);
+                break;
+            }
+        }
+        free(rc->dst);
+        free(rc->want);
+    }
+    for (int b = 0; b < NBUF; b++) {
+        float *got = malloc(buf_words[b] * 4);
+        REQUIRE(got, "host memory");
+        EXPECT_OK(clEnqueueReadBuffer(queues[0], bufs[b], CL_TRUE, 0, buf_words[b] * 4, got, 0,
+                                      NULL, NULL));
+        for (size_t k = 0; k < buf_words[b]; k++)
+            if (memcmp(&got[k], &model[b][k], 4) != 0) {
+                EXPECT(false, "seed %llu: buffer %d word %zu = %g, want %g",
+                       (unsigned long long)seed, b, k, got[k], model[b][k]);
+                break;
+            }
+        free(got);
+    }
+    /* Callbacks: each once, with its event's status; they may run after
+     * clFinish returned. */
+    uint64_t t0 = host_ns();
+    for (int i = 0; i < nev; i++) {
+        struct cb_count *cb = &cbs[i];
+        if (!evs[i].has_cb)
+            continue;
+        while (atomic_load(&cb->calls) == 0 && host_ns() - t0 < 5000000000ull)
+            usleep(200);
+        cl_int want = evs[i].user ? evs[i].set_to : evs[i].ok ? CL_COMPLETE : -1;
+        int calls = atomic_load(&cb->calls);
+        cl_int got = atomic_load(&cb->status);
+        EXPECT(calls == 1 && (want < 0 ? got < 0 : got == want),
+               "seed %llu: event %d's callback: %d calls, status %d (model %d)",
+               (unsigned long long)seed, i, calls, got, want);
+    }
+    for (int i = 0; i < nev; i++)
+        EXPECT_OK(clReleaseEvent(evs[i].e));
+    for (int i = 0; i < nsrcs; i++)
+        free(host_srcs[i]);
+    for (int b = 0; b < NBUF; b++) {
+        EXPECT_OK(clReleaseMemObject(bufs[b]));
+        free(model[b]);
+    }
+    for (int q = 0; q < NQ; q++)
+        EXPECT_OK(clReleaseCommandQueue(queues[q]));
+}
+
+int main(void)
+{
+    cl_platform_id p;
+    cl_command_queue q0;
+    cltest_setup(&p, &dev, &ctx, &q0);
+    cl_program prog = cltest_program(ctx, dev, "test_kernels.cubin");
+    cl_int err;
+    vadd = clCreateKernel(prog, "vadd", &err);
+    REQUIRE(vadd, "vadd: %d", err);
+
+    trace = getenv("HCQCL_RANDOM_TRACE") != NULL;
+    const char *one = getenv("HCQCL_RANDOM_SEED"), *count = getenv("HCQCL_RANDOM_SEEDS");
+    int seeds = count ? atoi(count) : 24;
+    if (one) {
+        run_graph(strtoull(one, NULL, 0));
+    } else {
+        for (int s = 1; s <= seeds; s++)
+            run_graph((uint64_t)s * 1000003u);
+    }
+
+    EXPECT_OK(clReleaseKernel(vadd));
+    EXPECT_OK(clReleaseProgram(prog));
+    EXPECT_OK(clReleaseCommandQueue(q0));
+    EXPECT_OK(clReleaseContext(ctx));
+    return cltest_result("api_event_random");
+}
