@@ -2,9 +2,11 @@
  * random_test.c — random command graphs over three queues (two in-order,
  * one out-of-order), checked against a model of what each command must
  * do. Commands fill, copy, write, read and add buffers (vadd from
- * tests/kernels), wait on earlier commands of any queue and on user
- * events that are set, complete or failed, while the graph is still being
- * enqueued. Markers and barriers come between them.
+ * tests/kernels), copy and write 2D regions, and map and unmap them (a
+ * buffer in host memory and a sub-buffer among them); they wait on earlier
+ * commands of any queue and on user events that are set, complete or
+ * failed, while the graph is still being enqueued. Markers and barriers
+ * come between them.
  *
  * The model: every command waits (in its wait list) for the last command
  * before it that touched the same buffers and is to complete, so the
@@ -30,8 +32,14 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NBUF = 6, NQ = 3, OOO = 2, MAX_EVENTS = 512, MAX_DEPS = 6, NCMD = 240 };
-static const size_t buf_words[NBUF] = {256, 256, 1024, 1024, 20000, 20000};
+enum { NBUF = 7, NQ = 3, OOO = 2, MAX_EVENTS = 512, MAX_DEPS = 6, NCMD = 240 };
+/* Buffer 3 is host memory (CL_MEM_ALLOC_HOST_PTR); buffer 6 is a
+ * sub-buffer of buffer 4 (SUB_AT words in), so they share a chain. */
+enum { SUB_PARENT = 4, SUB = 6, SUB_AT = 1024 };
+static const size_t buf_words[NBUF] = {256, 256, 1024, 1024, 20000, 20000, 8192};
+static int group(int b) { return b == SUB ? SUB_PARENT : b; }
+/* Where word w of buffer b lies in its group (the parent's words). */
+static size_t at(int b, size_t w) { return b == SUB ? SUB_AT + w : w; }
 
 static cl_device_id dev;
 static cl_context ctx;
@@ -141,7 +149,7 @@ static void pick_deps(int *deps, int *n, const int *touch, int ntouch)
 {
     *n = 0;
     for (int k = 0; k < ntouch; k++)
-        add_dep(deps, n, chain[touch[k]]);
+        add_dep(deps, n, chain[group(touch[k])]);
     if (rnd(4) == 0) {
         int tries = 8;
         while (tries--) {
@@ -203,7 +211,7 @@ static void after(int i, const int *touch, int ntouch)
 {
     if (evs[i].ok)
         for (int k = 0; k < ntouch; k++)
-            chain[touch[k]] = i;
+            chain[group(touch[k])] = i;
 }
 
 static void cmd_fill(void)
@@ -234,6 +242,9 @@ static void cmd_copy(void)
     if (cnt > buf_words[d])
         cnt = buf_words[d];
     dof = rnd((uint32_t)(buf_words[d] - cnt + 1));
+    /* Overlapping regions of one buffer: CL_MEM_COPY_OVERLAP. */
+    if (group(s) == group(d) && at(s, so) < at(d, dof) + cnt && at(d, dof) < at(s, so) + cnt)
+        return;
     int touch[2] = {s, d};
     pick_deps(deps, &n, touch, 2);
     cl_event wl[MAX_DEPS];
@@ -295,6 +306,124 @@ static void cmd_read(void)
     EXPECT_OK(clEnqueueReadBuffer(queues[q], bufs[b], CL_FALSE, off * 4, cnt * 4, r->dst,
                                   (cl_uint)n, n ? wl : NULL, &evs[i].e));
     after(i, &b, 1);
+}
+
+/* A 2D region between two buffers of different groups (rows of up to
+ * 64 words, pitches of their own). */
+static void cmd_copy_rect(void)
+{
+    int q = (int)rnd(NQ), s = (int)rnd(NBUF), d = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    if (group(s) == group(d))
+        return;
+    size_t wcnt = 1 + rnd(64), rows = 1 + rnd(8);
+    size_t sp = wcnt + rnd(32), dp = wcnt + rnd(32);
+    if (sp * rows > buf_words[s] || dp * rows > buf_words[d])
+        return;
+    size_t so = rnd((uint32_t)(buf_words[s] - sp * rows + 1));
+    size_t dof = rnd((uint32_t)(buf_words[d] - dp * rows + 1));
+    int touch[2] = {s, d};
+    pick_deps(deps, &n, touch, 2);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" copy rect b%d @%zu pitch %zu -> b%d @%zu pitch %zu, %zu x %zu\n", s, so, sp, d, dof,
+          dp, wcnt, rows);
+    const size_t sorg[3] = {so * 4, 0, 0}, dorg[3] = {dof * 4, 0, 0};
+    const size_t reg[3] = {wcnt * 4, rows, 1};
+    EXPECT_OK(clEnqueueCopyBufferRect(queues[q], bufs[s], bufs[d], sorg, dorg, reg, sp * 4, 0,
+                                      dp * 4, 0, (cl_uint)n, n ? wl : NULL, &evs[i].e));
+    if (evs[i].ok)
+        for (size_t r = 0; r < rows; r++)
+            memcpy(&model[d][dof + r * dp], &model[s][so + r * sp], wcnt * 4);
+    after(i, touch, 2);
+}
+
+/* Host rows into a 2D region of one buffer, without blocking. */
+static void cmd_write_rect(void)
+{
+    int q = (int)rnd(NQ), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    size_t wcnt = 1 + rnd(48), rows = 1 + rnd(6), bp = wcnt + rnd(40), hp = wcnt + rnd(8);
+    if (bp * rows > buf_words[b])
+        return;
+    size_t off = rnd((uint32_t)(buf_words[b] - bp * rows + 1));
+    float *src = malloc(hp * rows * 4);
+    REQUIRE(src, "host memory");
+    host_srcs[nsrcs++] = src;
+    for (size_t k = 0; k < hp * rows; k++)
+        src[k] = (float)rnd(3000);
+    pick_deps(deps, &n, &b, 1);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int i = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" write rect b%d @%zu pitch %zu, %zu x %zu\n", b, off, bp, wcnt, rows);
+    const size_t borg[3] = {off * 4, 0, 0}, horg[3] = {0, 0, 0}, reg[3] = {wcnt * 4, rows, 1};
+    EXPECT_OK(clEnqueueWriteBufferRect(queues[q], bufs[b], CL_FALSE, borg, horg, reg, bp * 4, 0,
+                                       hp * 4, 0, src, (cl_uint)n, n ? wl : NULL, &evs[i].e));
+    if (evs[i].ok)
+        for (size_t r = 0; r < rows; r++)
+            memcpy(&model[b][off + r * bp], &src[r * hp], wcnt * 4);
+    after(i, &b, 1);
+}
+
+static void set_user(int i);
+
+/* A blocking map, once everything it waits for ends by itself (every user
+ * event set first, when that is not so): the mapped words are checked,
+ * written (a write map), and unmapped behind it. A map whose wait list
+ * failed returns CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and no
+ * pointer. */
+static void cmd_map(void)
+{
+    int q = (int)rnd(NQ), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    size_t off, cnt;
+    range(b, &off, &cnt);
+    pick_deps(deps, &n, &b, 1);
+    stamp++;
+    bool ready = q != OOO && (last_in_queue[q] < 0 || settled(last_in_queue[q]));
+    for (int k = 0; k < n && ready; k++)
+        ready = settled(deps[k]);
+    if (!ready)
+        for (int k = 0; k < nev; k++)
+            if (evs[k].user && !evs[k].set)
+                set_user(k);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    bool ok = deps_ok(deps, n), write = rnd(2);
+    int i = new_cmd(q, deps, n, ok);
+    TRACE(" map b%d [%zu,+%zu) %s\n", b, off, cnt, write ? "write" : "read");
+    cl_int err = 1;
+    float *p = clEnqueueMapBuffer(queues[q], bufs[b], CL_TRUE,
+                                  write ? CL_MAP_READ | CL_MAP_WRITE : CL_MAP_READ, off * 4,
+                                  cnt * 4, (cl_uint)n, n ? wl : NULL, &evs[i].e, &err);
+    if (!ok) {
+        EXPECT(!p && err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
+               "seed %llu: map %d behind a failed event: %p, %d", (unsigned long long)cur_seed,
+               i, (void *)p, err);
+        /* "If event is NULL or the enqueue is unsuccessful, no event will
+         * be created": the model's record is a user event set failed. */
+        evs[i].user = true;
+        evs[i].set = true;
+        evs[i].e = clCreateUserEvent(ctx, &err);
+        REQUIRE(evs[i].e, "user event: %d", err);
+        evs[i].set_to = -1;
+        EXPECT_OK(clSetUserEventStatus(evs[i].e, -1));
+        return;
+    }
+    REQUIRE(p, "seed %llu: map %d: %d", (unsigned long long)cur_seed, i, err);
+    for (size_t k = 0; k < cnt; k++)
+        if (memcmp(&p[k], &model[b][off + k], 4) != 0) {
+            EXPECT(false, "seed %llu: map %d word %zu = %g, want %g", (unsigned long long)cur_seed,
+                   i, k, p[k], model[b][off + k]);
+            break;
+        }
+    if (write)
+        for (size_t k = 0; k < cnt; k++)
+            p[k] = model[b][off + k] = (float)rnd(7000);
+    after(i, &b, 1);
+    int j = new_cmd(q, &i, 1, true);
+    EXPECT_OK(clEnqueueUnmapMemObject(queues[q], bufs[b], p, 1, &evs[i].e, &evs[j].e));
+    TRACE(" unmap\n");
+    after(j, &b, 1);
 }
 
 /* c = a + b + add over the first words of all three. */
@@ -378,13 +507,22 @@ static void set_some_user(void)
     }
 }
 
-/* Wait for a command whose every dependency is settled: it ends by itself. */
+static bool all_set(void)
+{
+    for (int k = 0; k < nev; k++)
+        if (evs[k].user && !evs[k].set)
+            return false;
+    return true;
+}
+
+/* Wait for a command whose every dependency is settled, or any command
+ * once every user event is set: it ends by itself. */
 static void wait_settled(void)
 {
     for (int tries = 0; tries < 8 && nev; tries++) {
         int j = (int)rnd((uint32_t)nev);
         stamp++;
-        if (evs[j].user || !settled(j))
+        if (evs[j].user || (!settled(j) && !all_set()))
             continue;
         TRACE("wait %d\n", j);
         cl_int r = clWaitForEvents(1, &evs[j].e);
@@ -408,17 +546,27 @@ static void run_graph(uint64_t seed)
         last_in_queue[q] = -1;
     }
     for (int b = 0; b < NBUF; b++) {
+        chain[b] = -1;
+        if (b == SUB) {
+            model[b] = model[SUB_PARENT] + SUB_AT;
+            const cl_buffer_region r = {SUB_AT * 4, buf_words[SUB] * 4};
+            bufs[b] = clCreateSubBuffer(bufs[SUB_PARENT], CL_MEM_READ_WRITE,
+                                        CL_BUFFER_CREATE_TYPE_REGION, &r, &err);
+            REQUIRE(bufs[b], "sub-buffer: %d", err);
+            continue;
+        }
         model[b] = malloc(buf_words[b] * 4);
         REQUIRE(model[b], "host memory");
         for (size_t k = 0; k < buf_words[b]; k++)
             model[b][k] = (float)((k * 7 + (size_t)b) % 101);
-        bufs[b] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                                 buf_words[b] * 4, model[b], &err);
+        cl_mem_flags f = CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR;
+        if (b == 3)
+            f |= CL_MEM_ALLOC_HOST_PTR;
+        bufs[b] = clCreateBuffer(ctx, f, buf_words[b] * 4, model[b], &err);
         REQUIRE(bufs[b], "buffer: %d", err);
-        chain[b] = -1;
     }
     for (int c = 0; c < NCMD; c++) {
-        switch (rnd(16)) {
+        switch (rnd(20)) {
         case 0: case 1: new_user(); break;
         case 2: case 3: set_some_user(); break;
         case 4: case 5: cmd_fill(); break;
@@ -427,6 +575,9 @@ static void run_graph(uint64_t seed)
         case 9: case 10: cmd_read(); break;
         case 11: case 12: case 13: cmd_kernel(); break;
         case 14: cmd_sync(); break;
+        case 15: cmd_copy_rect(); break;
+        case 16: cmd_write_rect(); break;
+        case 17: cmd_map(); break;
         default:
             if (rnd(3) == 0)
                 wait_settled();
@@ -505,9 +656,10 @@ static void run_graph(uint64_t seed)
         EXPECT_OK(clReleaseEvent(evs[i].e));
     for (int i = 0; i < nsrcs; i++)
         free(host_srcs[i]);
-    for (int b = 0; b < NBUF; b++) {
+    for (int b = NBUF - 1; b >= 0; b--) {
         EXPECT_OK(clReleaseMemObject(bufs[b]));
-        free(model[b]);
+        if (b != SUB)
+            free(model[b]);
     }
     for (int q = 0; q < NQ; q++)
         EXPECT_OK(clReleaseCommandQueue(queues[q]));
