@@ -6,7 +6,7 @@
  * buffer in host memory and a sub-buffer among them); they wait on earlier
  * commands of any queue and on user events that are set, complete or
  * failed, while the graph is still being enqueued. Markers and barriers
- * come between them.
+ * come between them, and commands without events.
  *
  * The model: every command waits (in its wait list) for the last command
  * before it that touched the same buffers and is to complete, so the
@@ -183,7 +183,8 @@ static int new_cmd(int q, const int *deps, int n, bool ok)
     v->q = q;
     v->ok = ok;
     v->prev = q == OOO ? -1 : last_in_queue[q];
-    memcpy(v->deps, deps, (size_t)n * sizeof(int));
+    if (n)
+        memcpy(v->deps, deps, (size_t)n * sizeof(int));
     v->ndeps = n;
     last_in_queue[q] = i;
     TRACE("%d: q%d %s deps", i, q, ok ? "ok" : "fails");
@@ -363,6 +364,51 @@ static void cmd_write_rect(void)
         for (size_t r = 0; r < rows; r++)
             memcpy(&model[b][off + r * bp], &src[r * hp], wcnt * 4);
     after(i, &b, 1);
+}
+
+/* A command without an event or wait list on an in-order queue (the
+ * queue's lite path, command_lite.c): a fill, or vadd, between a marker
+ * that waits for its buffers' chains and one that becomes their chain. */
+static void cmd_lite(void)
+{
+    int q = (int)rnd(OOO), kernel = (int)rnd(2);
+    int touch[3] = {(int)rnd(NBUF), (int)rnd(NBUF), (int)rnd(NBUF)}, ntouch = kernel ? 3 : 1;
+    /* Ordered after the buffers' chains by a marker in front of it. */
+    int deps[MAX_DEPS], n = 0;
+    for (int k = 0; k < ntouch; k++)
+        add_dep(deps, &n, chain[group(touch[k])]);
+    if (n) {
+        cl_event wl[MAX_DEPS];
+        wait_list(deps, n, wl);
+        int m = new_cmd(q, deps, n, true);
+        TRACE(" marker\n");
+        EXPECT_OK(clEnqueueMarkerWithWaitList(queues[q], (cl_uint)n, wl, &evs[m].e));
+    }
+    if (kernel) {
+        int a = touch[0], b = touch[1], c = touch[2], add = (int)rnd(5);
+        size_t w = 1024;
+        for (int k = 0; k < 3; k++)
+            if (buf_words[touch[k]] < w)
+                w = buf_words[touch[k]];
+        TRACE("lite q%d vadd b%d = b%d + b%d + %d over %zu\n", q, c, a, b, add, w);
+        vadd_step(queues[q], vadd, bufs[a], bufs[b], bufs[c], add, (int)w, 0, NULL, NULL);
+        for (size_t k = 0; k < w; k++)
+            model[c][k] = model[a][k] + model[b][k] + (float)add;
+    } else {
+        int b = touch[0];
+        size_t off, cnt;
+        range(b, &off, &cnt);
+        float v = (float)rnd(900);
+        TRACE("lite q%d fill b%d [%zu,+%zu) = %g\n", q, b, off, cnt, v);
+        EXPECT_OK(clEnqueueFillBuffer(queues[q], bufs[b], &v, sizeof(v), off * 4, cnt * 4, 0,
+                                      NULL, NULL));
+        for (size_t k = 0; k < cnt; k++)
+            model[b][off + k] = v;
+    }
+    int i = new_cmd(q, NULL, 0, true);
+    TRACE(" marker\n");
+    EXPECT_OK(clEnqueueMarkerWithWaitList(queues[q], 0, NULL, &evs[i].e));
+    after(i, touch, ntouch);
 }
 
 static void set_user(int i);
@@ -566,7 +612,7 @@ static void run_graph(uint64_t seed)
         REQUIRE(bufs[b], "buffer: %d", err);
     }
     for (int c = 0; c < NCMD; c++) {
-        switch (rnd(20)) {
+        switch (rnd(21)) {
         case 0: case 1: new_user(); break;
         case 2: case 3: set_some_user(); break;
         case 4: case 5: cmd_fill(); break;
@@ -578,6 +624,7 @@ static void run_graph(uint64_t seed)
         case 15: cmd_copy_rect(); break;
         case 16: cmd_write_rect(); break;
         case 17: cmd_map(); break;
+        case 18: cmd_lite(); break;
         default:
             if (rnd(3) == 0)
                 wait_settled();
