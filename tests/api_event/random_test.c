@@ -5,8 +5,9 @@
  * tests/kernels), copy and write 2D regions, and map and unmap them (a
  * buffer in host memory and a sub-buffer among them); they wait on earlier
  * commands of any queue and on user events that are set, complete or
- * failed, while the graph is still being enqueued. Markers and barriers
- * come between them, and commands without events.
+ * failed, while the graph is still being enqueued, some by the callback
+ * of a command that ends. Markers and barriers come between them, and
+ * commands without events.
  *
  * The model: every command waits (in its wait list) for the last command
  * before it that touched the same buffers and is to complete, so the
@@ -65,6 +66,7 @@ struct ev {
     int prev;        /* in-order command: the queue's command before, or -1 */
     int deps[MAX_DEPS], ndeps;
     bool has_cb;     /* a CL_COMPLETE callback is registered */
+    int owner;       /* user: the command whose callback sets it, or -1 */
     unsigned stamp;  /* settled(): visited */
     bool settled_memo;
 };
@@ -121,7 +123,7 @@ static bool settled(int i)
     v->stamp = stamp;
     bool s;
     if (v->user) {
-        s = v->set;
+        s = v->owner >= 0 ? settled(v->owner) : v->set;
     } else if (v->q == OOO) {
         s = false;
     } else {
@@ -412,6 +414,7 @@ static void cmd_lite(void)
 }
 
 static void set_user(int i);
+static bool host_unset(int k);
 
 /* A blocking map, once everything it waits for ends by itself (every user
  * event set first, when that is not so): the mapped words are checked,
@@ -430,7 +433,7 @@ static void cmd_map(void)
         ready = settled(deps[k]);
     if (!ready)
         for (int k = 0; k < nev; k++)
-            if (evs[k].user && !evs[k].set)
+            if (host_unset(k))
                 set_user(k);
     cl_event wl[MAX_DEPS];
     wait_list(deps, n, wl);
@@ -531,8 +534,30 @@ static void new_user(void)
     REQUIRE(v->e, "user event: %d", err);
     v->ok = rnd(5) != 0;
     v->set_to = v->ok ? CL_COMPLETE : -100 - (cl_int)rnd(50);
-    v->prev = -1;
+    v->prev = v->owner = -1;
     TRACE("%d: user, to be %d\n", i, v->set_to);
+}
+
+/* A user event the host has yet to set. */
+static bool host_unset(int k) { return evs[k].user && evs[k].owner < 0 && !evs[k].set; }
+
+static void CL_CALLBACK set_from_cb(cl_event e, cl_int status, void *arg)
+{
+    (void)e;
+    (void)status;
+    const struct ev *u = arg;
+    EXPECT_OK(clSetUserEventStatus(u->e, u->set_to));
+}
+
+/* A new user event that command c's callback sets when c ends (completed
+ * or terminated): what waits on it follows c through the notifier. */
+static void user_from_callback(int c)
+{
+    new_user();
+    int u = nev - 1;
+    evs[u].owner = c;
+    TRACE("  set by %d's callback\n", c);
+    EXPECT_OK(clSetEventCallback(evs[c].e, CL_COMPLETE, set_from_cb, &evs[u]));
 }
 
 static void set_user(int i)
@@ -546,7 +571,7 @@ static void set_some_user(void)
 {
     for (int tries = 0; tries < 8 && nev; tries++) {
         int j = (int)rnd((uint32_t)nev);
-        if (evs[j].user && !evs[j].set) {
+        if (host_unset(j)) {
             set_user(j);
             return;
         }
@@ -556,7 +581,7 @@ static void set_some_user(void)
 static bool all_set(void)
 {
     for (int k = 0; k < nev; k++)
-        if (evs[k].user && !evs[k].set)
+        if (host_unset(k))
             return false;
     return true;
 }
@@ -632,6 +657,10 @@ static void run_graph(uint64_t seed)
                 EXPECT_OK(clFlush(queues[rnd(NQ)]));
         }
         struct ev *last = nev ? &evs[nev - 1] : NULL;
+        if (last && !last->user && rnd(8) == 0) {
+            user_from_callback(nev - 1);
+            last = &evs[nev - 1];
+        }
         if (last && !last->has_cb && rnd(6) == 0) {
             struct cb_count *cb = &cbs[nev - 1];
             atomic_store(&cb->calls, 0);
@@ -641,10 +670,16 @@ static void run_graph(uint64_t seed)
         }
     }
     for (int i = 0; i < nev; i++)
-        if (evs[i].user && !evs[i].set)
+        if (host_unset(i))
             set_user(i);
     for (int q = 0; q < NQ; q++)
         EXPECT_OK(clFinish(queues[q]));
+    /* User events set by callbacks: the last may come after clFinish. */
+    const uint64_t t_cb = host_ns();
+    for (int i = 0; i < nev; i++)
+        while (evs[i].user && evs[i].owner >= 0 && status_of(evs[i].e) == CL_SUBMITTED &&
+               host_ns() - t_cb < 5000000000ull)
+            usleep(200);
 
     int bad = 0;
     for (int i = 0; i < nev && bad < 8; i++) {
