@@ -23,7 +23,8 @@
  * need nothing more from the host.
  *
  * HCQCL_RANDOM_SEEDS=n runs n graphs (default 24), HCQCL_RANDOM_SEED=s
- * only the graph of seed s.
+ * only the graph of seed s, HCQCL_RANDOM_CMDS=n makes graphs of n steps
+ * (default 240), HCQCL_RANDOM_TRACE prints each step.
  */
 #include "vadd_steps.h"
 
@@ -33,7 +34,7 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NBUF = 7, NQ = 3, OOO = 2, MAX_EVENTS = 512, MAX_DEPS = 6, NCMD = 240 };
+enum { NBUF = 7, NQ = 3, OOO = 2, MAX_CMDS = 3000, MAX_EVENTS = 4 * MAX_CMDS, MAX_DEPS = 6 };
 /* Buffer 3 is host memory (CL_MEM_ALLOC_HOST_PTR); buffer 6 is a
  * sub-buffer of buffer 4 (SUB_AT words in), so they share a chain. */
 enum { SUB_PARENT = 4, SUB = 6, SUB_AT = 1024 };
@@ -89,12 +90,13 @@ static int chain[NBUF]; /* last command touching the buffer that is to complete,
 static int last_in_queue[NQ];
 static cl_command_queue queues[NQ];
 static cl_mem bufs[NBUF];
-static struct read_check reads[NCMD];
+static struct read_check reads[MAX_CMDS];
 static int nreads;
-static float *host_srcs[NCMD];
+static float *host_srcs[MAX_CMDS];
 static int nsrcs;
 static struct cb_count cbs[MAX_EVENTS];
 static unsigned stamp;
+static int ncmds = 240;
 static uint64_t cur_seed;
 static bool trace; /* HCQCL_RANDOM_TRACE: each command on stderr */
 #define TRACE(...)                                                                        \
@@ -636,7 +638,7 @@ static void run_graph(uint64_t seed)
         bufs[b] = clCreateBuffer(ctx, f, buf_words[b] * 4, model[b], &err);
         REQUIRE(bufs[b], "buffer: %d", err);
     }
-    for (int c = 0; c < NCMD; c++) {
+    for (int c = 0; c < ncmds; c++) {
         switch (rnd(21)) {
         case 0: case 1: new_user(); break;
         case 2: case 3: set_some_user(); break;
@@ -758,6 +760,9 @@ int main(void)
     REQUIRE(vadd, "vadd: %d", err);
 
     trace = getenv("HCQCL_RANDOM_TRACE") != NULL;
+    if (getenv("HCQCL_RANDOM_CMDS"))
+        ncmds = atoi(getenv("HCQCL_RANDOM_CMDS"));
+    REQUIRE(ncmds > 0 && ncmds <= MAX_CMDS, "HCQCL_RANDOM_CMDS: 1 to %d", MAX_CMDS);
     const char *one = getenv("HCQCL_RANDOM_SEED"), *count = getenv("HCQCL_RANDOM_SEEDS");
     int seeds = count ? atoi(count) : 24;
     if (one) {
