@@ -5,8 +5,9 @@
  * tests/kernels), copy and write 2D regions, and map and unmap them (a
  * buffer in host memory and a sub-buffer among them); they wait on earlier
  * commands of any queue and on user events that are set, complete or
- * failed, while the graph is still being enqueued, some by the callback
- * of a command that ends. Markers and barriers come between them, and
+ * failed, while the graph is still being enqueued (by this thread, or
+ * in graphs of odd seeds by a helper thread, a little later), some by the
+ * callback of a command that ends. Markers and barriers come between them, and
  * commands without events.
  *
  * The model: every command waits (in its wait list) for the last command
@@ -28,6 +29,7 @@
  */
 #include "vadd_steps.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -61,7 +63,9 @@ static uint32_t rnd(uint32_t n)
 struct ev {
     cl_event e;
     bool ok;         /* the model: completes */
-    bool user, set;  /* a user event; set already */
+    bool user;       /* a user event */
+    atomic_bool set; /* user: set already */
+    bool handed;     /* user: given to a setter (this thread or the helper) */
     cl_int set_to;   /* user: the status it is (to be) set to */
     int q;           /* command: its queue */
     int prev;        /* in-order command: the queue's command before, or -1 */
@@ -125,7 +129,7 @@ static bool settled(int i)
     v->stamp = stamp;
     bool s;
     if (v->user) {
-        s = v->owner >= 0 ? settled(v->owner) : v->set;
+        s = v->owner >= 0 ? settled(v->owner) : atomic_load(&v->set);
     } else if (v->q == OOO) {
         s = false;
     } else {
@@ -158,7 +162,7 @@ static void pick_deps(int *deps, int *n, const int *touch, int ntouch)
         int tries = 8;
         while (tries--) {
             int j = (int)rnd((uint32_t)nev);
-            if (nev && evs[j].user && !evs[j].set) {
+            if (nev && evs[j].user && !atomic_load(&evs[j].set)) {
                 add_dep(deps, n, j);
                 break;
             }
@@ -453,7 +457,8 @@ static void cmd_map(void)
         /* "If event is NULL or the enqueue is unsuccessful, no event will
          * be created": the model's record is a user event set failed. */
         evs[i].user = true;
-        evs[i].set = true;
+        evs[i].handed = true;
+        atomic_store(&evs[i].set, true);
         evs[i].e = clCreateUserEvent(ctx, &err);
         REQUIRE(evs[i].e, "user event: %d", err);
         evs[i].set_to = -1;
@@ -541,7 +546,7 @@ static void new_user(void)
 }
 
 /* A user event the host has yet to set. */
-static bool host_unset(int k) { return evs[k].user && evs[k].owner < 0 && !evs[k].set; }
+static bool host_unset(int k) { return evs[k].user && evs[k].owner < 0 && !evs[k].handed; }
 
 static void CL_CALLBACK set_from_cb(cl_event e, cl_int status, void *arg)
 {
@@ -564,19 +569,62 @@ static void user_from_callback(int c)
 
 static void set_user(int i)
 {
-    evs[i].set = true;
+    evs[i].handed = true;
     TRACE("set %d\n", i);
     EXPECT_OK(clSetUserEventStatus(evs[i].e, evs[i].set_to));
+    atomic_store(&evs[i].set, true);
+}
+
+/* The helper thread of a graph with asynchronous sets: it sets the user
+ * events handed to it, each after a pause of up to 300 us, while this
+ * thread goes on enqueuing. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    int ring[MAX_EVENTS];
+    unsigned head, tail;
+    bool stop, on;
+    pthread_t thread;
+} setter = {.lock = PTHREAD_MUTEX_INITIALIZER, .more = PTHREAD_COND_INITIALIZER};
+
+static void *setter_main(void *arg)
+{
+    uint64_t r = (uintptr_t)arg;
+    pthread_mutex_lock(&setter.lock);
+    for (;;) {
+        while (setter.head == setter.tail && !setter.stop)
+            pthread_cond_wait(&setter.more, &setter.lock);
+        if (setter.head == setter.tail)
+            break;
+        int i = setter.ring[setter.tail++ % MAX_EVENTS];
+        pthread_mutex_unlock(&setter.lock);
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        usleep((useconds_t)((r >> 33) % 300));
+        EXPECT_OK(clSetUserEventStatus(evs[i].e, evs[i].set_to));
+        atomic_store(&evs[i].set, true);
+        pthread_mutex_lock(&setter.lock);
+    }
+    pthread_mutex_unlock(&setter.lock);
+    return NULL;
 }
 
 static void set_some_user(void)
 {
     for (int tries = 0; tries < 8 && nev; tries++) {
         int j = (int)rnd((uint32_t)nev);
-        if (host_unset(j)) {
+        if (!host_unset(j))
+            continue;
+        if (!setter.on) {
             set_user(j);
             return;
         }
+        evs[j].handed = true;
+        TRACE("hand %d\n", j);
+        pthread_mutex_lock(&setter.lock);
+        setter.ring[setter.head++ % MAX_EVENTS] = j;
+        pthread_cond_signal(&setter.more);
+        pthread_mutex_unlock(&setter.lock);
+        return;
     }
 }
 
@@ -610,6 +658,13 @@ static void run_graph(uint64_t seed)
 {
     rng = cur_seed = seed;
     cl_int err;
+    /* Odd seeds hand user events to the helper thread. */
+    setter.on = seed & 1;
+    setter.head = setter.tail = 0;
+    setter.stop = false;
+    if (setter.on)
+        REQUIRE(pthread_create(&setter.thread, NULL, setter_main, (void *)(uintptr_t)seed) == 0,
+                "helper thread");
     nev = nreads = nsrcs = 0;
     for (int q = 0; q < NQ; q++) {
         cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
@@ -676,6 +731,13 @@ static void run_graph(uint64_t seed)
             set_user(i);
     for (int q = 0; q < NQ; q++)
         EXPECT_OK(clFinish(queues[q]));
+    if (setter.on) {
+        pthread_mutex_lock(&setter.lock);
+        setter.stop = true;
+        pthread_cond_signal(&setter.more);
+        pthread_mutex_unlock(&setter.lock);
+        pthread_join(setter.thread, NULL);
+    }
     /* User events set by callbacks: the last may come after clFinish. */
     const uint64_t t_cb = host_ns();
     for (int i = 0; i < nev; i++)
