@@ -23,7 +23,7 @@
  * event's status, and waits in the middle of the graph on events that
  * need nothing more from the host.
  *
- * HCQCL_RANDOM_SEEDS=n runs n graphs (default 24), HCQCL_RANDOM_SEED=s
+ * HCQCL_RANDOM_SEEDS=n runs n graphs (default 64), HCQCL_RANDOM_SEED=s
  * only the graph of seed s, HCQCL_RANDOM_CMDS=n makes graphs of n steps
  * (default 240), HCQCL_RANDOM_TRACE prints each step.
  */
@@ -852,7 +852,7 @@ int main(void)
         ncmds = atoi(getenv("HCQCL_RANDOM_CMDS"));
     REQUIRE(ncmds > 0 && ncmds <= MAX_CMDS, "HCQCL_RANDOM_CMDS: 1 to %d", MAX_CMDS);
     const char *one = getenv("HCQCL_RANDOM_SEED"), *count = getenv("HCQCL_RANDOM_SEEDS");
-    int seeds = count ? atoi(count) : 24;
+    int seeds = count ? atoi(count) : 64;
     if (one) {
         run_graph(strtoull(one, NULL, 0));
     } else {
