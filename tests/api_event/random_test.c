@@ -36,11 +36,12 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { NBUF = 7, NQ = 3, OOO = 2, MAX_CMDS = 3000, MAX_EVENTS = 4 * MAX_CMDS, MAX_DEPS = 6 };
+enum { NBUF = 8, NQ = 3, OOO = 2, MAX_CMDS = 3000, MAX_EVENTS = 4 * MAX_CMDS, MAX_DEPS = 6 };
 /* Buffer 3 is host memory (CL_MEM_ALLOC_HOST_PTR); buffer 6 is a
- * sub-buffer of buffer 4 (SUB_AT words in), so they share a chain. */
-enum { SUB_PARENT = 4, SUB = 6, SUB_AT = 1024 };
-static const size_t buf_words[NBUF] = {256, 256, 1024, 1024, 20000, 20000, 8192};
+ * sub-buffer of buffer 4 (SUB_AT words in), so they share a chain; buffer
+ * 7 is large enough for transfers of several staging chunks. */
+enum { SUB_PARENT = 4, SUB = 6, SUB_AT = 1024, BIG = 7 };
+static const size_t buf_words[NBUF] = {256, 256, 1024, 1024, 20000, 20000, 8192, 3000007};
 static int group(int b) { return b == SUB ? SUB_PARENT : b; }
 /* Where word w of buffer b lies in its group (the parent's words). */
 static size_t at(int b, size_t w) { return b == SUB ? SUB_AT + w : w; }
@@ -229,11 +230,12 @@ static void wait_list(const int *deps, int n, cl_event *wl)
         wl[k] = evs[deps[k]].e;
 }
 
-/* A range of m's words: offset and count, count >= 1. */
+/* A range of b's words: offset and count, count >= 1; now and then a
+ * large one of the large buffer. */
 static void range(int b, size_t *off, size_t *cnt)
 {
     size_t w = buf_words[b];
-    *cnt = 1 + rnd((uint32_t)(w < 512 ? w : 512));
+    *cnt = 1 + rnd((uint32_t)(w < 512 || (b == BIG && rnd(4) == 0) ? w : 512));
     *off = rnd((uint32_t)(w - *cnt + 1));
 }
 
