@@ -312,6 +312,12 @@ static void cmd_write(void)
     after(i, &b, 1);
 }
 
+static void make_ready(int q, const int *deps, int n);
+static void no_event(int i);
+
+/* A read into host memory, now and then blocking (once what it waits for
+ * ends by itself): a blocking read behind a failed event returns
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST. */
 static void cmd_read(void)
 {
     int q = (int)rnd(NQ), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
@@ -334,9 +340,27 @@ static void cmd_read(void)
         REQUIRE(r->want, "host memory");
         memcpy(r->want, &model[b][off], cnt * 4);
     }
-    TRACE(" read b%d [%zu,+%zu)\n", b, off, cnt);
-    EXPECT_OK(clEnqueueReadBuffer(queues[q], bufs[b], CL_FALSE, off * 4, cnt * 4, r->dst,
-                                  (cl_uint)n, n ? wl : NULL, &evs[i].e));
+    const bool blocking = rnd(4) == 0;
+    TRACE(" read b%d [%zu,+%zu)%s\n", b, off, cnt, blocking ? " blocking" : "");
+    if (!blocking) {
+        EXPECT_OK(clEnqueueReadBuffer(queues[q], bufs[b], CL_FALSE, off * 4, cnt * 4, r->dst,
+                                      (cl_uint)n, n ? wl : NULL, &evs[i].e));
+        after(i, &b, 1);
+        return;
+    }
+    make_ready(q, deps, n);
+    cl_int err = clEnqueueReadBuffer(queues[q], bufs[b], CL_TRUE, off * 4, cnt * 4, r->dst,
+                                     (cl_uint)n, n ? wl : NULL, &evs[i].e);
+    EXPECT(err == (evs[i].ok ? CL_SUCCESS : CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+           "seed %llu: blocking read %d: %d (model: %s)", (unsigned long long)cur_seed, i, err,
+           evs[i].ok ? "completes" : "terminated");
+    if (err != CL_SUCCESS) {
+        no_event(i);
+        return;
+    }
+    if (memcmp(r->dst, r->want, cnt * 4) != 0)
+        EXPECT(false, "seed %llu: blocking read %d: data differs", (unsigned long long)cur_seed,
+               i);
     after(i, &b, 1);
 }
 
@@ -445,6 +469,35 @@ static void cmd_lite(void)
 static void set_user(int i);
 static bool host_unset(int k);
 
+/* Before a blocking call on q after deps: unless all it waits for ends by
+ * itself, every user event the host has yet to set is set. */
+static void make_ready(int q, const int *deps, int n)
+{
+    stamp++;
+    bool ready = q != OOO && (last_in_queue[q] < 0 || settled(last_in_queue[q]));
+    for (int k = 0; k < n && ready; k++)
+        ready = settled(deps[k]);
+    if (!ready)
+        for (int k = 0; k < nev; k++)
+            if (host_unset(k))
+                set_user(k);
+}
+
+/* A blocking call behind a failed event failed: "If event is NULL or the
+ * enqueue is unsuccessful, no event will be created". The model's record
+ * i becomes a user event set failed. */
+static void no_event(int i)
+{
+    cl_int err;
+    evs[i].user = true;
+    evs[i].handed = true;
+    atomic_store(&evs[i].set, true);
+    evs[i].e = clCreateUserEvent(ctx, &err);
+    REQUIRE(evs[i].e, "user event: %d", err);
+    evs[i].set_to = -1;
+    EXPECT_OK(clSetUserEventStatus(evs[i].e, -1));
+}
+
 /* A blocking map, once everything it waits for ends by itself (every user
  * event set first, when that is not so): the mapped words are checked,
  * written (a write map), and unmapped behind it. A map whose wait list
@@ -456,14 +509,7 @@ static void cmd_map(void)
     size_t off, cnt;
     range(b, &off, &cnt);
     pick_deps(deps, &n, &b, 1);
-    stamp++;
-    bool ready = q != OOO && (last_in_queue[q] < 0 || settled(last_in_queue[q]));
-    for (int k = 0; k < n && ready; k++)
-        ready = settled(deps[k]);
-    if (!ready)
-        for (int k = 0; k < nev; k++)
-            if (host_unset(k))
-                set_user(k);
+    make_ready(q, deps, n);
     cl_event wl[MAX_DEPS];
     wait_list(deps, n, wl);
     bool ok = deps_ok(deps, n), write = rnd(2);
@@ -477,15 +523,7 @@ static void cmd_map(void)
         EXPECT(!p && err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST,
                "seed %llu: map %d behind a failed event: %p, %d", (unsigned long long)cur_seed,
                i, (void *)p, err);
-        /* "If event is NULL or the enqueue is unsuccessful, no event will
-         * be created": the model's record is a user event set failed. */
-        evs[i].user = true;
-        evs[i].handed = true;
-        atomic_store(&evs[i].set, true);
-        evs[i].e = clCreateUserEvent(ctx, &err);
-        REQUIRE(evs[i].e, "user event: %d", err);
-        evs[i].set_to = -1;
-        EXPECT_OK(clSetUserEventStatus(evs[i].e, -1));
+        no_event(i);
         return;
     }
     REQUIRE(p, "seed %llu: map %d: %d", (unsigned long long)cur_seed, i, err);
