@@ -543,6 +543,36 @@ static void cmd_map(void)
     after(j, &b, 1);
 }
 
+/* A read-write map without blocking, unmapped right behind it (waiting on
+ * it): the mapped words are not looked at, and written back unchanged
+ * they move nothing. Behind a failed event both are terminated. */
+static void cmd_map_async(void)
+{
+    int q = (int)rnd(NQ), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    size_t off, cnt;
+    range(b, &off, &cnt);
+    pick_deps(deps, &n, &b, 1);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    const bool ok = deps_ok(deps, n);
+    int i = new_cmd(q, deps, n, ok);
+    TRACE(" map b%d [%zu,+%zu) without blocking\n", b, off, cnt);
+    cl_int err = 1;
+    void *p = clEnqueueMapBuffer(queues[q], bufs[b], CL_FALSE, CL_MAP_READ | CL_MAP_WRITE,
+                                 off * 4, cnt * 4, (cl_uint)n, n ? wl : NULL, &evs[i].e, &err);
+    EXPECT(p && err == CL_SUCCESS, "seed %llu: map %d: %p, %d", (unsigned long long)cur_seed, i,
+           p, err);
+    if (!p) {
+        no_event(i);
+        return;
+    }
+    after(i, &b, 1);
+    int j = new_cmd(q, &i, 1, ok);
+    TRACE(" unmap\n");
+    EXPECT_OK(clEnqueueUnmapMemObject(queues[q], bufs[b], p, 1, &evs[i].e, &evs[j].e));
+    after(j, &b, 1);
+}
+
 /* c = a + b + add over the first words of all three. */
 static void cmd_kernel(void)
 {
@@ -755,7 +785,7 @@ static void run_graph(uint64_t seed)
         REQUIRE(bufs[b], "buffer: %d", err);
     }
     for (int c = 0; c < ncmds; c++) {
-        switch (rnd(21)) {
+        switch (rnd(22)) {
         case 0: case 1: new_user(); break;
         case 2: case 3: set_some_user(); break;
         case 4: case 5: cmd_fill(); break;
@@ -768,6 +798,7 @@ static void run_graph(uint64_t seed)
         case 16: cmd_write_rect(); break;
         case 17: cmd_map(); break;
         case 18: cmd_lite(); break;
+        case 19: cmd_map_async(); break;
         default:
             if (rnd(4) == 0)
                 release_early();
