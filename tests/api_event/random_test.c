@@ -267,8 +267,7 @@ static void cmd_fill(void)
 
 static void cmd_copy(void)
 {
-    int q = (int)rnd(NQ), s = (int)rnd(NBUF), d = (int)rnd(NBUF - 1), deps[MAX_DEPS], n;
-    d += d >= s;
+    int q = (int)rnd(NQ), s = (int)rnd(NBUF), d = (int)rnd(NBUF), deps[MAX_DEPS], n;
     size_t so, cnt, dof;
     range(s, &so, &cnt);
     if (cnt > buf_words[d])
