@@ -3,7 +3,8 @@
  * one out-of-order), checked against a model of what each command must
  * do. Commands fill, copy, write, read and add buffers (vadd from
  * tests/kernels), copy and write 2D regions, and map and unmap them (a
- * buffer in host memory and a sub-buffer among them); they wait on earlier
+ * buffer in host memory and a sub-buffer among them), and fill, copy,
+ * read and write regions of two images and copy them to and from buffers; they wait on earlier
  * commands of any queue and on user events that are set, complete or
  * failed, while the graph is still being enqueued (by this thread, or
  * in graphs of odd seeds by a helper thread, a little later), some by the
@@ -91,7 +92,13 @@ struct cb_count {
 static struct ev evs[MAX_EVENTS];
 static int nev;
 static float *model[NBUF];
-static int chain[NBUF]; /* last command touching the buffer that is to complete, or -1 */
+/* Two 2D images (CL_RGBA, CL_UNSIGNED_INT8): a pixel is one 4-byte word,
+ * the model's words laid out row after row; their chains follow the
+ * buffers' (NBUF + image). */
+enum { NIMG = 2, IW = 48, IH = 40 };
+static cl_mem imgs[NIMG];
+static float *imodel[NIMG];
+static int chain[NBUF + NIMG]; /* last command touching it that is to complete, or -1 */
 static int last_in_queue[NQ];
 static cl_command_queue queues[NQ];
 static cl_mem bufs[NBUF];
@@ -187,7 +194,7 @@ static void release_early(void)
     int j = (int)rnd((uint32_t)nev);
     if (evs[j].user || !evs[j].e)
         return;
-    for (int b = 0; b < NBUF; b++)
+    for (int b = 0; b < NBUF + NIMG; b++)
         if (chain[b] == j)
             return;
     TRACE("release %d\n", j);
@@ -572,6 +579,150 @@ static void cmd_map_async(void)
     after(j, &b, 1);
 }
 
+/* An image region: origin (x, y), size w x h pixels. */
+static void img_region(size_t *x, size_t *y, size_t *w, size_t *h)
+{
+    *w = 1 + rnd(IW);
+    *h = 1 + rnd(IH);
+    *x = rnd((uint32_t)(IW - *w + 1));
+    *y = rnd((uint32_t)(IH - *h + 1));
+}
+
+/* Copy a region's rows between the image's pixels and rows of w words
+ * at `pitch` words in `other`: into the image (to_img) or out of it. */
+static void img_rows(float *img, size_t x, size_t y, size_t w, size_t h, float *other,
+                     size_t pitch, bool to_img)
+{
+    for (size_t r = 0; r < h; r++) {
+        float *row = &img[(y + r) * IW + x], *o = &other[r * pitch];
+        if (to_img)
+            memmove(row, o, w * 4);
+        else
+            memmove(o, row, w * 4);
+    }
+}
+
+/* Fill an image region with a small integer's float word as its pixel. */
+static void cmd_img_fill(void)
+{
+    int q = (int)rnd(NQ), i = (int)rnd(NIMG), t = NBUF + i, deps[MAX_DEPS], n;
+    size_t x, y, w, h;
+    img_region(&x, &y, &w, &h);
+    const float v = (float)rnd(4000);
+    uint8_t px[4];
+    memcpy(px, &v, 4);
+    const cl_uint4 color = {{px[0], px[1], px[2], px[3]}};
+    pick_deps(deps, &n, &t, 1);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int e = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" fill image %d (%zu,%zu) %zux%zu = %g\n", i, x, y, w, h, v);
+    const size_t org[3] = {x, y, 0}, reg[3] = {w, h, 1};
+    EXPECT_OK(clEnqueueFillImage(queues[q], imgs[i], &color, org, reg, (cl_uint)n, n ? wl : NULL,
+                                 &evs[e].e));
+    if (evs[e].ok)
+        for (size_t r = 0; r < h; r++)
+            for (size_t c = 0; c < w; c++)
+                imodel[i][(y + r) * IW + x + c] = v;
+    after(e, &t, 1);
+}
+
+/* A region from one image into the other. */
+static void cmd_img_copy(void)
+{
+    int q = (int)rnd(NQ), i = (int)rnd(NIMG), j = 1 - i, deps[MAX_DEPS], n;
+    int touch[2] = {NBUF + i, NBUF + j};
+    size_t x, y, w, h;
+    img_region(&x, &y, &w, &h);
+    size_t x2 = rnd((uint32_t)(IW - w + 1)), y2 = rnd((uint32_t)(IH - h + 1));
+    pick_deps(deps, &n, touch, 2);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int e = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" copy image %d (%zu,%zu) %zux%zu -> image %d (%zu,%zu)\n", i, x, y, w, h, j, x2, y2);
+    const size_t so[3] = {x, y, 0}, dorg[3] = {x2, y2, 0}, reg[3] = {w, h, 1};
+    EXPECT_OK(clEnqueueCopyImage(queues[q], imgs[i], imgs[j], so, dorg, reg, (cl_uint)n,
+                                 n ? wl : NULL, &evs[e].e));
+    if (evs[e].ok) {
+        float tmp[IW * IH];
+        img_rows(imodel[i], x, y, w, h, tmp, w, false);
+        img_rows(imodel[j], x2, y2, w, h, tmp, w, true);
+    }
+    after(e, touch, 2);
+}
+
+/* A region between an image and a buffer (rows packed in the buffer). */
+static void cmd_img_buf(void)
+{
+    int q = (int)rnd(NQ), i = (int)rnd(NIMG), b = (int)rnd(NBUF), deps[MAX_DEPS], n;
+    const bool to_img = rnd(2);
+    int touch[2] = {NBUF + i, b};
+    size_t x, y, w, h;
+    img_region(&x, &y, &w, &h);
+    if (w * h > buf_words[b])
+        return;
+    size_t off = rnd((uint32_t)(buf_words[b] - w * h + 1));
+    pick_deps(deps, &n, touch, 2);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int e = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" image %d (%zu,%zu) %zux%zu %s b%d @%zu\n", i, x, y, w, h, to_img ? "<-" : "->", b,
+          off);
+    const size_t org[3] = {x, y, 0}, reg[3] = {w, h, 1};
+    if (to_img)
+        EXPECT_OK(clEnqueueCopyBufferToImage(queues[q], bufs[b], imgs[i], off * 4, org, reg,
+                                             (cl_uint)n, n ? wl : NULL, &evs[e].e));
+    else
+        EXPECT_OK(clEnqueueCopyImageToBuffer(queues[q], imgs[i], bufs[b], org, reg, off * 4,
+                                             (cl_uint)n, n ? wl : NULL, &evs[e].e));
+    if (evs[e].ok)
+        img_rows(imodel[i], x, y, w, h, &model[b][off], w, to_img);
+    after(e, touch, 2);
+}
+
+/* Host rows into an image region, or a region into host memory, without
+ * blocking (host rows at a pitch of their own). */
+static void cmd_img_host(void)
+{
+    int q = (int)rnd(NQ), i = (int)rnd(NIMG), t = NBUF + i, deps[MAX_DEPS], n;
+    const bool write = rnd(2);
+    size_t x, y, w, h;
+    img_region(&x, &y, &w, &h);
+    size_t hp = w + rnd(5);
+    float *host = malloc(hp * h * 4);
+    REQUIRE(host, "host memory");
+    for (size_t k = 0; k < hp * h; k++)
+        host[k] = write ? (float)rnd(4000) : -1.0f;
+    pick_deps(deps, &n, &t, 1);
+    cl_event wl[MAX_DEPS];
+    wait_list(deps, n, wl);
+    int e = new_cmd(q, deps, n, deps_ok(deps, n));
+    TRACE(" %s image %d (%zu,%zu) %zux%zu pitch %zu\n", write ? "write" : "read", i, x, y, w, h,
+          hp);
+    const size_t org[3] = {x, y, 0}, reg[3] = {w, h, 1};
+    if (write) {
+        host_srcs[nsrcs++] = host;
+        EXPECT_OK(clEnqueueWriteImage(queues[q], imgs[i], CL_FALSE, org, reg, hp * 4, 0, host,
+                                      (cl_uint)n, n ? wl : NULL, &evs[e].e));
+        if (evs[e].ok)
+            img_rows(imodel[i], x, y, w, h, host, hp, true);
+    } else {
+        struct read_check *r = &reads[nreads++];
+        r->ev = e;
+        r->dst = host;
+        r->words = hp * h;
+        r->want = malloc(hp * h * 4);
+        REQUIRE(r->want, "host memory");
+        for (size_t k = 0; k < hp * h; k++)
+            r->want[k] = -1.0f;
+        if (evs[e].ok)
+            img_rows(imodel[i], x, y, w, h, r->want, hp, false);
+        EXPECT_OK(clEnqueueReadImage(queues[q], imgs[i], CL_FALSE, org, reg, hp * 4, 0, host,
+                                     (cl_uint)n, n ? wl : NULL, &evs[e].e));
+    }
+    after(e, &t, 1);
+}
+
 /* c = a + b + add over the first words of all three. */
 static void cmd_kernel(void)
 {
@@ -763,6 +914,19 @@ static void run_graph(uint64_t seed)
         REQUIRE(queues[q], "queue: %d", err);
         last_in_queue[q] = -1;
     }
+    const cl_image_format fmt = {CL_RGBA, CL_UNSIGNED_INT8};
+    const cl_image_desc desc = {.image_type = CL_MEM_OBJECT_IMAGE2D, .image_width = IW,
+                                .image_height = IH};
+    for (int i = 0; i < NIMG; i++) {
+        chain[NBUF + i] = -1;
+        imodel[i] = malloc(IW * IH * 4);
+        REQUIRE(imodel[i], "host memory");
+        for (size_t k = 0; k < IW * IH; k++)
+            imodel[i][k] = (float)((k * 3 + (size_t)i) % 211);
+        imgs[i] = clCreateImage(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, &fmt, &desc,
+                                imodel[i], &err);
+        REQUIRE(imgs[i], "image: %d", err);
+    }
     for (int b = 0; b < NBUF; b++) {
         chain[b] = -1;
         if (b == SUB) {
@@ -784,7 +948,7 @@ static void run_graph(uint64_t seed)
         REQUIRE(bufs[b], "buffer: %d", err);
     }
     for (int c = 0; c < ncmds; c++) {
-        switch (rnd(22)) {
+        switch (rnd(26)) {
         case 0: case 1: new_user(); break;
         case 2: case 3: set_some_user(); break;
         case 4: case 5: cmd_fill(); break;
@@ -798,6 +962,10 @@ static void run_graph(uint64_t seed)
         case 17: cmd_map(); break;
         case 18: cmd_lite(); break;
         case 19: cmd_map_async(); break;
+        case 20: cmd_img_fill(); break;
+        case 21: cmd_img_copy(); break;
+        case 22: cmd_img_buf(); break;
+        case 23: cmd_img_host(); break;
         default:
             if (rnd(4) == 0)
                 release_early();
@@ -876,6 +1044,20 @@ static void run_graph(uint64_t seed)
                 break;
             }
         free(got);
+    }
+    for (int i = 0; i < NIMG; i++) {
+        float got[IW * IH];
+        const size_t org[3] = {0, 0, 0}, reg[3] = {IW, IH, 1};
+        EXPECT_OK(clEnqueueReadImage(queues[0], imgs[i], CL_TRUE, org, reg, 0, 0, got, 0, NULL,
+                                     NULL));
+        for (size_t k = 0; k < IW * IH; k++)
+            if (memcmp(&got[k], &imodel[i][k], 4) != 0) {
+                EXPECT(false, "seed %llu: image %d pixel (%zu,%zu) = %g, want %g",
+                       (unsigned long long)seed, i, k % IW, k / IW, got[k], imodel[i][k]);
+                break;
+            }
+        EXPECT_OK(clReleaseMemObject(imgs[i]));
+        free(imodel[i]);
     }
     /* Callbacks: each once, with its event's status; they may run after
      * clFinish returned. */
