@@ -170,7 +170,7 @@ void cubin_container_cache_key(const char *src, size_t len, const char *options,
  * the revision of its pipeline (shim, PTX edits). Bump the revision
  * whenever hcqcl-cc generates different code for the same input, so
  * caches filled by an older compiler are not used. */
-#define CUBIN_CONTAINER_COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/9"
+#define CUBIN_CONTAINER_COMPILER_ID "hcqcl-cc " HCQCL_VERSION_STRING "/10"
 
 /* Build options with runs of white space outside quotes collapsed to one
  * space and no leading/trailing space. Returns malloc'ed

@@ -638,6 +638,30 @@ static void test_correctly_rounded(void)
     }
 }
 
+/* Builtins the shim supplies where libclc 16 for NVPTX fails: a 64-bit
+ * rotate shifts by its amount modulo 64 (LLVM 16 shifted by the amount as
+ * it was, and PTX clamps: 0 for amounts past 63), in the shim's PTX; and
+ * smoothstep with scalar edges on double vectors exists. */
+static void test_shim_fixes(void)
+{
+    char src[4096], out[4096];
+    snprintf(src, sizeof(src), "%s/rotate64.cl", kdir);
+    snprintf(out, sizeof(out), "%s/rotate64.ptx", wdir);
+    char *log = NULL;
+    const char *a[] = { "--emit=ptx", "-o", out, src, NULL };
+    int rc = run_cc(&log, a);
+    EXPECTF(rc == 0, "exit %d: %s", rc, log);
+    free(log);
+    size_t size = 0;
+    char *ptx = slurp(out, &size);
+    EXPECTF(ptx && strstr(ptx, "shl.b64 l_") && strstr(ptx, "shr.b64 h_") &&
+                strstr(ptx, ", 63;"),
+            "no masked 64-bit rotate in the PTX");
+    /* No rotate left to LLVM's lowering (its scratch register names). */
+    EXPECTF(ptx && !strstr(ptx, "%amt2"), "a 64-bit rotate lowered by LLVM");
+    free(ptx);
+}
+
 static void test_cts_interface(void)
 {
     char src[4096], out[4096], info[4096], srcarg[4200], outarg[4200], infoarg[4200];
@@ -762,6 +786,7 @@ int main(int argc, char **argv)
     test_errors();
     test_nv_options();
     test_correctly_rounded();
+    test_shim_fixes();
     test_cts_interface();
     test_files(argc - 4, argv + 4);
     if (failures) {

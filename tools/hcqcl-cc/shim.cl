@@ -27,6 +27,11 @@
  * mad_hi: missing from libclc for NVPTX.
  *
  * nan: libclc's nan(0) is an infinity.
+ *
+ * rotate on 64-bit types: LLVM 16's NVPTX back end shifts by the amount
+ * unmasked, which PTX clamps (0 for amounts outside 0..63).
+ *
+ * smoothstep(double, double, doubleN): missing from libclc for NVPTX.
  */
 
 #define ENVREG(n)                                                               \
@@ -330,3 +335,61 @@ ASYNC3(double3, double4)
     t##16 OVL nan(u##16 c) { return as_##t##16(c | (u)q); }
 NAN_OF(float, uint, 0x7fc00000u)
 NAN_OF(double, ulong, 0x7ff8000000000000ul)
+
+/* rotate(x, n) on long and ulong: "each element in v is rotated left by
+ * the number of bits specified by the corresponding element in i"
+ * (OpenCL C 3.0, 6.15.4), i.e. by n modulo 64. LLVM 16 lowers a 64-bit
+ * rotate by a variable amount to shl.b64 / shr.b64 by the amount as it
+ * is, and PTX clamps shifts wider than the register: rotate(x, n) was 0
+ * for n outside 0..63 (CTS integer_rotate). The shifts are written in PTX
+ * here, on the masked amount, out of the optimizer's reach (which would
+ * drop the mask: a funnel shift's amount is taken modulo its width). */
+__attribute__((always_inline)) ulong hcqcl_rotl64(ulong x, uint n)
+{
+    ulong r;
+    __asm__("{\n\t.reg .b64 l_, h_;\n\t.reg .u32 m_;\n\t"
+            "shl.b64 l_, %1, %2;\n\tsub.u32 m_, 64, %2;\n\t"
+            "shr.b64 h_, %1, m_;\n\tor.b64 %0, l_, h_;\n\t}"
+            : "=l"(r)
+            : "l"(x), "r"(n & 63u));
+    return r;
+}
+#define ROTATE64(t)                                                                     \
+    t OVL rotate(t x, t n) { return (t)hcqcl_rotl64((ulong)x, (uint)n); }              \
+    t##2 OVL rotate(t##2 x, t##2 n) { return (t##2)(rotate(x.s0, n.s0), rotate(x.s1, n.s1)); } \
+    t##3 OVL rotate(t##3 x, t##3 n) { return (t##3)(rotate(x.s01, n.s01), rotate(x.s2, n.s2)); } \
+    t##4 OVL rotate(t##4 x, t##4 n) { return (t##4)(rotate(x.lo, n.lo), rotate(x.hi, n.hi)); } \
+    t##8 OVL rotate(t##8 x, t##8 n) { return (t##8)(rotate(x.lo, n.lo), rotate(x.hi, n.hi)); } \
+    t##16 OVL rotate(t##16 x, t##16 n) { return (t##16)(rotate(x.lo, n.lo), rotate(x.hi, n.hi)); }
+ROTATE64(long)
+ROTATE64(ulong)
+
+/* smoothstep(edge0, edge1, x) with scalar edges and double vectors
+ * (OpenCL C 3.0, 6.15.5): libclc 16 has them for float only. As libclc's
+ * own: t = clamp((x - edge0) / (edge1 - edge0), 0, 1), t * t * (3 - 2t). */
+__attribute__((always_inline)) double hcqcl_smoothstep(double e0, double e1, double x)
+{
+    double t = (x - e0) / (e1 - e0);
+    t = t < 0.0 ? 0.0 : t > 1.0 ? 1.0 : t;
+    return t * t * (3.0 - 2.0 * t);
+}
+double2 OVL smoothstep(double e0, double e1, double2 x)
+{
+    return (double2)(hcqcl_smoothstep(e0, e1, x.s0), hcqcl_smoothstep(e0, e1, x.s1));
+}
+double3 OVL smoothstep(double e0, double e1, double3 x)
+{
+    return (double3)(smoothstep(e0, e1, x.s01), hcqcl_smoothstep(e0, e1, x.s2));
+}
+double4 OVL smoothstep(double e0, double e1, double4 x)
+{
+    return (double4)(smoothstep(e0, e1, x.lo), smoothstep(e0, e1, x.hi));
+}
+double8 OVL smoothstep(double e0, double e1, double8 x)
+{
+    return (double8)(smoothstep(e0, e1, x.lo), smoothstep(e0, e1, x.hi));
+}
+double16 OVL smoothstep(double e0, double e1, double16 x)
+{
+    return (double16)(smoothstep(e0, e1, x.lo), smoothstep(e0, e1, x.hi));
+}
