@@ -203,6 +203,35 @@ static void bench_launch(struct ctx *c)
         }
         emit(chain == 1 ? "user_gate_us" : "user_chain_us", percentile(w, 7, 0.5));
     }
+    /* The same chain across two queues, each kernel on the other queue
+     * from the one before. */
+    {
+        cl_command_queue q2 = clCreateCommandQueue(c->ctx, c->dev, 0, &err);
+        CHECK(err);
+        double w[7];
+        for (int r = 0; r < 7; r++) {
+            cl_event u = clCreateUserEvent(c->ctx, &err), prev = u;
+            CHECK(err);
+            for (int i = 0; i < 100; i++) {
+                cl_event e;
+                CHECK(clEnqueueNDRangeKernel(i & 1 ? q2 : c->q, c->empty, 1, NULL, &g, &l, 1,
+                                             &prev, &e));
+                if (prev != u)
+                    clReleaseEvent(prev);
+                prev = e;
+            }
+            CHECK(clFlush(c->q));
+            CHECK(clFlush(q2));
+            double t0 = now_us();
+            CHECK(clSetUserEventStatus(u, CL_COMPLETE));
+            CHECK(clWaitForEvents(1, &prev));
+            w[r] = now_us() - t0;
+            clReleaseEvent(prev);
+            clReleaseEvent(u);
+        }
+        emit("user_xchain_us", percentile(w, 7, 0.5));
+        clReleaseCommandQueue(q2);
+    }
 
     /* Profiled duration of an empty kernel. */
     int n = reps < 200 ? reps : 200;
@@ -455,6 +484,7 @@ static const struct {
     {"event_wait_us", "enqueue + wait on its event", "us", false},
     {"user_gate_us", "user event set -> kernel behind it done", "us", false},
     {"user_chain_us", "user event set -> 100-kernel chain done", "us", false},
+    {"user_xchain_us", "  the same chain across two queues", "us", false},
     {"kernel_profiled_us", "profiled duration, empty kernel", "us", false},
     {"timer_resolution_ns", "profiling timer resolution", "ns", false},
     {"buffer_cycle_us", "4 KiB buffer: make, write, release", "us", false},

@@ -963,6 +963,30 @@ cl_int hcqcl_event_status(cl_event e)
     return st;
 }
 
+/* What gated e waits for on the GPU: the first dependency still running
+ * there, looked for down a chain of gated ones, referenced; or NULL (a
+ * user event, a dependency being built, or all of them ended). Its end is
+ * what the next tracker pass needs to open the gate. Under T.lock, e not
+ * final (so its dependency list is whole). */
+static cl_event gpu_dep_locked(cl_event e)
+{
+    for (unsigned depth = 0; depth < 32 && e; depth++) {
+        cl_event next = NULL;
+        for (size_t i = 0; i < e->ndeps; i++) {
+            cl_event d = e->deps[i];
+            const int ph = atomic_load(&d->phase);
+            if (ph == HCQCL_PH_GPU && hcq_signal_value(d->gpu_sig) < d->gpu_val) {
+                hcqcl_event_ref(d);
+                return d;
+            }
+            if (ph == HCQCL_PH_GATED && !next)
+                next = d;
+        }
+        e = next;
+    }
+    return NULL;
+}
+
 cl_int hcqcl_event_wait(cl_event e)
 {
     const uint64_t since = util_now_ns();
@@ -995,6 +1019,18 @@ cl_int hcqcl_event_wait(cl_event e)
         if (ph == HCQCL_PH_GATED && hcqcl_lite_pending(e)) {
             hcq_signal_wait_since(e->lite_sig, e->lite_val, 1000000, since);
             continue;
+        }
+        /* Gated behind a command still on the GPU (another channel): the
+         * same, instead of the tracker's next round. */
+        if (ph == HCQCL_PH_GATED) {
+            pthread_mutex_lock(&T.lock);
+            cl_event d = atomic_load(&e->phase) == HCQCL_PH_GATED ? gpu_dep_locked(e) : NULL;
+            pthread_mutex_unlock(&T.lock);
+            if (d) {
+                hcq_signal_wait_since(d->gpu_sig, d->gpu_val, 1000000, since);
+                hcqcl_event_unref(d);
+                continue;
+            }
         }
         pthread_mutex_lock(&T.lock);
         if (atomic_load(&e->phase) != HCQCL_PH_DONE)
