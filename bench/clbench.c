@@ -131,6 +131,37 @@ static void setup(struct ctx *c, cl_platform_id p)
     free(src);
 }
 
+/* Median of 7 runs, microseconds from setting a user event to the end of
+ * a chain of n empty kernels behind it, each waiting on the one before,
+ * alternating between queues a and b. */
+static double user_chain(struct ctx *c, cl_command_queue a, cl_command_queue b, int n)
+{
+    const size_t g = 32, l = 32;
+    cl_int err;
+    double w[7];
+    for (int r = 0; r < 7; r++) {
+        cl_event u = clCreateUserEvent(c->ctx, &err), prev = u;
+        CHECK(err);
+        for (int i = 0; i < n; i++) {
+            cl_event e;
+            CHECK(clEnqueueNDRangeKernel(i & 1 ? b : a, c->empty, 1, NULL, &g, &l, 1, &prev,
+                                         &e));
+            if (prev != u)
+                clReleaseEvent(prev);
+            prev = e;
+        }
+        CHECK(clFlush(a));
+        CHECK(clFlush(b));
+        double t0 = now_us();
+        CHECK(clSetUserEventStatus(u, CL_COMPLETE));
+        CHECK(clWaitForEvents(1, &prev));
+        w[r] = now_us() - t0;
+        clReleaseEvent(prev);
+        clReleaseEvent(u);
+    }
+    return percentile(w, 7, 0.5);
+}
+
 static void bench_launch(struct ctx *c)
 {
     cl_int err;
@@ -180,58 +211,15 @@ static void bench_launch(struct ctx *c)
     emit("event_wait_us", percentile(v, reps, 0.5));
 
     /* Behind a user event: one kernel, then a chain of 100 each waiting on
-     * the one before, timed from setting the event to the end. */
-    for (int chain = 1; chain <= 100; chain += 99) {
-        double w[7];
-        for (int r = 0; r < 7; r++) {
-            cl_event u = clCreateUserEvent(c->ctx, &err), prev = u;
-            CHECK(err);
-            for (int i = 0; i < chain; i++) {
-                cl_event e;
-                CHECK(clEnqueueNDRangeKernel(c->q, c->empty, 1, NULL, &g, &l, 1, &prev, &e));
-                if (prev != u)
-                    clReleaseEvent(prev);
-                prev = e;
-            }
-            CHECK(clFlush(c->q));
-            double t0 = now_us();
-            CHECK(clSetUserEventStatus(u, CL_COMPLETE));
-            CHECK(clWaitForEvents(1, &prev));
-            w[r] = now_us() - t0;
-            clReleaseEvent(prev);
-            clReleaseEvent(u);
-        }
-        emit(chain == 1 ? "user_gate_us" : "user_chain_us", percentile(w, 7, 0.5));
-    }
-    /* The same chain across two queues, each kernel on the other queue
-     * from the one before. */
-    {
-        cl_command_queue q2 = clCreateCommandQueue(c->ctx, c->dev, 0, &err);
-        CHECK(err);
-        double w[7];
-        for (int r = 0; r < 7; r++) {
-            cl_event u = clCreateUserEvent(c->ctx, &err), prev = u;
-            CHECK(err);
-            for (int i = 0; i < 100; i++) {
-                cl_event e;
-                CHECK(clEnqueueNDRangeKernel(i & 1 ? q2 : c->q, c->empty, 1, NULL, &g, &l, 1,
-                                             &prev, &e));
-                if (prev != u)
-                    clReleaseEvent(prev);
-                prev = e;
-            }
-            CHECK(clFlush(c->q));
-            CHECK(clFlush(q2));
-            double t0 = now_us();
-            CHECK(clSetUserEventStatus(u, CL_COMPLETE));
-            CHECK(clWaitForEvents(1, &prev));
-            w[r] = now_us() - t0;
-            clReleaseEvent(prev);
-            clReleaseEvent(u);
-        }
-        emit("user_xchain_us", percentile(w, 7, 0.5));
-        clReleaseCommandQueue(q2);
-    }
+     * the one before, then the same chain across two queues (each kernel
+     * on the other queue from the one before), timed from setting the
+     * event to the end. */
+    cl_command_queue q2 = clCreateCommandQueue(c->ctx, c->dev, 0, &err);
+    CHECK(err);
+    emit("user_gate_us", user_chain(c, c->q, c->q, 1));
+    emit("user_chain_us", user_chain(c, c->q, c->q, 100));
+    emit("user_xchain_us", user_chain(c, c->q, q2, 100));
+    clReleaseCommandQueue(q2);
 
     /* Profiled duration of an empty kernel. */
     int n = reps < 200 ? reps : 200;

@@ -29,6 +29,7 @@
  * (default 240), HCQCL_RANDOM_TRACE prints each step.
  */
 #include "vadd_steps.h"
+#include "rng.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -51,16 +52,8 @@ static cl_device_id dev;
 static cl_context ctx;
 static cl_kernel vadd;
 
-/* splitmix64 */
 static uint64_t rng;
-static uint32_t rnd(uint32_t n)
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return n ? (uint32_t)(z % n) : 0;
-}
+static uint32_t rnd(uint32_t n) { return test_rand(&rng, n); }
 
 struct ev {
     cl_event e;

@@ -13,6 +13,7 @@
  * HCQCL_SHARED_ROUNDS=n rounds (default 4).
  */
 #include "vadd_steps.h"
+#include "rng.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -47,14 +48,7 @@ struct thread {
 
 static struct thread th[THREADS];
 
-static uint32_t rnd(struct thread *t, uint32_t n)
-{
-    uint64_t z = (t->rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return n ? (uint32_t)(z % n) : 0;
-}
+static uint32_t rnd(struct thread *t, uint32_t n) { return test_rand(&t->rng, n); }
 
 /* The wait list of the next command: the chain, sometimes a user event of
  * the thread's not yet set. */

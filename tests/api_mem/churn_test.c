@@ -10,6 +10,7 @@
  * HCQCL_CHURN_STEPS=n steps (default 4000), HCQCL_CHURN_SEED=s.
  */
 #include "../api_platform/cltest.h"
+#include "rng.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,14 +33,7 @@ static struct buf live[LIVE];
 static uint64_t rng;
 static uint32_t next_id = 1;
 
-static uint32_t rnd(uint32_t n)
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    return n ? (uint32_t)(z % n) : 0;
-}
+static uint32_t rnd(uint32_t n) { return test_rand(&rng, n); }
 
 /* Byte k of the buffer with this id. */
 static uint8_t byte_of(uint32_t id, size_t k)
