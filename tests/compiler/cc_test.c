@@ -610,24 +610,31 @@ static void test_nv_options(void)
  * reciprocal and square root (scalar and vector, sqrt and rsqrt from
  * libclc) compile to PTX's IEEE round-to-nearest instructions, with the
  * option, without it, and under every math option. */
-static void test_correctly_rounded(void)
+/* kdir/NAME.cl compiled to PTX with the --options= argument given: the
+ * PTX text (malloc'ed), or NULL with the failure counted. */
+static char *ptx_of(const char *name, const char *options)
 {
     char src[4096], out[4096];
-    snprintf(src, sizeof(src), "%s/divsqrt.cl", kdir);
-    snprintf(out, sizeof(out), "%s/divsqrt.ptx", wdir);
+    snprintf(src, sizeof(src), "%s/%s.cl", kdir, name);
+    snprintf(out, sizeof(out), "%s/%s.ptx", wdir, name);
+    char *log = NULL;
+    const char *a[] = { "--emit=ptx", options, "-o", out, src, NULL };
+    int rc = run_cc(&log, a);
+    EXPECTF(rc == 0, "%s %s: exit %d: %s", name, options, rc, log);
+    free(log);
+    size_t size = 0;
+    return rc == 0 ? slurp(out, &size) : NULL;
+}
+
+static void test_correctly_rounded(void)
+{
     static const char *const opts[] = {
         "--options=", "--options=-cl-fp32-correctly-rounded-divide-sqrt",
         "--options=-cl-mad-enable", "--options=-cl-unsafe-math-optimizations",
         "--options=-cl-fast-relaxed-math", "--options=-cl-finite-math-only -cl-no-signed-zeros",
     };
     for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-        char *log = NULL;
-        const char *a[] = { "--emit=ptx", opts[i], "-o", out, src, NULL };
-        int rc = run_cc(&log, a);
-        EXPECTF(rc == 0, "%s: exit %d: %s", opts[i], rc, log);
-        free(log);
-        size_t size = 0;
-        char *ptx = slurp(out, &size);
+        char *ptx = ptx_of("divsqrt", opts[i]);
         EXPECTF(ptx && strstr(ptx, "div.rn.f32") && strstr(ptx, "sqrt.rn.f32") &&
                     strstr(ptx, "rcp.rn.f32"),
                 "%s: no div.rn / sqrt.rn / rcp.rn", opts[i]);
@@ -644,16 +651,7 @@ static void test_correctly_rounded(void)
  * smoothstep with scalar edges on double vectors exists. */
 static void test_shim_fixes(void)
 {
-    char src[4096], out[4096];
-    snprintf(src, sizeof(src), "%s/rotate64.cl", kdir);
-    snprintf(out, sizeof(out), "%s/rotate64.ptx", wdir);
-    char *log = NULL;
-    const char *a[] = { "--emit=ptx", "-o", out, src, NULL };
-    int rc = run_cc(&log, a);
-    EXPECTF(rc == 0, "exit %d: %s", rc, log);
-    free(log);
-    size_t size = 0;
-    char *ptx = slurp(out, &size);
+    char *ptx = ptx_of("rotate64", "--options=");
     EXPECTF(ptx && strstr(ptx, "shl.b64 l_") && strstr(ptx, "shr.b64 h_") &&
                 strstr(ptx, ", 63;"),
             "no masked 64-bit rotate in the PTX");

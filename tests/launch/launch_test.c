@@ -201,6 +201,18 @@ static void test_dyn_smem(void)
     EXPECT(exec(kernel("dyn_smem"), grid, block, 227 * 1024 + 4, &p, 12) == -EINVAL);
 }
 
+/* How many of the 256 words local_win wrote for idx 9 (two blocks of 128
+ * threads) are not what each thread's local array gives. */
+static unsigned local_win_bad(const int32_t *o)
+{
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < 256; i++) {
+        int32_t t = (int32_t)(i % 128);
+        bad += o[i] != ((9 + t) & 63) * 7 + t + ((27 + t) & 63) * 7 + t;
+    }
+    return bad;
+}
+
 static void test_local_win(void)
 {
     struct hcq_kernel_info info;
@@ -211,13 +223,7 @@ static void test_local_win(void)
     uint32_t grid[3] = {2, 1, 1}, block[3] = {128, 1, 1};
     REQUIRE(exec(kernel("local_win"), grid, block, 0, &p, 12) == 0);
     finish();
-    const int32_t *o = out->cpu;
-    unsigned bad = 0;
-    for (uint32_t i = 0; i < 256; i++) {
-        int32_t t = (int32_t)(i % 128);
-        bad += o[i] != ((9 + t) & 63) * 7 + t + ((27 + t) & 63) * 7 + t;
-    }
-    EXPECT(bad == 0);
+    EXPECT(local_win_bad(out->cpu) == 0);
     hcq_mem_free(out);
 }
 
@@ -347,13 +353,7 @@ static void test_hold_state(void)
     uint64_t v;
     REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
     REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
-    const int32_t *o = out->cpu;
-    unsigned bad = 0;
-    for (uint32_t i = 0; i < 256; i++) {
-        int32_t t = (int32_t)(i % 128);
-        bad += o[i] != ((9 + t) & 63) * 7 + t + ((27 + t) & 63) * 7 + t;
-    }
-    EXPECT(bad == 0);
+    EXPECT(local_win_bad(out->cpu) == 0);
     /* Bank 0: the same launch in front of a hold and inside it. */
     struct hcq_hold *h1, *h2;
     REQUIRE(hcq_q_hold(hq, &h1) == 0);
