@@ -159,7 +159,12 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
  * nothing for the same channel (it runs in order), a semaphore wait for
  * other channels of the device; then the gate when any needs one. The
  * waits go first, in front of the hold: they run even when the command is
- * dropped, so that what follows it on the channel still comes after them. */
+ * dropped, so that what follows it on the channel still comes after them.
+ * A gating dependency on another channel of the device is waited for
+ * inside the hold: it reaches the GPU only once decided, and the tracker
+ * may decide it as soon as that dependency was decided to run, not ended
+ * (event.c, deps_decided_locked), so a chain across channels follows on
+ * the GPU. */
 static cl_int record_waits(struct hcqcl_cmd *cmd)
 {
     cl_event e = cmd->ev;
@@ -172,7 +177,16 @@ static cl_int record_waits(struct hcqcl_cmd *cmd)
         else if (d->sig != own && hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
             return CL_OUT_OF_RESOURCES;
     }
-    return gated ? gate(cmd) : CL_SUCCESS;
+    if (!gated)
+        return CL_SUCCESS;
+    cl_int err = gate(cmd);
+    for (size_t i = 0; i < e->ndeps && err == CL_SUCCESS; i++) {
+        cl_event d = e->deps[i];
+        if (needs_gate(cmd, d, i < e->nprop) && !host_ended(cmd, d) && d->sig != own &&
+            hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
+            err = CL_OUT_OF_RESOURCES;
+    }
+    return err;
 }
 
 /* The command waits on the host: later independent commands of an

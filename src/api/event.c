@@ -377,12 +377,16 @@ static bool deps_final_locked(cl_event e, cl_int *st)
 }
 
 /* Whether gated e can be decided: every dependency final, or, when e has
- * no before-hook (which must see their host work done), decided to run on
- * e's own channel with no after-hook of its own: the channel runs it
- * first, and its status is settled (CL_COMPLETE, or the wait-list failure
- * its own decision saw). So a chain of commands on one channel, each
- * waiting on the one before, is decided in one pass once its head is, and
- * runs back to back. *st as deps_final_locked. */
+ * no before-hook (which must see their host work done), decided on the GPU
+ * with no after-hook of its own: on e's own channel (the channel runs it
+ * first, and its status is settled: CL_COMPLETE, or the wait-list failure
+ * its own decision saw), or to run on another channel of e's device (e's
+ * span waits for its release: record_waits, command.c). So a chain of
+ * commands, each waiting on the one before, is decided in one pass once
+ * its head is, and runs back to back on the GPU. A dependency elsewhere
+ * that was dropped is waited for until it ended: a dropped span drops its
+ * waits, and what follows e on its channel must still come after it.
+ * *st as deps_final_locked. */
 static bool deps_decided_locked(cl_event e, cl_int *st)
 {
     if (e->before_fn)
@@ -395,6 +399,9 @@ static bool deps_decided_locked(cl_event e, cl_int *st)
         if (ph == HCQCL_PH_DONE)
             ds = atomic_load(&d->status);
         else if (ph == HCQCL_PH_GPU && d->gpu_sig == e->gpu_sig && !d->after_fn)
+            ds = d->dep_status;
+        else if (ph == HCQCL_PH_GPU && !d->after_fn && d->dep_status >= 0 && d->sig &&
+                 d->sig->dev == e->q->hdev)
             ds = d->dep_status;
         else
             return false;

@@ -26,7 +26,8 @@
  *
  * HCQCL_RANDOM_SEEDS=n runs n graphs (default 64), HCQCL_RANDOM_SEED=s
  * only the graph of seed s, HCQCL_RANDOM_CMDS=n makes graphs of n steps
- * (default 240), HCQCL_RANDOM_TRACE prints each step.
+ * (default 240), HCQCL_RANDOM_TRACE prints each step, HCQCL_RANDOM_TIMES
+ * where each graph's time went (its phases and its slowest steps).
  */
 #include "vadd_steps.h"
 #include "rng.h"
@@ -104,6 +105,7 @@ static unsigned stamp;
 static int ncmds = 240;
 static uint64_t cur_seed;
 static bool trace; /* HCQCL_RANDOM_TRACE: each command on stderr */
+static bool times; /* HCQCL_RANDOM_TIMES: each graph's phases on stderr */
 #define TRACE(...)                                                                        \
     do {                                                                                  \
         if (trace)                                                                        \
@@ -888,8 +890,34 @@ static void wait_settled(void)
     }
 }
 
+/* The slowest steps of a graph, for HCQCL_RANDOM_TIMES. */
+#define SLOW_STEPS 4
+struct slow {
+    uint64_t ns;
+    int step, op;
+};
+
+static void note_slow(struct slow *w, int step, int op, uint64_t ns)
+{
+    int k = SLOW_STEPS;
+    while (k > 0 && w[k - 1].ns < ns)
+        k--;
+    if (k == SLOW_STEPS)
+        return;
+    memmove(&w[k + 1], &w[k], (size_t)(SLOW_STEPS - 1 - k) * sizeof(*w));
+    w[k] = (struct slow){ns, step, op};
+}
+
 static void run_graph(uint64_t seed)
 {
+    static const char *const op_names[26] = {
+        "user", "user", "set", "set", "fill", "fill", "copy", "copy", "write",
+        "read", "read", "kernel", "kernel", "kernel", "sync", "copy_rect", "write_rect",
+        "map", "lite", "map_async", "img_fill", "img_copy", "img_buf", "img_host",
+        "misc", "misc"};
+    struct slow slow[SLOW_STEPS] = {{0, 0, 0}};
+    uint64_t t_phase[6];
+    t_phase[0] = host_ns();
     rng = cur_seed = seed;
     cl_int err;
     /* Odd seeds hand user events to the helper thread. */
@@ -940,8 +968,11 @@ static void run_graph(uint64_t seed)
         bufs[b] = clCreateBuffer(ctx, f, buf_words[b] * 4, model[b], &err);
         REQUIRE(bufs[b], "buffer: %d", err);
     }
+    t_phase[1] = host_ns();
     for (int c = 0; c < ncmds; c++) {
-        switch (rnd(26)) {
+        const uint64_t t_step = host_ns();
+        const int op = (int)rnd(26);
+        switch (op) {
         case 0: case 1: new_user(); break;
         case 2: case 3: set_some_user(); break;
         case 4: case 5: cmd_fill(); break;
@@ -979,12 +1010,15 @@ static void run_graph(uint64_t seed)
             last->has_cb = true;
             EXPECT_OK(clSetEventCallback(last->e, CL_COMPLETE, on_complete, cb));
         }
+        note_slow(slow, c, op, host_ns() - t_step);
     }
+    t_phase[2] = host_ns();
     for (int i = 0; i < nev; i++)
         if (host_unset(i))
             set_user(i);
     for (int q = 0; q < NQ; q++)
         EXPECT_OK(clFinish(queues[q]));
+    t_phase[3] = host_ns();
     if (setter.on) {
         pthread_mutex_lock(&setter.lock);
         setter.stop = true;
@@ -999,6 +1033,7 @@ static void run_graph(uint64_t seed)
                host_ns() - t_cb < 5000000000ull)
             usleep(200);
 
+    t_phase[4] = host_ns();
     int bad = 0;
     for (int i = 0; i < nev && bad < 8; i++) {
         if (!evs[i].e)
@@ -1080,6 +1115,18 @@ static void run_graph(uint64_t seed)
     }
     for (int q = 0; q < NQ; q++)
         EXPECT_OK(clReleaseCommandQueue(queues[q]));
+    t_phase[5] = host_ns();
+    if (times) {
+        fprintf(stderr,
+                "seed %llu: setup %.2f steps %.2f finish %.2f set-by-callback %.2f check %.2f ms;"
+                " slowest",
+                (unsigned long long)seed, (t_phase[1] - t_phase[0]) / 1e6,
+                (t_phase[2] - t_phase[1]) / 1e6, (t_phase[3] - t_phase[2]) / 1e6,
+                (t_phase[4] - t_phase[3]) / 1e6, (t_phase[5] - t_phase[4]) / 1e6);
+        for (int k = 0; k < SLOW_STEPS && slow[k].ns; k++)
+            fprintf(stderr, " %d:%s %.2f", slow[k].step, op_names[slow[k].op], slow[k].ns / 1e6);
+        fprintf(stderr, "\n");
+    }
 }
 
 int main(void)
@@ -1093,6 +1140,7 @@ int main(void)
     REQUIRE(vadd, "vadd: %d", err);
 
     trace = getenv("HCQCL_RANDOM_TRACE") != NULL;
+    times = getenv("HCQCL_RANDOM_TIMES") != NULL;
     if (getenv("HCQCL_RANDOM_CMDS"))
         ncmds = atoi(getenv("HCQCL_RANDOM_CMDS"));
     REQUIRE(ncmds > 0 && ncmds <= MAX_CMDS, "HCQCL_RANDOM_CMDS: 1 to %d", MAX_CMDS);

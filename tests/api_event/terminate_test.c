@@ -8,9 +8,15 @@
  * all run, two gates on one queue decided in the other order each get
  * their own decision, a command waiting on one terminated at its enqueue
  * (not yet ended) is terminated too, and a chain of commands on one queue,
- * each waiting on the one before, all run or all are terminated.
+ * each waiting on the one before, all run or all are terminated. A chain
+ * across two queues is decided whole in one pass of the tracker and then
+ * follows on the GPU.
  */
 #include "vadd_steps.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 enum { N = 1024, B = N * 4 };
 
@@ -259,6 +265,90 @@ static void full_behind_gate(void)
     EXPECT_OK(clReleaseCommandQueue(q));
 }
 
+/* A callback that keeps the event notifier until told to let go: while it
+ * runs, no tracker pass happens but those the application's calls make. */
+static atomic_int parked; /* 0, 1 parked, 2 let go */
+
+static void CL_CALLBACK park(cl_event e, cl_int status, void *arg)
+{
+    (void)e, (void)status, (void)arg;
+    atomic_store(&parked, 1);
+    while (atomic_load(&parked) != 2)
+        usleep(100);
+}
+
+/* A chain across two queues behind a user event: a fill on q1, a copy on
+ * q2 waiting for it, a copy on q1 waiting for that, and a copy on q2 into
+ * the application's own pages (a CL_MEM_USE_HOST_PTR buffer). With the
+ * notifier parked in a callback, one status query after the event is set
+ * makes the one pass that decides the whole chain: each step is on the
+ * GPU once the one before is decided to run, and waits for it there. The
+ * last copy lands with no further call. */
+static void xchain_one_pass(void)
+{
+    cl_int err;
+    cl_command_queue q1 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    cl_command_queue q2 = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q1 && q2, "queues: %d", err);
+    float *host = aligned_alloc(4096, B);
+    REQUIRE(host, "host memory");
+    for (int i = 0; i < N; i++)
+        host[i] = 0.0f;
+    cl_mem x = filled(0.0f), y = filled(0.0f), z = filled(0.0f);
+    cl_mem h = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, B, host, &err);
+    REQUIRE(h, "host buffer: %d", err);
+    EXPECT_OK(clFinish(q1));
+
+    cl_event u0 = clCreateUserEvent(ctx, &err), u = clCreateUserEvent(ctx, &err);
+    REQUIRE(u0 && u, "user events: %d", err);
+    atomic_store(&parked, 0);
+    EXPECT_OK(clSetEventCallback(u0, CL_COMPLETE, park, NULL));
+    EXPECT_OK(clSetUserEventStatus(u0, CL_COMPLETE));
+    const uint64_t t0 = host_ns();
+    while (!atomic_load(&parked) && host_ns() - t0 < 10000000000ull)
+        usleep(100);
+    REQUIRE(atomic_load(&parked) == 1, "the callback did not run");
+
+    const float three = 3.0f;
+    cl_event ev[4];
+    EXPECT_OK(clEnqueueFillBuffer(q1, x, &three, sizeof(three), 0, B, 1, &u, &ev[0]));
+    EXPECT_OK(clEnqueueCopyBuffer(q2, x, y, 0, 0, B, 1, &ev[0], &ev[1]));
+    EXPECT_OK(clEnqueueCopyBuffer(q1, y, z, 0, 0, B, 1, &ev[1], &ev[2]));
+    EXPECT_OK(clEnqueueCopyBuffer(q2, z, h, 0, 0, B, 1, &ev[2], &ev[3]));
+    EXPECT_OK(clSetUserEventStatus(u, CL_COMPLETE));
+    (void)status_of(ev[0]); /* the one pass */
+    const uint64_t t1 = host_ns();
+    volatile float *last = &host[N - 1];
+    while (*last != three && host_ns() - t1 < 10000000000ull)
+        usleep(50);
+    EXPECT(*last == three, "the chain's last copy did not land without another pass (%g)",
+           *last);
+    printf("chain across two queues, one pass: the last copy landed after %.0f us\n",
+           (double)(host_ns() - t1) / 1e3);
+
+    atomic_store(&parked, 2);
+    EXPECT_OK(clWaitForEvents(4, ev));
+    for (int i = 0; i < 4; i++) {
+        EXPECT(status_of(ev[i]) == CL_COMPLETE, "step %d: %d", i, status_of(ev[i]));
+        EXPECT_OK(clReleaseEvent(ev[i]));
+    }
+    float got;
+    int bad = differ(q1, z, three, &got);
+    EXPECT(bad == 0, "z: %d values off (%g)", bad, got);
+    bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += host[i] != three;
+    EXPECT(bad == 0, "host pages: %d values off", bad);
+    EXPECT_OK(clReleaseEvent(u));
+    EXPECT_OK(clReleaseEvent(u0));
+    cl_mem ms[4] = {x, y, z, h};
+    for (int i = 0; i < 4; i++)
+        EXPECT_OK(clReleaseMemObject(ms[i]));
+    EXPECT_OK(clReleaseCommandQueue(q1));
+    EXPECT_OK(clReleaseCommandQueue(q2));
+    free(host);
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -279,6 +369,7 @@ int main(void)
     chain(-4);
     chain(CL_COMPLETE);
     full_behind_gate();
+    xchain_one_pass();
     EXPECT_OK(clReleaseKernel(vadd));
     EXPECT_OK(clReleaseProgram(prog));
     EXPECT_OK(clReleaseContext(ctx));
