@@ -22,11 +22,13 @@
 #include <stdlib.h>
 
 /* A channel is blocked while the last command recorded on it that waited
- * on the host (a user event, another GPU) has not ended: everything
- * recorded behind it waits too. */
+ * on the host (a user event, another GPU) has not ended, nor settled to
+ * run with nothing unsubmitted in its way: everything recorded behind it
+ * waits too. */
 bool hcqcl_chan_blocked(const struct hcqcl_chan *ch)
 {
-    return ch->blocker && atomic_load(&ch->blocker->phase) != HCQCL_PH_DONE;
+    return ch->blocker && atomic_load(&ch->blocker->phase) != HCQCL_PH_DONE &&
+           !hcqcl_event_settled(ch->blocker, true);
 }
 
 static bool chan_open(cl_command_queue q, struct hcqcl_chan *ch, enum hcq_engine engine)
@@ -102,12 +104,15 @@ static bool host_ended(const struct hcqcl_cmd *cmd, cl_event d)
 /* Such a dependency, or one that may still fail (it waits for such a one)
  * where the failure would pass on: the command then goes behind a gate.
  * Implicit order on the same channel needs neither (the channel runs in
- * order, a failure does not pass). */
-static bool needs_gate(const struct hcqcl_cmd *cmd, cl_event d, bool fails)
+ * order, a failure does not pass), nor does one that has been decided to
+ * run since it was recorded (hcqcl_event_settled): a chain started behind
+ * a user event is waited for on the GPU again once the event is set. */
+static bool needs_gate(const struct hcqcl_cmd *cmd, cl_event d, bool fails, bool may_settle)
 {
     if (host_ended(cmd, d))
         return true;
-    return d->host_wait && (fails || d->sig != hcq_queue_timeline(cmd->hq));
+    return d->host_wait && (fails || d->sig != hcq_queue_timeline(cmd->hq)) &&
+           !(may_settle && hcqcl_event_settled(d, false));
 }
 
 /* Record that the command depends on d (no GPU wait yet). Wait-list
@@ -148,7 +153,10 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
     e->deps[e->ndeps++] = d;
     if (fails)
         e->nprop = e->ndeps;
-    if (host_ended(cmd, d) || d->host_wait)
+    /* It waits on the host through d, unless d settled on this queue
+     * (decided holds of its channels are submitted below, before this
+     * command can wait for them inline). */
+    if (host_ended(cmd, d) || (d->host_wait && !(d->q == cmd->q && hcqcl_event_settled(d, true))))
         e->host_wait = true;
     if (d->after_fn || d->hook_wait)
         e->hook_wait = true;
@@ -169,20 +177,28 @@ static cl_int record_waits(struct hcqcl_cmd *cmd)
 {
     cl_event e = cmd->ev;
     const struct hcq_signal *own = hcq_queue_timeline(cmd->hq);
+    /* Whether a dependency gates is decided once (it may be settled
+     * between two looks): bit i for the first 64, the rest without
+     * looking whether they settled, which does not change. */
+    uint64_t gates = 0;
     bool gated = false;
     for (size_t i = 0; i < e->ndeps; i++) {
         cl_event d = e->deps[i];
-        if (needs_gate(cmd, d, i < e->nprop))
+        if (needs_gate(cmd, d, i < e->nprop, i < 64)) {
             gated = true;
-        else if (d->sig != own && hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
+            if (i < 64)
+                gates |= 1ull << i;
+        } else if (d->sig != own && hcq_q_wait(cmd->hq, d->sig, d->val) < 0) {
             return CL_OUT_OF_RESOURCES;
+        }
     }
     if (!gated)
         return CL_SUCCESS;
     cl_int err = gate(cmd);
     for (size_t i = 0; i < e->ndeps && err == CL_SUCCESS; i++) {
         cl_event d = e->deps[i];
-        if (needs_gate(cmd, d, i < e->nprop) && !host_ended(cmd, d) && d->sig != own &&
+        const bool gates_i = i < 64 ? (gates >> i) & 1 : needs_gate(cmd, d, i < e->nprop, false);
+        if (gates_i && !host_ended(cmd, d) && d->sig != own &&
             hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
             err = CL_OUT_OF_RESOURCES;
     }
@@ -622,6 +638,8 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
     }
     e->gpu_sig = hcq_queue_timeline(hq);
     e->gpu_val = v;
+    if (!cmd->gated)
+        atomic_store(&e->decided, true);
     expect_locked(cmd, idle);
     if (e->own) {
         e->sig = e->own->sig;

@@ -98,8 +98,9 @@ static bool orderable(cl_command_queue q, cl_event last)
     /* Not one whose end waits for an after-hook the tracker runs: what
      * follows it must know that (hook_wait), and an eventless command
      * would not pass it on. */
-    return last->sig && last->sig->dev == q->hdev && !last->host_wait && !last->after_fn &&
-           !last->hook_wait && atomic_load(&last->phase) == HCQCL_PH_GPU;
+    return last->sig && last->sig->dev == q->hdev && !last->after_fn && !last->hook_wait &&
+           atomic_load(&last->phase) == HCQCL_PH_GPU &&
+           (!last->host_wait || hcqcl_event_settled(last, true));
 }
 
 cl_int hcqcl_lite_order_locked(cl_command_queue q, struct hcq_queue *hq, cl_event e)

@@ -627,6 +627,7 @@ static void run_acts(struct act *a, size_t n)
              * the queue's lock (whose own submission may see it first). */
             hcq_q_hold_decide(e->hold, a[i].status >= 0);
             e->hold = NULL; /* the channel's now */
+            atomic_store(&e->decided, true);
             hcqcl_queue_note_held(e->q);
             hcqcl_queue_flush(e->q, true);
             hcqcl_event_unref(e);
@@ -934,6 +935,38 @@ static void *notifier_main(void *arg)
 /* ------------------------------------------------------------------ */
 /* Status and waits                                                     */
 /* ------------------------------------------------------------------ */
+
+/* How far down its stream hcqcl_event_settled looks for d: deeper ones
+ * are taken as not settled. */
+enum { SETTLED_WALK = 64 };
+
+bool hcqcl_event_settled(cl_event d, bool strict)
+{
+    if (atomic_load(&d->phase) == HCQCL_PH_DONE)
+        return atomic_load(&d->status) >= 0;
+    if (atomic_load(&d->phase) != HCQCL_PH_GPU || !atomic_load(&d->decided) ||
+        d->dep_status < 0 || d->after_fn)
+        return false;
+    /* Still tracked under the lock (final events leave their stream), so
+     * d->stream is its channel's (stream 0 mixes channels) and its
+     * dependency list is whole. */
+    pthread_mutex_lock(&T.lock);
+    bool settled = d->stream && d->stream < T.nstreams && atomic_load(&d->phase) == HCQCL_PH_GPU;
+    if (settled) {
+        /* Gated ones, and those a pass decided whose hold is not yet
+         * (run_acts), are not decided. */
+        cl_event x = T.streams[d->stream].first;
+        for (unsigned n = 0; x && x != d && n < SETTLED_WALK && settled; x = x->next, n++)
+            settled = atomic_load(&x->decided);
+        settled = settled && x == d;
+    }
+    for (size_t i = 0; settled && strict && i < d->ndeps; i++) {
+        const cl_event p = d->deps[i];
+        settled = atomic_load(&p->phase) == HCQCL_PH_DONE || p->gpu_sig == d->gpu_sig;
+    }
+    pthread_mutex_unlock(&T.lock);
+    return settled;
+}
 
 bool hcqcl_events_gated(void)
 {

@@ -1215,6 +1215,8 @@ struct _cl_event {
     _Atomic int waiters;        /* threads in hcqcl_event_wait on it: they
                                  * watch its signal, the tracker need not */
     atomic_bool gates_others;   /* a gated command depends on it */
+    atomic_bool decided;        /* its GPU part is the core's: recorded with
+                                 * no hold, or its hold decided (event.c) */
     cl_int dep_status;          /* 0, or < 0 when a dependency failed */
     /* The queue's newest command without an event, when this one was
      * recorded and it had not ended: host-side work of this command
@@ -1287,6 +1289,14 @@ cl_int hcqcl_event_wait(cl_event e);
  * host time done_ns by a thread that watched it end: fold the rate it
  * showed into its device's (command.c). */
 void hcqcl_cmd_learn(cl_event e, uint64_t done_ns);
+/* Whether d, recorded behind a wait on the host (host_wait), needs the
+ * host no longer: decided to run, and every command before it on its
+ * channel decided too. What depends on it may then wait for it on the GPU,
+ * as for any command (command.c). strict: also each of its dependencies on
+ * another channel ended, so that its GPU part waits for nothing another
+ * thread has yet to submit: a thread may then wait for it inline. An
+ * event that completed is settled; one that failed is not. */
+bool hcqcl_event_settled(cl_event d, bool strict);
 /* True while some tracked command still waits for host-side events
  * (user events, another GPU): waiting for a queue to drain could then
  * depend on the application's next call. */

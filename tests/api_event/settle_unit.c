@@ -1,0 +1,146 @@
+/*
+ * settle_unit.c — white-box: a command recorded behind a user event
+ * waits on the host (host_wait) until the event is set; once the tracker
+ * decided it to run, what depends on it waits for it on the GPU again
+ * (hcqcl_event_settled), not behind a gate of its own.
+ *
+ * The event notifier is parked in a callback throughout, so that the only
+ * tracker passes are those these calls make, and the command decided to
+ * run stays in phase GPU (no pass saw it end) while the next ones are
+ * enqueued:
+ *  - a command of the same queue waiting on it is not gated, does not wait
+ *    on the host itself, and the channel is not blocked any more;
+ *  - a command of another queue waiting on it is not gated either (it
+ *    still counts as waiting on the host: an inline wait there could be
+ *    for work another thread has yet to submit);
+ *  - before the event is set, the same wait gates the command.
+ * The fills' values then show the order they ran in.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/obj.h"
+#include "check.h"
+#include "unit_setup.h"
+
+enum { N = 1024 };
+
+static atomic_int parked; /* 0, 1 parked, 2 let go */
+
+static void CL_CALLBACK park(cl_event e, cl_int status, void *arg)
+{
+    (void)e, (void)status, (void)arg;
+    atomic_store(&parked, 1);
+    while (atomic_load(&parked) != 2)
+        usleep(100);
+}
+
+static void park_notifier(cl_context ctx)
+{
+    cl_int err;
+    cl_event u0 = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(u0, "user event: %d", err);
+    REQUIRE(hcqcl_clSetEventCallback(u0, CL_COMPLETE, park, NULL) == CL_SUCCESS, "callback");
+    REQUIRE(hcqcl_clSetUserEventStatus(u0, CL_COMPLETE) == CL_SUCCESS, "set");
+    for (int i = 0; i < 10000 && !atomic_load(&parked); i++)
+        usleep(1000);
+    REQUIRE(atomic_load(&parked) == 1, "the notifier did not run the callback");
+    hcqcl_clReleaseEvent(u0);
+}
+
+static cl_mem buffer(cl_context ctx)
+{
+    cl_int err;
+    cl_mem m = hcqcl_clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * 4, NULL, &err);
+    REQUIRE(m, "buffer: %d", err);
+    return m;
+}
+
+static cl_event fill(cl_command_queue q, cl_mem m, float v, cl_event after)
+{
+    cl_event e = NULL;
+    REQUIRE(hcqcl_clEnqueueFillBuffer(q, m, &v, sizeof(v), 0, N * 4, after ? 1 : 0,
+                                      after ? &after : NULL, &e) == CL_SUCCESS,
+            "fill");
+    return e;
+}
+
+static bool any_blocked(cl_command_queue q)
+{
+    for (unsigned e = 0; e < 2; e++)
+        for (unsigned i = 0; i < HCQCL_QUEUE_CHANS; i++)
+            if (q->chans[e][i].hq && hcqcl_chan_blocked(&q->chans[e][i]))
+                return true;
+    return false;
+}
+
+static void check_values(cl_command_queue q, cl_mem m, float want, const char *what)
+{
+    static float h[N];
+    REQUIRE(hcqcl_clEnqueueReadBuffer(q, m, CL_TRUE, 0, N * 4, h, 0, NULL, NULL) == CL_SUCCESS,
+            "read");
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        bad += h[i] != want;
+    EXPECT(bad == 0, "%s: %d values off (first %g, want %g)", what, bad, h[0], want);
+}
+
+int main(void)
+{
+    cl_uint n = 0;
+    cl_device_id *devs = unit_devices(&n);
+    cl_context ctx = unit_context(1, devs);
+    cl_int err;
+    cl_command_queue q = hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err);
+    cl_command_queue q2 = hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err);
+    REQUIRE(q && q2, "queues: %d", err);
+    cl_mem x = buffer(ctx), y = buffer(ctx), z = buffer(ctx);
+    park_notifier(ctx);
+
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(u, "user event: %d", err);
+    cl_event d = fill(q, x, 1.0f, u);
+    EXPECT(atomic_load(&d->phase) == HCQCL_PH_GATED && d->host_wait, "behind the user event");
+    /* Before the event is set, a wait on d gates. */
+    cl_event early = fill(q2, z, 5.0f, d);
+    EXPECT(atomic_load(&early->phase) == HCQCL_PH_GATED, "a wait on an undecided command gates");
+    EXPECT(atomic_load(&d->gates_others), "it gates on d");
+
+    EXPECT(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
+    /* One pass (a status query makes it): d is decided and submitted. */
+    cl_int st = 0;
+    EXPECT(hcqcl_clGetEventInfo(d, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL) ==
+               CL_SUCCESS,
+           "status");
+    EXPECT(atomic_load(&d->decided), "decided in the pass");
+    const int ph = atomic_load(&d->phase);
+    EXPECT(ph == HCQCL_PH_GPU, "d is on the GPU, no pass saw it end (phase %d)", ph);
+    atomic_store(&d->gates_others, false);
+
+    cl_event same = fill(q, x, 2.0f, d);
+    EXPECT(!same->host_wait, "a command of d's queue waits on the host through d");
+    EXPECT(!any_blocked(q), "d's channel still counts as blocked");
+    cl_event other = fill(q2, y, 3.0f, d);
+    EXPECT(other->host_wait, "another queue's command may not wait inline for d");
+    EXPECT(!atomic_load(&d->gates_others), "a command waiting on d was gated");
+
+    atomic_store(&parked, 2);
+    cl_event all[] = {d, early, same, other};
+    EXPECT(hcqcl_clWaitForEvents(4, all) == CL_SUCCESS, "wait");
+    check_values(q, x, 2.0f, "x, d then the fill after it");
+    check_values(q2, y, 3.0f, "y");
+    check_values(q2, z, 5.0f, "z");
+    for (unsigned i = 0; i < 4; i++)
+        hcqcl_clReleaseEvent(all[i]);
+    hcqcl_clReleaseEvent(u);
+    hcqcl_clReleaseMemObject(x);
+    hcqcl_clReleaseMemObject(y);
+    hcqcl_clReleaseMemObject(z);
+    hcqcl_clReleaseCommandQueue(q);
+    hcqcl_clReleaseCommandQueue(q2);
+    hcqcl_clReleaseContext(ctx);
+    return check_done("api_event_settle");
+}
