@@ -376,6 +376,35 @@ static bool deps_final_locked(cl_event e, cl_int *st)
     return true;
 }
 
+/* How far down its stream a look for d goes: deeper ones are taken as
+ * having something undecided before them. */
+enum { CLEAR_WALK = 64 };
+
+/* Whether every command before tracked d on its channel was decided: none
+ * of them gated (decided: their holds decided too, not only collected by
+ * a pass that has yet to run its actions). Stream 0 mixes channels.
+ * Under T.lock. */
+static bool clear_before_locked(cl_event d, bool decided)
+{
+    if (!d->stream || d->stream >= T.nstreams)
+        return false;
+    cl_event x = T.streams[d->stream].first;
+    for (unsigned n = 0; x && x != d && n < CLEAR_WALK; x = x->next, n++)
+        if (decided ? !atomic_load(&x->decided) : atomic_load(&x->phase) == HCQCL_PH_GATED)
+            return false;
+    return x == d;
+}
+
+/* True when e's implicit dependencies (its queue's command before it,
+ * barriers: those past the wait list) are final. */
+static bool implicit_final_locked(cl_event e)
+{
+    for (size_t i = e->nprop; i < e->ndeps; i++)
+        if (atomic_load(&e->deps[i]->phase) != HCQCL_PH_DONE)
+            return false;
+    return true;
+}
+
 /* Whether gated e can be decided: every dependency final, or, when e has
  * no before-hook (which must see their host work done), decided on the GPU
  * with no after-hook of its own: on e's own channel (the channel runs it
@@ -383,31 +412,40 @@ static bool deps_final_locked(cl_event e, cl_int *st)
  * its own decision saw), or to run on another channel of e's device (e's
  * span waits for its release: record_waits, command.c). So a chain of
  * commands, each waiting on the one before, is decided in one pass once
- * its head is, and runs back to back on the GPU. A dependency elsewhere
- * that was dropped is waited for until it ended: a dropped span drops its
- * waits, and what follows e on its channel must still come after it.
+ * its head is, and runs back to back on the GPU. Dependencies elsewhere
+ * are waited for until they ended when e is to be dropped (a dropped span
+ * drops its waits, and what follows e on its channel must still come
+ * after them), or when one of them was dropped or is behind a gate still
+ * undecided on its own channel (the GPU would wait behind that gate).
  * *st as deps_final_locked. */
 static bool deps_decided_locked(cl_event e, cl_int *st)
 {
     if (e->before_fn)
         return deps_final_locked(e, st);
     cl_int s = e->dep_status;
+    bool elsewhere = false;
     for (size_t i = 0; i < e->ndeps; i++) {
         cl_event d = e->deps[i];
         const int ph = atomic_load(&d->phase);
         cl_int ds;
-        if (ph == HCQCL_PH_DONE)
+        if (ph == HCQCL_PH_DONE) {
             ds = atomic_load(&d->status);
-        else if (ph == HCQCL_PH_GPU && d->gpu_sig == e->gpu_sig && !d->after_fn)
+        } else if (ph == HCQCL_PH_GPU && d->gpu_sig == e->gpu_sig && !d->after_fn) {
             ds = d->dep_status;
-        else if (ph == HCQCL_PH_GPU && !d->after_fn && d->dep_status >= 0 && d->sig &&
-                 d->sig->dev == e->q->hdev)
+        } else if (ph == HCQCL_PH_GPU && !d->after_fn && d->dep_status >= 0 && d->sig &&
+                   d->sig->dev == e->q->hdev && clear_before_locked(d, false)) {
             ds = d->dep_status;
-        else
+            elsewhere = true;
+        } else {
             return false;
+        }
         if (i < e->nprop && ds < 0)
             s = CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST;
     }
+    /* Dropped, e's span would drop its waits for those elsewhere: what
+     * follows it on its channel must still come after them. */
+    if (s < 0 && elsewhere)
+        return false;
     *st = s;
     return true;
 }
@@ -542,8 +580,10 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
             st = CL_OUT_OF_RESOURCES;
         } else if (!deps_final_locked(e, &st)) {
             /* The GPU waited for them, unless the command was aborted (its
-             * gate opened early): it has failed already. */
-            if (e->dep_status >= 0) {
+             * gate opened early) or terminated: it has failed already,
+             * once what its queue ran before it is final too (a clFinish
+             * waits for the queue's last command only). */
+            if (e->dep_status >= 0 || !implicit_final_locked(e)) {
                 *deps_later = true;
                 continue;
             }
@@ -936,9 +976,6 @@ static void *notifier_main(void *arg)
 /* Status and waits                                                     */
 /* ------------------------------------------------------------------ */
 
-/* How far down its stream hcqcl_event_settled looks for d: deeper ones
- * are taken as not settled. */
-enum { SETTLED_WALK = 64 };
 
 bool hcqcl_event_settled(cl_event d, bool strict)
 {
@@ -951,15 +988,7 @@ bool hcqcl_event_settled(cl_event d, bool strict)
      * d->stream is its channel's (stream 0 mixes channels) and its
      * dependency list is whole. */
     pthread_mutex_lock(&T.lock);
-    bool settled = d->stream && d->stream < T.nstreams && atomic_load(&d->phase) == HCQCL_PH_GPU;
-    if (settled) {
-        /* Gated ones, and those a pass decided whose hold is not yet
-         * (run_acts), are not decided. */
-        cl_event x = T.streams[d->stream].first;
-        for (unsigned n = 0; x && x != d && n < SETTLED_WALK && settled; x = x->next, n++)
-            settled = atomic_load(&x->decided);
-        settled = settled && x == d;
-    }
+    bool settled = atomic_load(&d->phase) == HCQCL_PH_GPU && clear_before_locked(d, true);
     for (size_t i = 0; settled && strict && i < d->ndeps; i++) {
         const cl_event p = d->deps[i];
         settled = atomic_load(&p->phase) == HCQCL_PH_DONE || p->gpu_sig == d->gpu_sig;

@@ -10,7 +10,8 @@
  * (not yet ended) is terminated too, and a chain of commands on one queue,
  * each waiting on the one before, all run or all are terminated. A chain
  * across two queues is decided whole in one pass of the tracker and then
- * follows on the GPU.
+ * follows on the GPU, and a command terminated on one channel still comes
+ * after what its queue ran before it on another.
  */
 #include "vadd_steps.h"
 
@@ -357,6 +358,56 @@ static void xchain_one_pass(void)
     free(host);
 }
 
+/* A command terminated behind a failed user event still comes after what
+ * its queue ran before it on another channel: a kernel behind another
+ * user event (set complete), a write terminated on the copy channel, then
+ * a write of the kernel's output. The kernel stores its output after
+ * spinning 100 ms; the last write must land after it. */
+static void dropped_keeps_order(void)
+{
+    cl_int err;
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q, "queue: %d", err);
+    cl_program p = cltest_program(ctx, dev, "gpu_kernels.cubin");
+    cl_kernel spin = clCreateKernel(p, "spin_ns", &err);
+    REQUIRE(spin, "spin_ns: %d", err);
+    cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 8, NULL, &err);
+    cl_mem other = filled(0.0f);
+    REQUIRE(out, "buffer: %d", err);
+    cl_event u1 = clCreateUserEvent(ctx, &err), u2 = clCreateUserEvent(ctx, &err);
+    REQUIRE(u1 && u2, "user events: %d", err);
+    const cl_ulong ns = 100000000, mark = 0x1234;
+    EXPECT_OK(clSetKernelArg(spin, 0, sizeof(ns), &ns));
+    EXPECT_OK(clSetKernelArg(spin, 1, sizeof(out), &out));
+    const size_t one = 1;
+    static const float seven[4] = {7, 7, 7, 7};
+    cl_event ev[3];
+    EXPECT_OK(clEnqueueNDRangeKernel(q, spin, 1, NULL, &one, &one, 1, &u1, &ev[0]));
+    EXPECT_OK(clEnqueueWriteBuffer(q, other, CL_FALSE, 0, sizeof(seven), seven, 1, &u2, &ev[1]));
+    EXPECT_OK(clEnqueueWriteBuffer(q, out, CL_FALSE, 0, sizeof(mark), &mark, 0, NULL, &ev[2]));
+    EXPECT_OK(clSetUserEventStatus(u1, CL_COMPLETE));
+    EXPECT_OK(clSetUserEventStatus(u2, -3));
+    EXPECT_OK(clFinish(q));
+    EXPECT(status_of(ev[0]) == CL_COMPLETE && status_of(ev[1]) < 0 &&
+               status_of(ev[2]) == CL_COMPLETE,
+           "statuses %d %d %d", status_of(ev[0]), status_of(ev[1]), status_of(ev[2]));
+    cl_ulong got = 0;
+    EXPECT_OK(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof(got), &got, 0, NULL, NULL));
+    EXPECT(got == mark, "the last write landed before the kernel's store (%llu)",
+           (unsigned long long)got);
+    float first;
+    EXPECT(differ(q, other, 0.0f, &first) == 0, "the terminated write moved data (%g)", first);
+    for (int i = 0; i < 3; i++)
+        EXPECT_OK(clReleaseEvent(ev[i]));
+    EXPECT_OK(clReleaseEvent(u1));
+    EXPECT_OK(clReleaseEvent(u2));
+    EXPECT_OK(clReleaseMemObject(out));
+    EXPECT_OK(clReleaseMemObject(other));
+    EXPECT_OK(clReleaseKernel(spin));
+    EXPECT_OK(clReleaseProgram(p));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
 int main(void)
 {
     cl_platform_id p = cltest_platform();
@@ -378,6 +429,7 @@ int main(void)
     chain(CL_COMPLETE);
     full_behind_gate();
     xchain_one_pass();
+    dropped_keeps_order();
     EXPECT_OK(clReleaseKernel(vadd));
     EXPECT_OK(clReleaseProgram(prog));
     EXPECT_OK(clReleaseContext(ctx));
