@@ -561,6 +561,8 @@ struct _cl_mem;
  * Backing store per kind of buffer (one entry per context device):
  *  - default:          HCQ_MEM_DEVICE on each device
  *  - COPY_HOST_PTR:    HCQ_MEM_DEVICE_MAPPED, filled through the CPU view
+ *                      (BAR1), which nothing reads: maps copy through
+ *                      staging as for the default kind
  *  - ALLOC_HOST_PTR:   HCQ_MEM_HOST (pinned, CPU and GPU mapped)
  *  - USE_HOST_PTR:     the application's pages registered with
  *                      hcq_mem_register (zero copy); when they can't be

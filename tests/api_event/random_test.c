@@ -971,6 +971,7 @@ static void run_graph(uint64_t seed)
     t_phase[1] = host_ns();
     for (int c = 0; c < ncmds; c++) {
         const uint64_t t_step = host_ns();
+        TRACE("step %d at %.3f ms\n", c, (t_step - t_phase[0]) / 1e6);
         const int op = (int)rnd(26);
         switch (op) {
         case 0: case 1: new_user(); break;
