@@ -106,9 +106,7 @@ int main(void)
     cl_uint n = 0;
     cl_device_id *devs = unit_devices(&n);
     cl_context ctx = unit_context(1, devs);
-    cl_int err;
-    cl_command_queue q = hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err);
-    REQUIRE(q && err == CL_SUCCESS, "queue: %d", err);
+    cl_command_queue q = unit_queue(ctx, devs[0]);
     check_wait_holds(ctx, q);
     check_retain_after_release(ctx, q);
     hcqcl_clReleaseCommandQueue(q);

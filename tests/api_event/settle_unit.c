@@ -24,19 +24,10 @@
 
 #include "api/obj.h"
 #include "check.h"
+#include "park.h"
 #include "unit_setup.h"
 
 enum { N = 1024 };
-
-static atomic_int parked; /* 0, 1 parked, 2 let go */
-
-static void CL_CALLBACK park(cl_event e, cl_int status, void *arg)
-{
-    (void)e, (void)status, (void)arg;
-    atomic_store(&parked, 1);
-    while (atomic_load(&parked) != 2)
-        usleep(100);
-}
 
 static void park_notifier(cl_context ctx)
 {
@@ -93,10 +84,8 @@ int main(void)
     cl_uint n = 0;
     cl_device_id *devs = unit_devices(&n);
     cl_context ctx = unit_context(1, devs);
+    cl_command_queue q = unit_queue(ctx, devs[0]), q2 = unit_queue(ctx, devs[0]);
     cl_int err;
-    cl_command_queue q = hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err);
-    cl_command_queue q2 = hcqcl_clCreateCommandQueueWithProperties(ctx, devs[0], NULL, &err);
-    REQUIRE(q && q2, "queues: %d", err);
     cl_mem x = buffer(ctx), y = buffer(ctx), z = buffer(ctx);
     park_notifier(ctx);
 

@@ -14,6 +14,7 @@
  * after what its queue ran before it on another.
  */
 #include "vadd_steps.h"
+#include "park.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -264,18 +265,6 @@ static void full_behind_gate(void)
     EXPECT_OK(clReleaseEvent(u));
     EXPECT_OK(clReleaseMemObject(x));
     EXPECT_OK(clReleaseCommandQueue(q));
-}
-
-/* A callback that keeps the event notifier until told to let go: while it
- * runs, no tracker pass happens but those the application's calls make. */
-static atomic_int parked; /* 0, 1 parked, 2 let go */
-
-static void CL_CALLBACK park(cl_event e, cl_int status, void *arg)
-{
-    (void)e, (void)status, (void)arg;
-    atomic_store(&parked, 1);
-    while (atomic_load(&parked) != 2)
-        usleep(100);
 }
 
 /* A value the GPU writes into host pages while the application looks:

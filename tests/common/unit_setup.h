@@ -31,4 +31,13 @@ static inline cl_context unit_context(cl_uint n, const cl_device_id *devs)
     return ctx;
 }
 
+/* An in-order queue on dev. */
+static inline cl_command_queue unit_queue(cl_context ctx, cl_device_id dev)
+{
+    cl_int err = CL_SUCCESS;
+    cl_command_queue q = hcqcl_clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+    REQUIRE(q && err == CL_SUCCESS, "queue: %d", err);
+    return q;
+}
+
 #endif
