@@ -109,11 +109,13 @@ int main(void)
     EXPECT(ph == HCQCL_PH_GPU, "d is on the GPU, no pass saw it end (phase %d)", ph);
     atomic_store(&d->gates_others, false);
 
+    /* The other queue's first: the enqueue on d's own queue settles what
+     * of its channel the GPU finished, d among them. */
+    cl_event other = fill(q2, y, 3.0f, d);
+    EXPECT(other->host_wait, "another queue's command may not wait inline for d");
     cl_event same = fill(q, x, 2.0f, d);
     EXPECT(!same->host_wait, "a command of d's queue waits on the host through d");
     EXPECT(!any_blocked(q), "d's channel still counts as blocked");
-    cl_event other = fill(q2, y, 3.0f, d);
-    EXPECT(other->host_wait, "another queue's command may not wait inline for d");
     EXPECT(!atomic_load(&d->gates_others), "a command waiting on d was gated");
 
     atomic_store(&parked, 2);
