@@ -309,6 +309,20 @@ static void do_rw(struct ctx *c, void *a)
         CHECK(clEnqueueReadBuffer(c->q, x->dev, CL_TRUE, 0, xfer_bytes, x->host, 0, NULL, NULL));
 }
 
+/* Map a device buffer for reading, copy it out on the CPU, unmap: what an
+ * application that reads results through a map pays. */
+static void do_map_read(struct ctx *c, void *a)
+{
+    struct xfer *x = a;
+    cl_int err;
+    void *p = clEnqueueMapBuffer(c->q, x->dev, CL_TRUE, CL_MAP_READ, 0, xfer_bytes, 0, NULL, NULL,
+                                 &err);
+    CHECK(err);
+    memcpy(x->host, p, xfer_bytes);
+    CHECK(clEnqueueUnmapMemObject(c->q, x->dev, p, 0, NULL, NULL));
+    CHECK(clFinish(c->q));
+}
+
 static void do_bidir(struct ctx *c, void *a)
 {
     struct xfer *x = a; /* x[0] write on q, x[1] read on q2 */
@@ -387,6 +401,13 @@ static void bench_bandwidth(struct ctx *c, int runs)
     emit("h2d_pageable_gbs", time_gbs(c, do_rw, &x, (double)xfer_bytes, runs));
     x.write = false;
     emit("d2h_pageable_gbs", time_gbs(c, do_rw, &x, (double)xfer_bytes, runs));
+    /* A buffer made from host data, read back through a map. */
+    cl_mem init = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, xfer_bytes,
+                                 pageable, &err);
+    CHECK(err);
+    struct xfer mx = {.dev = init, .host = pageable};
+    emit("map_read_gbs", time_gbs(c, do_map_read, &mx, (double)xfer_bytes, runs));
+    clReleaseMemObject(init);
 
     /* Pinned: a mapped CL_MEM_ALLOC_HOST_PTR buffer (oclBandwidthTest). */
     cl_mem pin[2];
@@ -479,6 +500,7 @@ static const struct {
     {"image_cycle_us", "64x64 image: make, write, release", "us", false},
     {"h2d_pageable_gbs", "host->device pageable", "GB/s", true},
     {"d2h_pageable_gbs", "device->host pageable", "GB/s", true},
+    {"map_read_gbs", "COPY_HOST_PTR buffer: map, read, unmap", "GB/s", true},
     {"h2d_pinned_gbs", "host->device pinned", "GB/s", true},
     {"d2h_pinned_gbs", "device->host pinned", "GB/s", true},
     {"bidir_pinned_gbs", "both directions at once, pinned", "GB/s", true},
