@@ -976,7 +976,6 @@ static void *notifier_main(void *arg)
 /* Status and waits                                                     */
 /* ------------------------------------------------------------------ */
 
-
 bool hcqcl_event_settled(cl_event d, bool strict)
 {
     if (atomic_load(&d->phase) == HCQCL_PH_DONE)

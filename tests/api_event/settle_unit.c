@@ -17,9 +17,7 @@
  * The fills' values then show the order they ran in.
  */
 #define CL_TARGET_OPENCL_VERSION 300
-#include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "api/obj.h"
