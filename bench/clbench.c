@@ -133,31 +133,41 @@ static void setup(struct ctx *c, cl_platform_id p)
 
 /* Median of 7 runs, microseconds from setting a user event to the end of
  * a chain of n empty kernels behind it, each waiting on the one before,
- * alternating between queues a and b. */
-static double user_chain(struct ctx *c, cl_command_queue a, cl_command_queue b, int n)
+ * alternating between queues a and b. Not gated: the same chain with no
+ * user event, timed from its first enqueue to its end. */
+static double user_chain(struct ctx *c, cl_command_queue a, cl_command_queue b, int n,
+                         bool gated)
 {
     const size_t g = 32, l = 32;
     cl_int err;
     double w[7];
     for (int r = 0; r < 7; r++) {
-        cl_event u = clCreateUserEvent(c->ctx, &err), prev = u;
-        CHECK(err);
+        cl_event u = NULL;
+        if (gated) {
+            u = clCreateUserEvent(c->ctx, &err);
+            CHECK(err);
+        }
+        cl_event prev = u;
+        double t0 = now_us();
         for (int i = 0; i < n; i++) {
             cl_event e;
-            CHECK(clEnqueueNDRangeKernel(i & 1 ? b : a, c->empty, 1, NULL, &g, &l, 1, &prev,
-                                         &e));
+            CHECK(clEnqueueNDRangeKernel(i & 1 ? b : a, c->empty, 1, NULL, &g, &l, prev ? 1 : 0,
+                                         prev ? &prev : NULL, &e));
             if (prev != u)
                 clReleaseEvent(prev);
             prev = e;
         }
         CHECK(clFlush(a));
         CHECK(clFlush(b));
-        double t0 = now_us();
-        CHECK(clSetUserEventStatus(u, CL_COMPLETE));
+        if (gated) {
+            t0 = now_us();
+            CHECK(clSetUserEventStatus(u, CL_COMPLETE));
+        }
         CHECK(clWaitForEvents(1, &prev));
         w[r] = now_us() - t0;
         clReleaseEvent(prev);
-        clReleaseEvent(u);
+        if (u)
+            clReleaseEvent(u);
     }
     return percentile(w, 7, 0.5);
 }
@@ -216,9 +226,11 @@ static void bench_launch(struct ctx *c)
      * event to the end. */
     cl_command_queue q2 = clCreateCommandQueue(c->ctx, c->dev, 0, &err);
     CHECK(err);
-    emit("user_gate_us", user_chain(c, c->q, c->q, 1));
-    emit("user_chain_us", user_chain(c, c->q, c->q, 100));
-    emit("user_xchain_us", user_chain(c, c->q, q2, 100));
+    emit("user_gate_us", user_chain(c, c->q, c->q, 1, true));
+    emit("user_chain_us", user_chain(c, c->q, c->q, 100, true));
+    emit("user_xchain_us", user_chain(c, c->q, q2, 100, true));
+    emit("event_chain_us", user_chain(c, c->q, c->q, 100, false));
+    emit("event_xchain_us", user_chain(c, c->q, q2, 100, false));
     clReleaseCommandQueue(q2);
 
     /* Profiled duration of an empty kernel. */
@@ -494,6 +506,8 @@ static const struct {
     {"user_gate_us", "user event set -> kernel behind it done", "us", false},
     {"user_chain_us", "user event set -> 100-kernel chain done", "us", false},
     {"user_xchain_us", "  the same chain across two queues", "us", false},
+    {"event_chain_us", "100-kernel event chain, ungated", "us", false},
+    {"event_xchain_us", "  the same chain across two queues", "us", false},
     {"kernel_profiled_us", "profiled duration, empty kernel", "us", false},
     {"timer_resolution_ns", "profiling timer resolution", "ns", false},
     {"buffer_cycle_us", "4 KiB buffer: make, write, release", "us", false},
