@@ -738,6 +738,30 @@ static bool ring_has(struct hcq_queue *q, uint64_t n)
     return q->put + n - q->get_abs < q->ring_entries - 1;
 }
 
+/* Merge the entries of pending_gp[0, n) that continue one another in the
+ * pushbuffer: the GPU fetches one entry at a time, and spans decided
+ * together (a chain of commands behind one user event) would otherwise
+ * go as an entry or two per command. What follows, and the holds'
+ * indices, move down; returns the new n. */
+static unsigned coalesce(struct hcq_queue *q, unsigned n)
+{
+    if (n < 2)
+        return n;
+    unsigned w = 0;
+    for (unsigned i = 1; i < n; i++) {
+        const uint64_t a = q->pending_gp[w], b = q->pending_gp[i];
+        const uint64_t va = nv_gp_entry_va(a);
+        const uint32_t la = nv_gp_entry_length(a), lb = nv_gp_entry_length(b);
+        if (va + 4ull * la == nv_gp_entry_va(b) && la + lb <= NV_GP_ENTRY_LENGTH_MAX)
+            q->pending_gp[w] = nv_gp_entry(va, la + lb);
+        else
+            q->pending_gp[++w] = b;
+    }
+    if (w + 1 < n)
+        pending_drop(q, w + 1, n - (w + 1));
+    return w + 1;
+}
+
 /* Put pending_gp[0, n) on the ring, as many as there is room for now (all
  * of them, waiting for room, unless try), and make them visible when the
  * caller will not (some are left); returns how many went. The submission
@@ -768,7 +792,7 @@ static int submit_all(struct hcq_queue *q, bool try)
         return 0;
     if (hcq_device_lost(q->dev))
         return -EIO;
-    if (try && ring_short(q)) {
+    if (try && (coalesce(q, q->npending), ring_short(q))) {
         /* The chunks already closed go as far as the ring takes them; the
          * submission is closed (its release, its records) by a later one. */
         int r;
@@ -817,7 +841,7 @@ static int submit_all(struct hcq_queue *q, bool try)
     int r = close_chunk(q, 0);
     if (r)
         return r;
-    ring_put(q, q->npending, false, &r);
+    ring_put(q, coalesce(q, q->npending), false, &r);
     if (r)
         return r;
     close_submission(q, q->rel_value | late, q->pb.head, q->scratch.head);
@@ -886,7 +910,7 @@ static void pending_drop(struct hcq_queue *q, unsigned at, unsigned n)
  * ends with the release of h->rel (try: as much as the ring takes now). */
 static int submit_before(struct hcq_queue *q, struct hcq_hold *h, bool try)
 {
-    const unsigned n = h->start;
+    const unsigned n = coalesce(q, h->start); /* h->start moves with it */
     if (!n)
         return 0;
     int r;

@@ -3,8 +3,8 @@
  * GPU only once it is decided, its span runs or is dropped whole, and
  * what follows the span always runs. One hold dropped and one run; two
  * decided in the other order (the second waits for the first); hundreds
- * on one queue, more GP entries than a submission carries inline; more
- * than the ring holds, submitted by flushes that never wait for room; a
+ * on one queue, more GP entries than a submission carries inline; spans
+ * decided together merged into one GP entry; more than the ring holds, submitted by flushes that never wait for room; a
  * pushbuffer that fills behind an open hold refuses the verb instead of
  * waiting; a queue destroyed with a hold undecided gives everything back.
  * Copy-engine fills on the device the tests find (the emulated one in
@@ -181,31 +181,57 @@ static void test_many(struct hcq_device *dev)
     hcq_mem_free(m);
 }
 
-/* More decided work than the ring holds, submitted by flushes that never
- * wait for ring room (hcq_q_submit_try, as the event notifier flushes):
- * each puts on the ring what fits and says -EAGAIN, until all went. */
-static void test_try(struct hcq_device *dev)
+/* Spans decided together go to the GPU as one GP entry where their
+ * pushbuffer bytes follow one another: a hundred run, three entries at
+ * most (the arena may wrap once, the submission's last chunk). */
+static void test_merged(struct hcq_device *dev)
 {
     enum { H = 100 };
     struct hcq_queue *q;
     struct hcq_mem *m;
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 65536, 8192, &q) == 0);
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
+    memset(m->cpu, 0, 2 * 4 * H);
+    static struct hcq_hold *h[H];
+    const uint64_t v = held_fills(q, m, h, H);
+    EXPECT(q->npending >= 2 * H - 1); /* a span and a release chunk each */
+    const uint64_t put = q->put;
+    for (unsigned i = 0; i < H; i++)
+        hcq_q_hold_decide(h[i], true);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT(q->put - put >= 1 && q->put - put <= 3);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
+    EXPECT_EQ(fills_off(m, H, all_ran), 0);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
+/* More decided work than the ring holds, submitted by flushes that never
+ * wait for ring room (hcq_q_submit_try, as the event notifier flushes):
+ * each puts on the ring what fits and says -EAGAIN, until all went. Every
+ * third span dropped leaves a hundred entries that cannot merge. */
+static void test_try(struct hcq_device *dev)
+{
+    enum { H = 300 };
+    struct hcq_queue *q;
+    struct hcq_mem *m;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 131072, 8192, &q) == 0);
     REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
     memset(m->cpu, 0, 2 * 4 * H);
     static struct hcq_hold *h[H];
     const uint64_t v = held_fills(q, m, h, H);
     for (unsigned i = 0; i < H; i++)
-        hcq_q_hold_decide(h[i], true);
+        hcq_q_hold_decide(h[i], every_third_dropped(i));
     int r, again = 0;
     for (int k = 0; k < 100000 && (r = hcq_q_submit_try(q)) == -EAGAIN; k++) {
         again++;
         sleep_ms(1);
     }
     EXPECT_EQ(r, 0);
-    EXPECT(again > 0); /* 2 entries a hold, 64 on the ring */
+    EXPECT(again > 0); /* 100 entries, 64 on the ring */
     EXPECT(!hcq_q_held(q));
     EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS), 0);
-    EXPECT_EQ(fills_off(m, H, all_ran), 0);
+    EXPECT_EQ(fills_off(m, H, every_third_dropped), 0);
     hcq_queue_destroy(q);
     hcq_mem_free(m);
 }
@@ -261,6 +287,7 @@ int main(void)
     test_one(dev, true);
     test_reversed(dev);
     test_many(dev);
+    test_merged(dev);
     test_try(dev);
     test_full(dev);
     hcq_queue_idle_drain(dev);
