@@ -652,6 +652,15 @@ void hcqcl_event_tell_lost(cl_context ctx, cl_command_queue q)
     hcqcl_context_notify(ctx, msg, NULL, 0);
 }
 
+/* Whether a[i + 1, n) decides another gate of e's queue. */
+static bool more_gates_of(const struct act *a, size_t i, size_t n, cl_command_queue q)
+{
+    for (size_t k = i + 1; k < n; k++)
+        if (a[k].kind == ACT_GATE && a[k].ev->q == q)
+            return true;
+    return false;
+}
+
 /* Run the actions a pass collected, outside the lock. */
 static void run_acts(struct act *a, size_t n)
 {
@@ -663,13 +672,16 @@ static void run_acts(struct act *a, size_t n)
                 e->before_fn(e->before_arg, a[i].status);
             /* Its GPU part runs, or is dropped when a dependency of its
              * wait list failed; the work held behind it goes to the GPU
-             * now, or at the notifier's next flush when an enqueue holds
-             * the queue's lock (whose own submission may see it first). */
+             * with the queue's last gate the pass decides (one submission
+             * for a chain behind one user event), or at the notifier's
+             * next flush when an enqueue holds the queue's lock (whose own
+             * submission may see it first). */
             hcq_q_hold_decide(e->hold, a[i].status >= 0);
             e->hold = NULL; /* the channel's now */
             atomic_store(&e->decided, true);
             hcqcl_queue_note_held(e->q);
-            hcqcl_queue_flush(e->q, true);
+            if (!more_gates_of(a, i, n, e->q))
+                hcqcl_queue_flush(e->q, true);
             hcqcl_event_unref(e);
             break;
         case ACT_AFTER:
