@@ -395,6 +395,7 @@ struct hcq_queue {
     uint64_t put_at[HCQ_SUBMIT_HISTORY]; /* ring entries written through seq */
     uint64_t rel_value;   /* last timeline release emitted ... */
     uint64_t rel_pb_head; /* ... and pb.head just after it */
+    bool rel_host;        /* it came from the host (not a grid's, not `retired`'s) */
     /* hcq_q_commit: the last timeline value of the submission before the
      * last one, and of the last one; units held back since. */
     uint64_t pub_prev, pub_hi;

@@ -413,6 +413,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
         v = ++q->last;
         hcq_q_tail_release(q, q->timeline->va, v);
         raise_to(&q->timeline->rec_hi, v);
+        q->rel_host = false;
     } else {
         int r = push_reserve(q, 8, true);
         if (r == -ENOMEM && holding(q)) {
@@ -428,6 +429,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
             return r;
         v = ++q->last;
         push_release(q, q->timeline, v);
+        q->rel_host = true;
     }
     q->rel_value = v;
     q->rel_pb_head = q->pb.head;
@@ -809,6 +811,7 @@ static int submit_all(struct hcq_queue *q, bool try)
         push_release(q, q->timeline, v);
         q->rel_value = v;
         q->rel_pb_head = q->pb.head;
+        q->rel_host = true;
     } else if (q->tail.cpu) {
         /* The work ends with a release folded into a QMD. While no thread
          * sleeps on interrupts it stays the grid's own release, seen
@@ -836,6 +839,7 @@ static int submit_all(struct hcq_queue *q, bool try)
             hcq_q_tail_unrelease(q);
         push_release(q, keep ? q->retired : q->timeline, q->rel_value);
         q->rel_pb_head = q->pb.head;
+        q->rel_host = !keep;
     }
     /* The last chunk: its entry is the one every other kept free. */
     int r = close_chunk(q, 0);
@@ -966,16 +970,23 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
     } else {
         /* Behind an open hold: the work since ends with a release of its
          * own (from the host, never a grid's), so that it can be
-         * submitted alone once the holds before it are decided. */
-        r = push_reserve(q, 8, false);
-        if (r == 0) {
+         * submitted alone once the holds before it are decided. Where it
+         * ends with one already (the command before's own, after its
+         * span: a chain of gated commands), that one serves: a host
+         * release waits for the engine to go idle, and one per command is
+         * enough. */
+        r = 0;
+        if (q->pb.head == q->rel_pb_head && q->rel_host && !q->tail.cpu) {
+            h->rel = q->rel_value;
+        } else if ((r = push_reserve(q, 8, false)) == 0) {
             h->rel = ++q->last;
             push_release(q, q->timeline, h->rel);
             q->rel_value = h->rel;
             q->rel_pb_head = q->pb.head;
-            /* Two left: this span's end, the submission's last chunk. */
-            r = close_chunk(q, 2);
+            q->rel_host = true;
         }
+        if (r == 0) /* two left: this span's end, the submission's last chunk */
+            r = close_chunk(q, 2);
         h->start = q->npending;
         h->pb_end = q->pb.head;
         h->scratch_end = q->scratch.head;

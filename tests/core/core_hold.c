@@ -183,7 +183,9 @@ static void test_many(struct hcq_device *dev)
 
 /* Spans decided together go to the GPU as one GP entry where their
  * pushbuffer bytes follow one another: a hundred run, three entries at
- * most (the arena may wrap once, the submission's last chunk). */
+ * most (the arena may wrap once, the submission's last chunk). A hold
+ * right after a command's release takes that release as the end of the
+ * work before it: one release a command, not two. */
 static void test_merged(struct hcq_device *dev)
 {
     enum { H = 100 };
@@ -193,7 +195,9 @@ static void test_merged(struct hcq_device *dev)
     REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
     memset(m->cpu, 0, 2 * 4 * H);
     static struct hcq_hold *h[H];
+    const uint64_t last = q->last;
     const uint64_t v = held_fills(q, m, h, H);
+    EXPECT_EQ(q->last - last, (uint64_t)H);
     EXPECT(q->npending >= 2 * H - 1); /* a span and a release chunk each */
     const uint64_t put = q->put;
     for (unsigned i = 0; i < H; i++)
