@@ -380,7 +380,8 @@ bool hcq_q_held(const struct hcq_queue *q);
 /* Holds: work the host may still cancel after recording it (a command
  * waiting on an OpenCL user event that may fail). hcq_q_hold submits
  * everything recorded before it (or, behind another hold, ends that work
- * with a release of its own) and starts a span; hcq_q_hold_end ends the
+ * with a release of its own, or with the release already ending it) and
+ * starts a span; hcq_q_hold_end ends the
  * span. Nothing from the span on reaches the GPU until the hold is
  * decided: hcq_q_hold_decide (any thread, no lock) says whether the span
  * runs or is dropped whole, and the next hcq_q_submit / hcq_q_commit

@@ -135,7 +135,10 @@ static int arena_room(struct hcq_queue *q, struct hcq_arena *a, uint64_t need, u
         if (off + pad + need > a->size)
             pad = a->size - off; /* next lap starts at offset 0 */
         if (a->head + pad + need - a->tail <= a->size) {
-            if (pad && is_pb) {
+            /* An open chunk that ends right at the end of the last lap
+             * (a release in the slack can fill it) ends there too. */
+            const bool lap_end = is_pb && off == 0 && a->head != q->open_start;
+            if ((pad && is_pb) || lap_end) {
                 /* The open GP chunk ends here; the next one starts at 0. */
                 if (close_chunk(q, 2))
                     return -ENOMEM;

@@ -4,7 +4,8 @@
  * the range), 2-D copies, 64-bit releases with timestamps from both
  * engines, a compute queue waiting on a value a copy queue releases later,
  * ring and pushbuffer wrap-around (many more submissions than ring
- * entries, and one submission larger than the pushbuffer), scratch
+ * entries, one submission larger than the pushbuffer, a chunk that ends
+ * right at the pushbuffer's end), scratch
  * recycling, commits held back while the GPU is busy (and submitted by
  * the next commit that finds it running dry, or by a submit), and
  * teardown that gives every byte back.
@@ -226,6 +227,48 @@ static void test_wrap(struct hcq_device *dev)
     uint64_t va;
     EXPECT_EQ(hcq_q_scratch(q, 8193, 64, &cpu, &va), -ENOMEM);
     finish(q);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
+/* An open GP chunk that ends exactly at the end of the pushbuffer (what
+ * a release written into a reservation's slack can do) is closed there
+ * when the next reservation starts the next lap at offset 0: an entry
+ * never runs past the end. White-box: method writes that only set the
+ * host's semaphore address bring the head to the end. */
+static void test_lap_end(struct hcq_device *dev)
+{
+    struct hcq_queue *q;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 16384, 8192, &q) == 0);
+    struct hcq_mem *m;
+    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    uint32_t *p = m->cpu;
+    memset(p, 0, 4096);
+    const uint32_t one = 1, two = 2;
+    /* Past the middle of the pushbuffer, everything before retired. */
+    while (hcq_arena_off(&q->pb, q->pb.head) < q->pb.size / 2) {
+        EXPECT_EQ(hcq_q_fill(q, m->va, 4, &one, 4), 0);
+        finish(q);
+    }
+    EXPECT_EQ(hcq_q_fill(q, m->va, 4, &one, 4), 0);
+    uint64_t rem = q->pb.size - hcq_arena_off(&q->pb, q->pb.head);
+    while (rem >= 72) { /* a reservation of 2 dwords keeps 16 more free */
+        REQUIRE(hcq_push_reserve(q, 2) == 0);
+        hcq_push_1(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 0);
+        rem = q->pb.size - hcq_arena_off(&q->pb, q->pb.head);
+    }
+    /* The rest (64 or 68 bytes) is the last reservation's slack. */
+    const uint32_t lohi[2] = {0, 0};
+    if (rem % 8)
+        hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, lohi, 2);
+    while (hcq_arena_off(&q->pb, q->pb.head) != 0)
+        hcq_push_1(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 0);
+    REQUIRE(q->pb.head != q->open_start, "the chunk is open up to the end");
+    EXPECT_EQ(hcq_q_fill(q, m->va + 4, 4, &two, 4), 0);
+    finish(q);
+    EXPECT(!hcq_device_lost(dev));
+    EXPECT_EQ(p[0], 1u);
+    EXPECT_EQ(p[1], 2u);
     hcq_queue_destroy(q);
     hcq_mem_free(m);
 }
@@ -565,6 +608,7 @@ int main(void)
     test_compute_churn(dev);
     test_reuse(dev);
     test_wrap(dev);
+    test_lap_end(dev);
     test_stalled_gpu(dev);
     if (!hcq_device_info(dev)->emulated)
         test_big_copy(dev, cq);
