@@ -661,30 +661,66 @@ static bool more_gates_of(const struct act *a, size_t i, size_t n, cl_command_qu
     return false;
 }
 
+/* Queues with gates decided and not yet flushed, each kept alive by a
+ * gate of it later in the pass's actions. */
+struct deferred {
+    cl_command_queue q[32];
+    size_t n;
+};
+
+static void flush_deferred(struct deferred *d)
+{
+    for (size_t k = 0; k < d->n; k++)
+        hcqcl_queue_flush(d->q[k], true);
+    d->n = 0;
+}
+
+/* Flush q now, or with its last gate of the pass (defer). */
+static void flush_gated(struct deferred *d, cl_command_queue q, bool defer)
+{
+    size_t k = 0;
+    while (k < d->n && d->q[k] != q)
+        k++;
+    if (defer && (k < d->n || d->n < UTIL_ARRAY_SIZE(d->q))) {
+        if (k == d->n)
+            d->q[d->n++] = q;
+        return;
+    }
+    if (k < d->n) /* its last gate: out of the list before it may go */
+        d->q[k] = d->q[--d->n];
+    hcqcl_queue_flush(q, true);
+}
+
 /* Run the actions a pass collected, outside the lock. */
 static void run_acts(struct act *a, size_t n)
 {
+    /* Work decided to run goes to the GPU before any host work of the
+     * pass (a gate's staging copy, a callback) can delay it. */
+    struct deferred d = {.n = 0};
     for (size_t i = 0; i < n; i++) {
         cl_event e = a[i].ev;
         switch (a[i].kind) {
         case ACT_GATE:
-            if (e->before_fn)
+            if (e->before_fn) {
+                flush_deferred(&d);
                 e->before_fn(e->before_arg, a[i].status);
+            }
             /* Its GPU part runs, or is dropped when a dependency of its
              * wait list failed; the work held behind it goes to the GPU
              * with the queue's last gate the pass decides (one submission
-             * for a chain behind one user event), or at the notifier's
+             * for a chain behind one user event) or before host work of
+             * the pass that comes first, or at the notifier's
              * next flush when an enqueue holds the queue's lock (whose own
              * submission may see it first). */
             hcq_q_hold_decide(e->hold, a[i].status >= 0);
             e->hold = NULL; /* the channel's now */
             atomic_store(&e->decided, true);
             hcqcl_queue_note_held(e->q);
-            if (!more_gates_of(a, i, n, e->q))
-                hcqcl_queue_flush(e->q, true);
+            flush_gated(&d, e->q, more_gates_of(a, i, n, e->q));
             hcqcl_event_unref(e);
             break;
         case ACT_AFTER:
+            flush_deferred(&d);
             e->after_fn(e->after_arg, a[i].status);
             pthread_mutex_lock(&T.lock);
             finish_locked(e, a[i].status);
