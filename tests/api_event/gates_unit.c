@@ -10,7 +10,6 @@
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <stdatomic.h>
-#include <unistd.h>
 
 #include "api/obj.h"
 #include "core/priv.h"
@@ -41,19 +40,12 @@ int main(void)
     cl_mem x = hcqcl_clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * 4, NULL, &err);
     REQUIRE(x, "buffer: %d", err);
 
-    cl_event u0 = hcqcl_clCreateUserEvent(ctx, &err);
-    REQUIRE(u0, "user event: %d", err);
-    REQUIRE(hcqcl_clSetEventCallback(u0, CL_COMPLETE, park, NULL) == CL_SUCCESS, "callback");
-    REQUIRE(hcqcl_clSetUserEventStatus(u0, CL_COMPLETE) == CL_SUCCESS, "set");
-    for (int i = 0; i < 10000 && !atomic_load(&parked); i++)
-        usleep(1000);
-    REQUIRE(atomic_load(&parked) == 1, "the notifier did not run the callback");
-    hcqcl_clReleaseEvent(u0);
+    unit_park_notifier(ctx);
 
     cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u;
     REQUIRE(u, "user event: %d", err);
     for (int i = 0; i < CHAIN; i++) {
-        const uint32_t v = (uint32_t)i + 1;
+        const float v = (float)(i + 1);
         cl_event e = NULL;
         REQUIRE(hcqcl_clEnqueueFillBuffer(q, x, &v, sizeof(v), 0, N * 4, 1, &prev, &e) ==
                     CL_SUCCESS,
@@ -66,25 +58,14 @@ int main(void)
     REQUIRE(hcqcl_clFlush(q) == CL_SUCCESS, "flush");
     const uint64_t before = entries(q);
 
-    EXPECT(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
-    cl_int st = 0;
-    EXPECT(hcqcl_clGetEventInfo(prev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL) ==
-               CL_SUCCESS,
-           "status");
-    EXPECT(atomic_load(&prev->decided), "the chain's last fill was not decided in the pass");
+    EXPECT(unit_set_and_pass(u, prev), "the chain's last fill was not decided in the pass");
     const uint64_t given = entries(q) - before;
     EXPECT(given >= 1 && given <= 2, "%d gated fills went as %llu GP entries", CHAIN,
            (unsigned long long)given);
 
     atomic_store(&parked, 2);
     EXPECT(hcqcl_clWaitForEvents(1, &prev) == CL_SUCCESS, "wait");
-    static uint32_t h[N];
-    REQUIRE(hcqcl_clEnqueueReadBuffer(q, x, CL_TRUE, 0, N * 4, h, 0, NULL, NULL) == CL_SUCCESS,
-            "read");
-    int bad = 0;
-    for (int i = 0; i < N; i++)
-        bad += h[i] != CHAIN;
-    EXPECT(bad == 0, "%d values off (first %u, want %d)", bad, h[0], CHAIN);
+    unit_check_floats(q, x, N, (float)CHAIN, "x, the chain's last fill");
 
     hcqcl_clReleaseEvent(prev);
     hcqcl_clReleaseEvent(u);

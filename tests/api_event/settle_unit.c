@@ -18,7 +18,6 @@
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <stdatomic.h>
-#include <unistd.h>
 
 #include "api/obj.h"
 #include "check.h"
@@ -26,19 +25,6 @@
 #include "unit_setup.h"
 
 enum { N = 1024 };
-
-static void park_notifier(cl_context ctx)
-{
-    cl_int err;
-    cl_event u0 = hcqcl_clCreateUserEvent(ctx, &err);
-    REQUIRE(u0, "user event: %d", err);
-    REQUIRE(hcqcl_clSetEventCallback(u0, CL_COMPLETE, park, NULL) == CL_SUCCESS, "callback");
-    REQUIRE(hcqcl_clSetUserEventStatus(u0, CL_COMPLETE) == CL_SUCCESS, "set");
-    for (int i = 0; i < 10000 && !atomic_load(&parked); i++)
-        usleep(1000);
-    REQUIRE(atomic_load(&parked) == 1, "the notifier did not run the callback");
-    hcqcl_clReleaseEvent(u0);
-}
 
 static cl_mem buffer(cl_context ctx)
 {
@@ -66,16 +52,6 @@ static bool any_blocked(cl_command_queue q)
     return false;
 }
 
-static void check_values(cl_command_queue q, cl_mem m, float want, const char *what)
-{
-    static float h[N];
-    REQUIRE(hcqcl_clEnqueueReadBuffer(q, m, CL_TRUE, 0, N * 4, h, 0, NULL, NULL) == CL_SUCCESS,
-            "read");
-    int bad = 0;
-    for (int i = 0; i < N; i++)
-        bad += h[i] != want;
-    EXPECT(bad == 0, "%s: %d values off (first %g, want %g)", what, bad, h[0], want);
-}
 
 int main(void)
 {
@@ -85,7 +61,7 @@ int main(void)
     cl_command_queue q = unit_queue(ctx, devs[0]), q2 = unit_queue(ctx, devs[0]);
     cl_int err;
     cl_mem x = buffer(ctx), y = buffer(ctx), z = buffer(ctx);
-    park_notifier(ctx);
+    unit_park_notifier(ctx);
 
     cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
     REQUIRE(u, "user event: %d", err);
@@ -96,13 +72,8 @@ int main(void)
     EXPECT(atomic_load(&early->phase) == HCQCL_PH_GATED, "a wait on an undecided command gates");
     EXPECT(atomic_load(&d->gates_others), "it gates on d");
 
-    EXPECT(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
-    /* One pass (a status query makes it): d is decided and submitted. */
-    cl_int st = 0;
-    EXPECT(hcqcl_clGetEventInfo(d, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(st), &st, NULL) ==
-               CL_SUCCESS,
-           "status");
-    EXPECT(atomic_load(&d->decided), "decided in the pass");
+    /* One pass: d is decided and submitted. */
+    EXPECT(unit_set_and_pass(u, d), "decided in the pass");
     const int ph = atomic_load(&d->phase);
     EXPECT(ph == HCQCL_PH_GPU, "d is on the GPU, no pass saw it end (phase %d)", ph);
     atomic_store(&d->gates_others, false);
@@ -119,9 +90,9 @@ int main(void)
     atomic_store(&parked, 2);
     cl_event all[] = {d, early, same, other};
     EXPECT(hcqcl_clWaitForEvents(4, all) == CL_SUCCESS, "wait");
-    check_values(q, x, 2.0f, "x, d then the fill after it");
-    check_values(q2, y, 3.0f, "y");
-    check_values(q2, z, 5.0f, "z");
+    unit_check_floats(q, x, N, 2.0f, "x, d then the fill after it");
+    unit_check_floats(q2, y, N, 3.0f, "y");
+    unit_check_floats(q2, z, N, 5.0f, "z");
     for (unsigned i = 0; i < 4; i++)
         hcqcl_clReleaseEvent(all[i]);
     hcqcl_clReleaseEvent(u);

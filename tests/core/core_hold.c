@@ -31,11 +31,9 @@ static void fill32(struct hcq_queue *q, const struct hcq_mem *m, unsigned i, uin
 static void test_one(struct hcq_device *dev, bool run)
 {
     struct hcq_queue *q;
-    struct hcq_mem *m;
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
-    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    struct hcq_mem *m = core_test_zeroed(dev, 4096);
     uint32_t *p = m->cpu;
-    memset(p, 0, 4096);
     struct hcq_signal *tl = hcq_queue_timeline(q);
     uint64_t before, v;
     fill32(q, m, 0, 1);
@@ -73,11 +71,9 @@ static void test_one(struct hcq_device *dev, bool run)
 static void test_reversed(struct hcq_device *dev)
 {
     struct hcq_queue *q;
-    struct hcq_mem *m;
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
-    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    struct hcq_mem *m = core_test_zeroed(dev, 4096);
     uint32_t *p = m->cpu;
-    memset(p, 0, 4096);
     struct hcq_signal *tl = hcq_queue_timeline(q);
     struct hcq_hold *h1, *h2;
     uint64_t v1, v;
@@ -166,10 +162,8 @@ static void test_many(struct hcq_device *dev)
 {
     enum { H = 300 };
     struct hcq_queue *q;
-    struct hcq_mem *m;
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
-    REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
-    memset(m->cpu, 0, 2 * 4 * H);
+    struct hcq_mem *m = core_test_zeroed(dev, 2 * 4 * H);
     static struct hcq_hold *h[H];
     const uint64_t v = held_fills(q, m, h, H);
     for (unsigned i = H; i-- > 0;)
@@ -190,10 +184,8 @@ static void test_merged(struct hcq_device *dev)
 {
     enum { H = 100 };
     struct hcq_queue *q;
-    struct hcq_mem *m;
     REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
-    REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
-    memset(m->cpu, 0, 2 * 4 * H);
+    struct hcq_mem *m = core_test_zeroed(dev, 2 * 4 * H);
     static struct hcq_hold *h[H];
     const uint64_t last = q->last;
     const uint64_t v = held_fills(q, m, h, H);
@@ -218,10 +210,8 @@ static void test_try(struct hcq_device *dev)
 {
     enum { H = 300 };
     struct hcq_queue *q;
-    struct hcq_mem *m;
     REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 131072, 8192, &q) == 0);
-    REQUIRE(hcq_mem_alloc(dev, 2 * 4 * H, HCQ_MEM_HOST, &m) == 0);
-    memset(m->cpu, 0, 2 * 4 * H);
+    struct hcq_mem *m = core_test_zeroed(dev, 2 * 4 * H);
     static struct hcq_hold *h[H];
     const uint64_t v = held_fills(q, m, h, H);
     for (unsigned i = 0; i < H; i++)
@@ -245,11 +235,9 @@ static void test_try(struct hcq_device *dev)
 static void test_full(struct hcq_device *dev)
 {
     struct hcq_queue *q;
-    struct hcq_mem *m;
     REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 16384, 8192, &q) == 0);
-    REQUIRE(hcq_mem_alloc(dev, 4096, HCQ_MEM_HOST, &m) == 0);
+    struct hcq_mem *m = core_test_zeroed(dev, 4096);
     uint32_t *p = m->cpu;
-    memset(p, 0, 4096);
     struct hcq_hold *h;
     REQUIRE(hcq_q_hold(q, &h) == 0);
     fill32(q, m, 0, 1);

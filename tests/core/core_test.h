@@ -14,7 +14,6 @@
 #include "core/priv.h"
 #include "check.h"
 
-
 /* The first device, opened. */
 static inline struct hcq_device *core_test_device(void)
 {
@@ -27,6 +26,15 @@ static inline struct hcq_device *core_test_device(void)
     }
     REQUIRE(hcq_device_open(devs[0]) == 0);
     return devs[0];
+}
+
+/* size bytes of host memory the GPU maps, zeroed. */
+static inline struct hcq_mem *core_test_zeroed(struct hcq_device *dev, uint64_t size)
+{
+    struct hcq_mem *m;
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &m) == 0);
+    memset(m->cpu, 0, size);
+    return m;
 }
 
 static inline int core_test_done(const char *name) { return check_done(name); }
