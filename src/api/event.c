@@ -709,9 +709,9 @@ static void run_acts(struct act *a, size_t n)
              * wait list failed; the work held behind it goes to the GPU
              * with the queue's last gate the pass decides (one submission
              * for a chain behind one user event) or before host work of
-             * the pass that comes first, or at the notifier's
-             * next flush when an enqueue holds the queue's lock (whose own
-             * submission may see it first). */
+             * the pass that comes first, or at the notifier's next flush
+             * when an enqueue holds the queue's lock (whose own submission
+             * may see it first). */
             hcq_q_hold_decide(e->hold, a[i].status >= 0);
             e->hold = NULL; /* the channel's now */
             atomic_store(&e->decided, true);

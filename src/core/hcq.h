@@ -381,12 +381,12 @@ bool hcq_q_held(const struct hcq_queue *q);
  * waiting on an OpenCL user event that may fail). hcq_q_hold submits
  * everything recorded before it (or, behind another hold, ends that work
  * with a release of its own, or with the release already ending it) and
- * starts a span; hcq_q_hold_end ends the
- * span. Nothing from the span on reaches the GPU until the hold is
- * decided: hcq_q_hold_decide (any thread, no lock) says whether the span
- * runs or is dropped whole, and the next hcq_q_submit / hcq_q_commit
- * (with the queue's usual serialisation) submits what is decided, in
- * order, up to the first hold still open. The GPU never waits behind a
+ * starts a span; hcq_q_hold_end ends the span. Nothing from the span on
+ * reaches the GPU until the hold is decided: hcq_q_hold_decide (any
+ * thread, no lock) says whether the span runs or is dropped whole, and
+ * the next hcq_q_submit / hcq_q_commit (with the queue's usual
+ * serialisation) submits what is decided, in order, up to the first hold
+ * still open. The GPU never waits behind a
  * hold: nothing behind one is submitted. What follows the span (the
  * command's release) always runs. A span ends with no launch left open
  * (nothing after it chains to its QMDs), so dropping it leaves the rest
