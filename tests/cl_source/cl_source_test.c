@@ -557,11 +557,18 @@ int main(int argc, char **argv)
     check_kernel_info(p, "source");
 
     /* A second build of the same source is served from the cache: well
-     * under 50 ms (a compile takes hundreds). The best of three: a loaded
-     * machine may stall one; a compile would be slow every time. */
+     * under 50 ms (a compile of this file takes seconds). Under
+     * ThreadSanitizer the library's own work is several times slower
+     * (70-100 ms here), the compiler's is not: 500 ms. The best of three:
+     * a loaded machine may stall one; a compile would be slow every time. */
     {
+#ifdef __SANITIZE_THREAD__
+        const double limit_ms = 500.0;
+#else
+        const double limit_ms = 50.0;
+#endif
         double best = 1e9;
-        for (int attempt = 0; attempt < 3 && best >= 50.0; attempt++) {
+        for (int attempt = 0; attempt < 3 && best >= limit_ms; attempt++) {
             struct timespec t0, t1;
             clock_gettime(CLOCK_MONOTONIC, &t0);
             cl_program again = clCreateProgramWithSource(ctx, 1, strings, &len, &err);
@@ -575,7 +582,7 @@ int main(int argc, char **argv)
             best = ms < best ? ms : best;
             clReleaseProgram(again);
         }
-        EXPECT(best < 50.0);
+        EXPECT(best < limit_ms);
     }
 
     check_atomics32(ctx, q, p, "source");
