@@ -386,11 +386,10 @@ bool hcq_q_held(const struct hcq_queue *q);
  * thread, no lock) says whether the span runs or is dropped whole, and
  * the next hcq_q_submit / hcq_q_commit (with the queue's usual
  * serialisation) submits what is decided, in order, up to the first hold
- * still open. The GPU never waits behind a
- * hold: nothing behind one is submitted. What follows the span (the
- * command's release) always runs. A span ends with no launch left open
- * (nothing after it chains to its QMDs), so dropping it leaves the rest
- * whole. While a hold is undecided, work accumulates unsubmitted, and a
+ * still open. The GPU never waits behind a hold: nothing behind one is
+ * submitted. What follows the span (the command's release) always runs.
+ * A span ends with no launch left open (nothing after it chains to its
+ * QMDs), so dropping it leaves the rest whole. While a hold is undecided, work accumulates unsubmitted, and a
  * verb that finds no pushbuffer or scratch room fails with -ENOMEM
  * instead of waiting. The hold is the queue's until decided and settled:
  * the caller must not touch it after hcq_q_hold_decide. */

@@ -399,6 +399,15 @@ static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t val
     }
 }
 
+/* The work recorded so far ends with a release of timeline value v, from
+ * the host (not a grid's, not one to `retired`) or not. */
+static void ends_with_release(struct hcq_queue *q, uint64_t v, bool host)
+{
+    q->rel_value = v;
+    q->rel_pb_head = q->pb.head;
+    q->rel_host = host;
+}
+
 /* How a timeline release may come: always from the host, folded into the
  * launch before it unless threads sleep on interrupts (a QMD's release
  * raises none), or folded whenever it follows a launch (no host thread
@@ -416,7 +425,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
         v = ++q->last;
         hcq_q_tail_release(q, q->timeline->va, v);
         raise_to(&q->timeline->rec_hi, v);
-        q->rel_host = false;
+        ends_with_release(q, v, false);
     } else {
         int r = push_reserve(q, 8, true);
         if (r == -ENOMEM && holding(q)) {
@@ -432,10 +441,8 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
             return r;
         v = ++q->last;
         push_release(q, q->timeline, v);
-        q->rel_host = true;
+        ends_with_release(q, v, true);
     }
-    q->rel_value = v;
-    q->rel_pb_head = q->pb.head;
     if (value)
         *value = v;
     return 0;
@@ -812,9 +819,7 @@ static int submit_all(struct hcq_queue *q, bool try)
             return r;
         uint64_t v = ++q->last;
         push_release(q, q->timeline, v);
-        q->rel_value = v;
-        q->rel_pb_head = q->pb.head;
-        q->rel_host = true;
+        ends_with_release(q, v, true);
     } else if (q->tail.cpu) {
         /* The work ends with a release folded into a QMD. While no thread
          * sleeps on interrupts it stays the grid's own release, seen
@@ -841,8 +846,7 @@ static int submit_all(struct hcq_queue *q, bool try)
         else
             hcq_q_tail_unrelease(q);
         push_release(q, keep ? q->retired : q->timeline, q->rel_value);
-        q->rel_pb_head = q->pb.head;
-        q->rel_host = !keep;
+        ends_with_release(q, q->rel_value, !keep);
     }
     /* The last chunk: its entry is the one every other kept free. */
     int r = close_chunk(q, 0);
@@ -984,9 +988,7 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
         } else if ((r = push_reserve(q, 8, false)) == 0) {
             h->rel = ++q->last;
             push_release(q, q->timeline, h->rel);
-            q->rel_value = h->rel;
-            q->rel_pb_head = q->pb.head;
-            q->rel_host = true;
+            ends_with_release(q, h->rel, true);
         }
         if (r == 0) /* two left: this span's end, the submission's last chunk */
             r = close_chunk(q, 2);

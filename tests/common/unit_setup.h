@@ -43,7 +43,7 @@ static inline cl_command_queue unit_queue(cl_context ctx, cl_device_id dev)
     return q;
 }
 
-/* Whether the n floats of buffer m read through q all equal want. */
+/* Expects the n floats of buffer m, read through q, all to equal want. */
 static inline void unit_check_floats(cl_command_queue q, cl_mem m, size_t n, float want,
                                      const char *what)
 {
