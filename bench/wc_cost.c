@@ -20,7 +20,12 @@
  * on device memory (BAR1) and, for comparison, on cached host memory.
  * Prints ns per step (median of 15 rounds of 4096 steps).
  *
- *   wc_cost
+ * Then reads back out of device memory (what the printf output of a
+ * launch costs to collect), per size: memcpy, 8-byte loads, and
+ * hcq_wc_read's streaming loads; µs per read and MB/s (median of 5).
+ *
+ *   wc_cost          both tables
+ *   wc_cost read     the reads alone
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -106,10 +111,70 @@ static double measure(uint8_t *ring, uint32_t bytes, uint32_t stride, enum after
     return v[ROUNDS / 2];
 }
 
+static void writes(uint8_t *wc, uint8_t *host)
+{
+    /* Sizes of what an enqueue writes: the pushbuffer words alone, a
+     * bank of sm_90 (0x210 + 8 bytes of parameters) and the QMD (384). */
+    static const uint32_t sizes[] = {64, 128, 384, 536, 576, 920, 960, 1024};
+    printf("%-8s %-8s %-10s %10s %10s   (ns per step, median)\n", "bytes", "written",
+           "after", "device", "host");
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+        uint32_t stride = (sizes[s] + 255u) & ~255u;
+        for (int w = HOW_MEMCPY; w <= HOW_LINES; w++) {
+            for (int a = AFTER_NONE; a <= AFTER_MUTEX; a++) {
+                double d = measure(wc, sizes[s], stride, (enum after)a, (enum how)w);
+                double h = measure(host, sizes[s], stride, (enum after)a, (enum how)w);
+                printf("%-8u %-8s %-10s %10.1f %10.1f\n", sizes[s], how_name[w], after_name[a], d,
+                       h);
+            }
+        }
+    }
+}
+
+enum read_how { READ_MEMCPY, READ_WORDS, READ_STREAM };
+static const char *const read_name[] = {"memcpy", "8-byte loads", "streaming"};
+
+static void read_once(uint8_t *dst, const uint8_t *src, uint32_t bytes, enum read_how h)
+{
+    switch (h) {
+    case READ_MEMCPY:
+        memcpy(dst, src, bytes);
+        break;
+    case READ_WORDS: {
+        const volatile uint64_t *s = (const volatile uint64_t *)src;
+        uint64_t *d = (uint64_t *)dst;
+        for (uint32_t i = 0; i < bytes / 8; i++)
+            d[i] = s[i];
+        break;
+    }
+    case READ_STREAM:
+        hcq_wc_read(dst, src, bytes);
+        break;
+    }
+}
+
+static void reads(const uint8_t *wc, uint8_t *dst)
+{
+    static const uint32_t sizes[] = {256, 4096, 65536, 1u << 20};
+    printf("\n%-8s %-13s %12s %10s   (reads of device memory, median of 5)\n", "bytes", "read",
+           "us", "MB/s");
+    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+        for (int h = READ_MEMCPY; h <= READ_STREAM; h++) {
+            double v[5];
+            for (int r = 0; r < 5; r++) {
+                uint64_t t0 = bench_now_ns();
+                read_once(dst, wc, sizes[s], (enum read_how)h);
+                v[r] = (double)(bench_now_ns() - t0) / 1e3;
+            }
+            qsort(v, 5, sizeof(v[0]), bench_cmp_double);
+            printf("%-8u %-13s %12.2f %10.1f\n", sizes[s], read_name[h], v[2],
+                   sizes[s] / v[2]);
+        }
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    const bool only_reads = argc > 1 && strcmp(argv[1], "read") == 0;
     struct hcq_device *const *devs;
     unsigned n = 0;
     hcq_enumerate(&devs, &n);
@@ -131,22 +196,9 @@ int main(int argc, char **argv)
         return 1;
     memset(host, 0, RING_BYTES);
 
-    /* Sizes of what an enqueue writes: the pushbuffer words alone, a
-     * bank of sm_90 (0x210 + 8 bytes of parameters) and the QMD (384). */
-    static const uint32_t sizes[] = {64, 128, 384, 536, 576, 920, 960, 1024};
-    printf("%-8s %-8s %-10s %10s %10s   (ns per step, median)\n", "bytes", "written",
-           "after", "device", "host");
-    for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-        uint32_t stride = (sizes[s] + 255u) & ~255u;
-        for (int w = HOW_MEMCPY; w <= HOW_LINES; w++) {
-            for (int a = AFTER_NONE; a <= AFTER_MUTEX; a++) {
-                double d = measure(wc->cpu, sizes[s], stride, (enum after)a, (enum how)w);
-                double h = measure(host, sizes[s], stride, (enum after)a, (enum how)w);
-                printf("%-8u %-8s %-10s %10.1f %10.1f\n", sizes[s], how_name[w], after_name[a], d,
-                       h);
-            }
-        }
-    }
+    if (!only_reads)
+        writes(wc->cpu, host);
+    reads(wc->cpu, host);
     hcq_mem_free(wc);
     free(host);
     hcq_device_close(dev);

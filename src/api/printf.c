@@ -119,19 +119,20 @@ void hcqcl_printf_put(struct hcqcl_printf_buf *b)
 /* The launch's records, as text on stdout. */
 static void flush(const struct hcqcl_printf_buf *b)
 {
-    const volatile uint32_t *h = b->mem->cpu;
     const uint32_t cap = HCQCL_PRINTF_BUFFER_SIZE - CUBIN_PRINTF_HEADER;
-    uint32_t used = h[0];
+    uint32_t used;
+    hcq_mem_read(b->mem, 0, &used, sizeof(used));
     if (!used)
         return;
     size_t n = UTIL_MIN(used, cap);
-    /* One sequential read of the CPU view (uncached), then parsing. */
+    /* One sequential read of the CPU view (write-combined: in whole
+     * lines, hcq_mem_read), then parsing. */
     uint8_t *copy = malloc(n);
     if (!copy) {
         util_log(UTIL_LOG_ERR, "printf: no memory for %zu bytes of output", n);
         return;
     }
-    memcpy(copy, (const uint8_t *)b->mem->cpu + CUBIN_PRINTF_HEADER, n);
+    hcq_mem_read(b->mem, CUBIN_PRINTF_HEADER, copy, n);
     int r = cubin_printf_write(copy, n, stdout);
     fflush(stdout);
     free(copy);

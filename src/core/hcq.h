@@ -138,6 +138,11 @@ struct hcq_mem {
 /* size > 0. The device must be open. */
 int hcq_mem_alloc(struct hcq_device *dev, uint64_t size, enum hcq_mem_kind kind,
                   struct hcq_mem **out);
+/* Copy n bytes at offset off of m's CPU view to dst, after every load
+ * before it (a signal read that said the GPU wrote them). A
+ * HCQ_MEM_DEVICE_MAPPED view (BAR1, write-combined) is read in whole
+ * lines with streaming loads, not one bus read per load. */
+void hcq_mem_read(const struct hcq_mem *m, uint64_t off, void *dst, size_t n);
 /* Register [host, host+size) (page-rounded internally) as HCQ_MEM_USER.
  * -EINVAL/-ENOTSUP when the pages can't be pinned: caller falls back to a
  * shadow copy. mem->va addresses the byte at host. */

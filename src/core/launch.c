@@ -186,33 +186,6 @@ static int patch_qmd(uint32_t *qmd, const struct hcq_kernel *k, const struct hcq
     return nv_qmd_set_cbuf(qmd, v, 0, cb_va, cb_size);
 }
 
-/* Copy whole 64-byte lines in address order, each written once, to
- * write-combined memory: a line the core's buffers hold complete leaves
- * for the bus at once. memcpy's overlapping vector stores at the ends of
- * a copy leave partial lines that a later fence or locked instruction
- * must wait for: on the H200's host a launch's bank and QMD cost 300-330
- * ns that way against 190-220 in lines (bench/wc_cost). bytes is a
- * multiple of 64; dst is 64-byte aligned. */
-void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes)
-{
-    uint64_t *d = __builtin_assume_aligned(dst, 64);
-    const uint8_t *s = src;
-    for (uint32_t i = 0; i < bytes / 8; i += 8) {
-        uint64_t v[8];
-        memcpy(v, s + 8 * i, sizeof(v)); /* cached source, any alignment */
-        d[i + 0] = v[0];
-        d[i + 1] = v[1];
-        d[i + 2] = v[2];
-        d[i + 3] = v[3];
-        d[i + 4] = v[4];
-        d[i + 5] = v[5];
-        d[i + 6] = v[6];
-        d[i + 7] = v[7];
-        /* One line at a time: the compiler must not merge or reorder. */
-        __asm__ volatile("" ::: "memory");
-    }
-}
-
 /* ------------------------------------------------------------------ */
 /* Launch chains                                                        */
 /* ------------------------------------------------------------------ */

@@ -563,9 +563,13 @@ struct hcq_program {
 };
 
 /* Copy bytes (a multiple of 64) to write-combined memory at dst (64-byte
- * aligned) in whole lines, each written once, in address order (launch.c;
+ * aligned) in whole lines, each written once, in address order (wc.c;
  * bench/wc_cost measures it). */
 void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes);
+/* Copy n bytes out of write-combined memory at src with streaming loads,
+ * after a full fence (wc.c). Reads the aligned 16-byte blocks holding
+ * src and src + n - 1 whole. */
+void hcq_wc_read(void *dst, const void *src, size_t n);
 
 /* Once per process, before the first queue: whether a submission can
  * drain the write-combined stores other threads left buffered

@@ -3,7 +3,8 @@
  * memory kind with its CPU view and VA range, reuse of freed ranges, the
  * device-memory counter, large pinned host memory through a copy engine
  * (core_memory_driver_pages: with HCQCL_HOST_PAGES=driver), registration of user pages, memory
- * at a chosen address (SVM), small blocks shared out of slabs, and 10 000 alloc/free cycles that must leave nothing behind.
+ * at a chosen address (SVM), reads of a CPU view (streaming loads of
+ * write-combined memory), small blocks shared out of slabs, and 10 000 alloc/free cycles that must leave nothing behind.
  */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -337,6 +338,59 @@ static void test_cycles(struct hcq_device *dev)
     EXPECT_EQ(hcq_va_fragments(dev->va_high), frag_high0);
 }
 
+/* Reads of a CPU view: hcq_wc_read at every alignment of both ends of a
+ * span (the streaming loads read the 16-byte blocks holding the ends
+ * whole and must keep only the bytes asked for), and hcq_mem_read of a
+ * device-mapped allocation the GPU filled (BAR1 on a GPU). */
+static void test_read(struct hcq_device *dev)
+{
+    enum { SPAN = 8192 };
+    uint8_t *src = mmap(NULL, SPAN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(src != MAP_FAILED);
+    for (uint32_t i = 0; i < SPAN; i++)
+        src[i] = (uint8_t)(i * 131u + (i >> 8));
+    uint8_t dst[1200 + 32];
+    bool same = true;
+    for (uint32_t off = 0; off < 48; off++)
+        for (uint32_t n = 0; n <= 1200; n += n < 80 ? 1 : 37) {
+            memset(dst, 0xa5, sizeof(dst));
+            hcq_wc_read(dst + 16, src + off, n);
+            same &= memcmp(dst + 16, src + off, n) == 0;
+            for (uint32_t k = 0; k < 16; k++)
+                same &= dst[k] == 0xa5 && dst[16 + n + k] == 0xa5;
+        }
+    EXPECT(same);
+    munmap(src, SPAN);
+
+    const uint32_t size = 1u << 20;
+    struct hcq_mem *m = NULL, *h = NULL;
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_DEVICE_MAPPED, &m) == 0);
+    REQUIRE(hcq_mem_alloc(dev, size, HCQ_MEM_HOST, &h) == 0);
+    uint32_t *words = h->cpu;
+    for (uint32_t i = 0; i < size / 4; i++)
+        words[i] = i * 2654435761u;
+    struct hcq_queue *q = NULL;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    uint64_t v = 0;
+    EXPECT_EQ(hcq_q_copy(q, m->va, h->va, size), 0);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(hcq_queue_timeline(q), v, 10000000000ull), 0);
+    uint8_t *back = malloc(size);
+    REQUIRE(back != NULL);
+    hcq_mem_read(m, 0, back, size);
+    EXPECT(memcmp(back, words, size) == 0);
+    memset(back, 0, size);
+    hcq_mem_read(m, 8, back, 4093);
+    EXPECT(memcmp(back, (uint8_t *)words + 8, 4093) == 0);
+    hcq_mem_read(h, 12, back, 100);
+    EXPECT(memcmp(back, (uint8_t *)words + 12, 100) == 0);
+    free(back);
+    hcq_queue_destroy(q);
+    hcq_mem_free(h);
+    hcq_mem_free(m);
+}
+
 int main(void)
 {
     test_va();
@@ -345,6 +399,7 @@ int main(void)
     test_host_pages(dev);
     test_register(dev);
     test_fixed(dev);
+    test_read(dev);
     test_small(dev);
     test_cycles(dev);
     hcq_device_close(dev);
