@@ -1031,6 +1031,10 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
         return r;
     h->end = q->npending;
     h->ended = true;
+    /* A release the span ends with is dropped with it: neither the next
+     * hold nor the submission that ends the work may count on it, so the
+     * work after the span ends with a release of its own. */
+    q->rel_pb_head = UINT64_MAX;
     /* Set up inside the span, the channel's local memory is set up again
      * by the next launch that needs it (twice is harmless); grids that ran
      * before the span may still run if the span is dropped. */

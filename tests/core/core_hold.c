@@ -6,7 +6,8 @@
  * on one queue, more GP entries than a submission carries inline; spans
  * decided together merged into one GP entry; more than the ring holds, submitted by flushes that never wait for room; a
  * pushbuffer that fills behind an open hold refuses the verb instead of
- * waiting; a queue destroyed with a hold undecided gives everything back.
+ * waiting; a queue destroyed with a hold undecided gives everything back;
+ * a release inside a dropped span is not counted on after it.
  * Copy-engine fills on the device the tests find (the emulated one in
  * CI); the launch chains around a span are tested in tests/launch.
  */
@@ -271,6 +272,51 @@ static void test_full(struct hcq_device *dev)
     hcq_mem_free(m);
 }
 
+/* A span that ends with a release of its own, then dropped: the release
+ * goes with it, so nothing after the span may count on it, neither the
+ * next hold (behind_hold) nor the submission that ends the work. Each
+ * submission closed must retire at a value the GPU releases. */
+static void test_dropped_release(struct hcq_device *dev, bool behind_hold)
+{
+    struct hcq_queue *q;
+    REQUIRE(hcq_queue_create(dev, HCQ_ENGINE_COPY, &q) == 0);
+    struct hcq_mem *m = core_test_zeroed(dev, 4096);
+    uint32_t *p = m->cpu;
+    struct hcq_signal *tl = hcq_queue_timeline(q);
+    struct hcq_hold *z, *a, *b = NULL;
+    uint64_t r1, v;
+    REQUIRE(hcq_q_hold(q, &z) == 0);
+    fill32(q, m, 0, 10);
+    EXPECT_EQ(hcq_q_hold_end(q, z), 0);
+    fill32(q, m, 1, 11);
+    REQUIRE(hcq_q_hold(q, &a) == 0);
+    fill32(q, m, 2, 12);
+    EXPECT_EQ(hcq_q_signal_next(q, &r1), 0); /* the span's last words */
+    EXPECT_EQ(hcq_q_hold_end(q, a), 0);
+    if (behind_hold) {
+        REQUIRE(hcq_q_hold(q, &b) == 0);
+        fill32(q, m, 3, 13);
+        EXPECT_EQ(hcq_q_hold_end(q, b), 0);
+        EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    }
+    hcq_q_hold_decide(z, true);
+    hcq_q_hold_decide(a, false);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    const uint64_t closed = q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY];
+    EXPECT_EQ(hcq_signal_wait(tl, closed, WAIT_NS), 0);
+    EXPECT_EQ(p[0], 10u);
+    EXPECT_EQ(p[1], 11u);
+    EXPECT_EQ(p[2], 0u);
+    if (behind_hold) {
+        hcq_q_hold_decide(b, true);
+        EXPECT_EQ(hcq_q_submit(q), 0);
+        EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+        EXPECT_EQ(p[3], 13u);
+    }
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
@@ -282,6 +328,8 @@ int main(void)
     test_merged(dev);
     test_try(dev);
     test_full(dev);
+    test_dropped_release(dev, true);
+    test_dropped_release(dev, false);
     hcq_queue_idle_drain(dev);
     EXPECT(!hcq_device_lost(dev));
     EXPECT_EQ(hcq_mem_in_use(dev), base);
