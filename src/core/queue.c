@@ -432,8 +432,10 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
             /* Behind an open hold no room comes back by waiting: the
              * release goes in the slack every reservation keeps, so that
              * a command that could not record all of its verbs still
-             * ends (and can be dropped) where it began. */
-            r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
+             * ends (and can be dropped) where it began. It leaves room
+             * for one more: the release that ends the work after the
+             * span (hcq_q_hold_end counts on none inside it). */
+            r = arena_room(q, &q->pb, 2 * 8 * 4, 4, false, true);
             if (r == 0)
                 note_writer(q);
         }

@@ -7,7 +7,8 @@
  * decided together merged into one GP entry; more than the ring holds, submitted by flushes that never wait for room; a
  * pushbuffer that fills behind an open hold refuses the verb instead of
  * waiting; a queue destroyed with a hold undecided gives everything back;
- * a release inside a dropped span is not counted on after it.
+ * a release inside a dropped span is not counted on after it, and one in
+ * the slack of a full pushbuffer leaves room for the release after it.
  * Copy-engine fills on the device the tests find (the emulated one in
  * CI); the launch chains around a span are tested in tests/launch.
  */
@@ -317,6 +318,47 @@ static void test_dropped_release(struct hcq_device *dev, bool behind_hold)
     hcq_mem_free(m);
 }
 
+/* A pushbuffer filled behind a hold, then two releases asked for inside
+ * the span: the first goes in the slack, the second is refused, and the
+ * span decided to run still leaves room for the release that ends the
+ * work after it. */
+static void test_slack_release(struct hcq_device *dev)
+{
+    struct hcq_queue *q;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 4096, 8192, &q) == 0);
+    struct hcq_mem *m = core_test_zeroed(dev, 4096);
+    uint32_t *p = m->cpu;
+    struct hcq_signal *tl = hcq_queue_timeline(q);
+    struct hcq_hold *h;
+    fill32(q, m, 1020, 1);
+    fill32(q, m, 0, 1);
+    REQUIRE(hcq_q_hold(q, &h) == 0);
+    unsigned n = 0;
+    for (uint32_t v = 2; n < 1000; v++, n++) {
+        uint32_t word = v;
+        if (hcq_q_fill(q, m->va + 4ull * (1 + n), 4, &word, 4) != 0)
+            break;
+    }
+    EXPECT(n > 0 && n < 1000); /* the pushbuffer filled */
+    uint64_t r1, r2, v;
+    EXPECT_EQ(hcq_q_signal_next(q, &r1), 0);
+    EXPECT_EQ(hcq_q_signal_next(q, &r2), -ENOMEM);
+    EXPECT_EQ(hcq_q_hold_end(q, h), 0);
+    hcq_q_hold_decide(h, true);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(tl, r1, WAIT_NS), 0);
+    EXPECT_EQ(p[0], 1u);
+    EXPECT_EQ(p[n], n + 1);
+    /* The queue goes on. */
+    fill32(q, m, 1021, 9);
+    EXPECT_EQ(hcq_q_signal_next(q, &v), 0);
+    EXPECT_EQ(hcq_q_submit(q), 0);
+    EXPECT_EQ(hcq_signal_wait(tl, v, WAIT_NS), 0);
+    EXPECT_EQ(p[1021], 9u);
+    hcq_queue_destroy(q);
+    hcq_mem_free(m);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
@@ -330,6 +372,7 @@ int main(void)
     test_full(dev);
     test_dropped_release(dev, true);
     test_dropped_release(dev, false);
+    test_slack_release(dev);
     hcq_queue_idle_drain(dev);
     EXPECT(!hcq_device_lost(dev));
     EXPECT_EQ(hcq_mem_in_use(dev), base);
