@@ -1113,8 +1113,10 @@ struct hcqcl_slot {
 /* Channels per engine a queue may use. An in-order queue uses the first
  * of each engine; an out-of-order queue spreads independent commands so a
  * command held back by the host (a user event) does not stall the ones
- * behind it on the same channel. */
-enum { HCQCL_QUEUE_CHANS = 3 };
+ * behind it on the same channel. Channels beyond the first (two for
+ * copies) are opened only while every open one is held back that way; the
+ * core keeps idle channels for the next queue. */
+enum { HCQCL_QUEUE_CHANS = 8 };
 
 /* A command recorded without an event (command_lite.c): the timeline
  * value that ends it and the objects it keeps alive until then. The

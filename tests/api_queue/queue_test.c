@@ -349,6 +349,59 @@ static void test_out_of_order(void)
     EXPECT_OK(clReleaseCommandQueue(q));
 }
 
+/* An out-of-order queue with commands held back by user events on many
+ * channels: a command that waits for none of them still runs while they
+ * wait. Seven gated fills keep seven channels of the copy engine blocked;
+ * the eighth command gets a channel of its own. */
+static void test_out_of_order_gated(void)
+{
+    enum { GATED = 7 };
+    cl_int err;
+    cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE,
+                                   0};
+    cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &err);
+    REQUIRE(q, "out-of-order queue: %d", err);
+    cl_mem buf = clCreateBuffer(ctx, 0, 4096, NULL, &err);
+    REQUIRE(buf, "buffer: %d", err);
+    const cl_uint zero = 0;
+    EXPECT_OK(clEnqueueFillBuffer(q, buf, &zero, 4, 0, 4096, 0, NULL, NULL));
+    EXPECT_OK(clFinish(q));
+    cl_event u[GATED], gated[GATED], free_run;
+    for (cl_uint i = 0; i < GATED; i++) {
+        u[i] = clCreateUserEvent(ctx, &err);
+        REQUIRE(u[i], "user event: %d", err);
+        const cl_uint v = 100 + i;
+        EXPECT_OK(clEnqueueFillBuffer(q, buf, &v, 4, 64 * i, 64, 1, &u[i], &gated[i]));
+    }
+    const cl_uint one = 1;
+    EXPECT_OK(clEnqueueFillBuffer(q, buf, &one, 4, 2048, 64, 0, NULL, &free_run));
+    EXPECT_OK(clFlush(q));
+    const uint64_t deadline = host_ns() + 10000000000ull;
+    while (status_of(free_run) != CL_COMPLETE && host_ns() < deadline)
+        settle();
+    EXPECT(status_of(free_run) == CL_COMPLETE, "a command behind no user event waited for them");
+    for (cl_uint i = 0; i < GATED; i++)
+        EXPECT(status_of(gated[i]) > CL_COMPLETE, "gated fill %u ran before its user event", i);
+    for (cl_uint i = GATED; i-- > 0;)
+        EXPECT_OK(clSetUserEventStatus(u[i], CL_COMPLETE));
+    EXPECT_OK(clFinish(q));
+    cl_uint got[1024];
+    EXPECT_OK(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof(got), got, 0, NULL, NULL));
+    for (cl_uint i = 0; i < GATED; i++)
+        EXPECT(got[16 * i] == 100 + i && got[16 * i + 15] == 100 + i, "fill %u: %u", i,
+               got[16 * i]);
+    EXPECT(got[512] == 1 && got[16 * GATED] == 0, "free fill %u, after the gated %u", got[512],
+           got[16 * GATED]);
+    for (cl_uint i = 0; i < GATED; i++) {
+        EXPECT(status_of(gated[i]) == CL_COMPLETE, "gated fill %u complete", i);
+        EXPECT_OK(clReleaseEvent(gated[i]));
+        EXPECT_OK(clReleaseEvent(u[i]));
+    }
+    EXPECT_OK(clReleaseEvent(free_run));
+    EXPECT_OK(clReleaseMemObject(buf));
+    EXPECT_OK(clReleaseCommandQueue(q));
+}
+
 static void test_profiling(void)
 {
     cl_int err;
@@ -696,6 +749,7 @@ int main(void)
     test_running_status();
     test_full_rings_behind_gate();
     test_out_of_order();
+    test_out_of_order_gated();
     test_mode_switch();
     test_profiling();
     test_churn();
