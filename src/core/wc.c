@@ -50,10 +50,15 @@ void hcq_wc_copy_lines(void *dst, const void *src, uint32_t bytes)
 }
 
 #ifdef HAVE_STREAM_LOAD
-/* One 16-byte streaming load of the aligned block at p. */
+/* One 16-byte streaming load of the aligned block at p. An instruction the
+ * compiler cannot see through: as an intrinsic it is an ordinary load to
+ * clang, whose loop idioms then turn read_stream's loop into a memmove of
+ * plain loads. */
 __attribute__((target("sse4.1"))) static inline __m128i load16(const uint8_t *p)
 {
-    return _mm_stream_load_si128((__m128i *)(uintptr_t)p);
+    __m128i v;
+    __asm__ volatile("movntdqa %1, %0" : "=x"(v) : "m"(*(const __m128i *)(uintptr_t)p));
+    return v;
 }
 
 /* [src, src + n) with streaming loads. The first and last loads read the
@@ -81,8 +86,10 @@ __attribute__((target("sse4.1"))) static void read_stream(uint8_t *dst, const ui
      * that the fetches of four lines overlap. */
     for (; n >= 256; n -= 256, src += 256, dst += 256) {
         __m128i v[16];
+#pragma GCC unroll 16
         for (int i = 0; i < 16; i++)
             v[i] = load16(src + 16 * i);
+#pragma GCC unroll 16
         for (int i = 0; i < 16; i++)
             _mm_storeu_si128((__m128i *)(dst + 16 * i), v[i]);
     }
