@@ -59,7 +59,9 @@ struct hcqcl_chan *hcqcl_cmd_channel_locked(cl_command_queue q, enum hcq_engine 
     }
     struct hcqcl_chan *fallback = NULL;
     for (unsigned k = 0; k < HCQCL_QUEUE_CHANS; k++) {
-        struct hcqcl_chan *c = &ch[(first + k) % HCQCL_QUEUE_CHANS];
+        /* The copy pair first (this copy's turn, then the other), then
+         * the rest in order. */
+        struct hcqcl_chan *c = &ch[k < 2 ? first ^ k : k];
         bool existed = c->hq != NULL;
         /* Open a new channel only for the copy pair or when needed. */
         if (!existed && fallback == NULL && k > 0 && !(engine == HCQ_ENGINE_COPY && k < 2))
