@@ -236,10 +236,9 @@ static void test_try(struct hcq_device *dev)
  * once (no room comes back by waiting); once decided, the queue goes on. */
 static void test_full(struct hcq_device *dev)
 {
-    struct hcq_queue *q;
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 16384, 8192, &q) == 0);
-    struct hcq_mem *m = core_test_zeroed(dev, 4096);
-    uint32_t *p = m->cpu;
+    struct hcq_mem *m;
+    uint32_t *p;
+    struct hcq_queue *q = core_test_small_queue(dev, 16384, &m, &p);
     struct hcq_hold *h;
     REQUIRE(hcq_q_hold(q, &h) == 0);
     fill32(q, m, 0, 1);
@@ -324,10 +323,9 @@ static void test_dropped_release(struct hcq_device *dev, bool behind_hold)
  * work after it. */
 static void test_slack_release(struct hcq_device *dev)
 {
-    struct hcq_queue *q;
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 4096, 8192, &q) == 0);
-    struct hcq_mem *m = core_test_zeroed(dev, 4096);
-    uint32_t *p = m->cpu;
+    struct hcq_mem *m;
+    uint32_t *p;
+    struct hcq_queue *q = core_test_small_queue(dev, 4096, &m, &p);
     struct hcq_signal *tl = hcq_queue_timeline(q);
     struct hcq_hold *h;
     fill32(q, m, 1020, 1);

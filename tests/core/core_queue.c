@@ -162,11 +162,9 @@ static void test_cross_queue(struct hcq_device *dev, struct hcq_queue *kq, struc
 
 static void test_wrap(struct hcq_device *dev)
 {
-    struct hcq_queue *q;
-    /* 64 ring entries, 16 KiB of pushbuffer, 8 KiB of scratch. */
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 16384, 8192, &q) == 0);
-    struct hcq_mem *m = core_test_zeroed(dev, 4096);
-    uint32_t *p = m->cpu;
+    struct hcq_mem *m;
+    uint32_t *p;
+    struct hcq_queue *q = core_test_small_queue(dev, 16384, &m, &p);
     /* 1000 submissions: the ring wraps ~15 times, the pushbuffer many. */
     for (uint32_t i = 0; i < 1000; i++) {
         uint32_t val = i + 1;
@@ -236,10 +234,9 @@ static void test_wrap(struct hcq_device *dev)
  * host's semaphore address bring the head to the end. */
 static void test_lap_end(struct hcq_device *dev)
 {
-    struct hcq_queue *q;
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, 16384, 8192, &q) == 0);
-    struct hcq_mem *m = core_test_zeroed(dev, 4096);
-    uint32_t *p = m->cpu;
+    struct hcq_mem *m;
+    uint32_t *p;
+    struct hcq_queue *q = core_test_small_queue(dev, 16384, &m, &p);
     const uint32_t one = 1, two = 2;
     /* Past the middle of the pushbuffer, everything before retired. */
     while (hcq_arena_off(&q->pb, q->pb.head) < q->pb.size / 2) {

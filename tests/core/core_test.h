@@ -37,6 +37,19 @@ static inline struct hcq_mem *core_test_zeroed(struct hcq_device *dev, uint64_t 
     return m;
 }
 
+/* A copy queue with a small ring (64 entries), pb_bytes of pushbuffer and
+ * 8 KiB of scratch, so that tests reach their ends quickly; *words: a
+ * zeroed 4 KiB buffer for it to write (*m, freed by the caller). */
+static inline struct hcq_queue *core_test_small_queue(struct hcq_device *dev, uint32_t pb_bytes,
+                                                      struct hcq_mem **m, uint32_t **words)
+{
+    struct hcq_queue *q;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COPY, 64, pb_bytes, 8192, &q) == 0);
+    *m = core_test_zeroed(dev, 4096);
+    *words = (*m)->cpu;
+    return q;
+}
+
 static inline int core_test_done(const char *name) { return check_done(name); }
 
 #endif
