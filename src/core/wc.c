@@ -61,6 +61,15 @@ __attribute__((target("sse4.1"))) static inline __m128i load16(const uint8_t *p)
     return v;
 }
 
+/* Bytes [from, from + k) of the aligned 16-byte block at block, to dst. */
+__attribute__((target("sse4.1"))) static void load_part(uint8_t *dst, const uint8_t *block,
+                                                        size_t from, size_t k)
+{
+    uint8_t b[16];
+    _mm_storeu_si128((__m128i *)b, load16(block));
+    memcpy(dst, b + from, k);
+}
+
 /* [src, src + n) with streaming loads. The first and last loads read the
  * whole aligned 16-byte blocks holding the ends (never another page than
  * the bytes asked for) and keep the bytes asked for. */
@@ -74,10 +83,8 @@ __attribute__((target("sse4.1"))) static void read_stream(uint8_t *dst, const ui
     _mm_mfence();
     const uintptr_t head = (uintptr_t)src & 15;
     if (head) {
-        uint8_t b[16];
-        _mm_storeu_si128((__m128i *)b, load16(src - head));
         const size_t k = UTIL_MIN(n, 16 - head);
-        memcpy(dst, b + head, k);
+        load_part(dst, src - head, head, k);
         dst += k;
         src += k;
         n -= k;
@@ -95,11 +102,8 @@ __attribute__((target("sse4.1"))) static void read_stream(uint8_t *dst, const ui
     }
     for (; n >= 16; n -= 16, src += 16, dst += 16)
         _mm_storeu_si128((__m128i *)dst, load16(src));
-    if (n) {
-        uint8_t b[16];
-        _mm_storeu_si128((__m128i *)b, load16(src));
-        memcpy(dst, b, n);
-    }
+    if (n)
+        load_part(dst, src, 0, n);
 }
 
 static bool have_sse41(void)
@@ -132,8 +136,10 @@ void hcq_wc_read(void *dst, const void *src, size_t n)
 void hcq_mem_read(const struct hcq_mem *m, uint64_t off, void *dst, size_t n)
 {
     const uint8_t *src = (const uint8_t *)m->cpu + off;
-    if (m->kind == HCQ_MEM_DEVICE_MAPPED)
+    if (m->kind == HCQ_MEM_DEVICE_MAPPED) {
         hcq_wc_read(dst, src, n);
-    else
+    } else {
+        atomic_thread_fence(memory_order_acquire); /* after the loads before it */
         memcpy(dst, src, n);
+    }
 }
