@@ -235,15 +235,16 @@ cl_int CL_API_CALL hcqcl_clGetDeviceInfo(cl_device_id device, cl_device_info par
      * minimum value is 64 if CL_DEVICE_IMAGE_SUPPORT is CL_TRUE"): an
      * image argument is a descriptor's address, nothing bounds them. Off,
      * every image limit is 0. No image is read and written by one
-     * kernel, none is made from a 2D buffer (no
-     * cl_khr_image2d_from_buffer): those stay 0 either way. */
+     * kernel: that limit stays 0 either way. */
     case CL_DEVICE_IMAGE_SUPPORT: OUT_VAL(cl_bool, images ? CL_TRUE : CL_FALSE);
     case CL_DEVICE_MAX_READ_IMAGE_ARGS: OUT_VAL(cl_uint, images ? 256 : 0);
     case CL_DEVICE_MAX_WRITE_IMAGE_ARGS: OUT_VAL(cl_uint, images ? 64 : 0);
     case CL_DEVICE_MAX_SAMPLERS: OUT_VAL(cl_uint, images ? 32 : 0);
-    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS:
-    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT:
-    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT: OUT_VAL(cl_uint, 0);
+    case CL_DEVICE_MAX_READ_WRITE_IMAGE_ARGS: OUT_VAL(cl_uint, 0);
+    /* cl_khr_image2d_from_buffer, in pixels (obj.h). */
+    case CL_DEVICE_IMAGE_PITCH_ALIGNMENT: OUT_VAL(cl_uint, images ? HCQCL_IMAGE_PITCH_ALIGN : 0);
+    case CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT:
+        OUT_VAL(cl_uint, images ? HCQCL_IMAGE_BASE_ALIGN : 0);
     case CL_DEVICE_IMAGE2D_MAX_WIDTH:
     case CL_DEVICE_IMAGE2D_MAX_HEIGHT: OUT_VAL(size_t, images ? 32768 : 0);
     case CL_DEVICE_IMAGE3D_MAX_WIDTH:

@@ -12,10 +12,11 @@
  * apart) except for USE_HOST_PTR, whose store is the application's memory
  * with its pitches (maps return host_ptr-based pointers). A COPY_HOST_PTR
  * image given with larger pitches is repacked tight at creation. A 1D
- * image buffer is a view of its buffer's store from the buffer's first
- * byte (a sub-buffer: its origin in its buffer); the buffer it was made
- * from is retained, and CL_IMAGE_BUFFER and CL_MEM_ASSOCIATED_MEMOBJECT
- * return it.
+ * image buffer, and a 2D image made from a buffer (at the row pitch
+ * given, cl_khr_image2d_from_buffer), is a view of its buffer's store
+ * from the buffer's first byte (a sub-buffer: its origin in its buffer);
+ * the buffer it was made from is retained, and CL_IMAGE_BUFFER and
+ * CL_MEM_ASSOCIATED_MEMOBJECT return it.
  *
  * Descriptors: per context device one 64-byte struct hcqcl_image_abi in
  * CPU-mapped vidmem (pinned host memory where BAR1 can't be had), a small
@@ -227,14 +228,43 @@ static bool view_order_ok(cl_channel_order want, cl_channel_order o)
     return false;
 }
 
+/* Whether m is a buffer (image_desc->mem_object of a 2D image made from
+ * a buffer; m may be anything the application passed). */
+static bool is_buffer(cl_mem m) { return hcqcl_mem_valid(m) && m->type == CL_MEM_OBJECT_BUFFER; }
+
+/* A 2D image made from a buffer (image_desc->mem_object, the rules of
+ * cl_image_desc for it): the flags it gets (*eff) and its row pitch. */
+static cl_int image_buffer2d_check(cl_context ctx, cl_mem buf, const cl_image_desc *desc,
+                                   size_t elem, cl_mem_flags flags, cl_mem_flags *eff,
+                                   size_t *row)
+{
+    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (mem_object a buffer of context) */
+    HCQCL_CHECK(buf->ctx == ctx, CL_INVALID_IMAGE_DESCRIPTOR, "buffer %p of another context",
+                (void *)buf);
+    const size_t min_row = desc->image_width * elem;
+    const size_t rp = desc->image_row_pitch ? desc->image_row_pitch : min_row;
+    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (image_row_pitch is 0 or >= image_width x element size, and a multiple of the element size) */
+    HCQCL_CHECK(rp >= min_row && rp % elem == 0, CL_INVALID_IMAGE_DESCRIPTOR,
+                "row pitch %zu (width %zu x %zu)", rp, desc->image_width, elem);
+    /* CL_INVALID_IMAGE_FORMAT_DESCRIPTOR if a 2D image is created from a buffer and the row pitch and base address alignment does not follow the rules described for creating a 2D image from a buffer ("the pitch specified (or computed if pitch specified is 0) must be a multiple of the maximum of the CL_DEVICE_IMAGE_PITCH_ALIGNMENT value"; the host_ptr of a CL_MEM_USE_HOST_PTR buffer "must be aligned to the maximum of the CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT value") */
+    HCQCL_CHECK(rp % (HCQCL_IMAGE_PITCH_ALIGN * elem) == 0 &&
+                    (!(buf->flags & CL_MEM_USE_HOST_PTR) ||
+                     (uintptr_t)buf->host_ptr % (HCQCL_IMAGE_BASE_ALIGN * elem) == 0),
+                CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "row pitch %zu, host_ptr %p, %zu-byte pixels",
+                rp, buf->host_ptr, elem);
+    /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid ("the image_row_pitch x image_height must be <= size of the buffer object specified by mem_object") */
+    HCQCL_CHECK(desc->image_height <= buf->size / rp, CL_INVALID_IMAGE_DESCRIPTOR,
+                "%zu rows of %zu bytes in a buffer of %zu", desc->image_height, rp, buf->size);
+    *row = rp;
+    /* CL_INVALID_VALUE if an image is being created from another memory object and its flags exclude what flags asks (access, host access, host pointer flags) */
+    return hcqcl_mem_derived_flags(buf->flags, flags, eff);
+}
+
 /* A 2D image made from another 2D image (image_desc->mem_object): the
  * rules, and the flags it gets (*eff). */
 static cl_int image_view_check(cl_context ctx, cl_mem src, const cl_image_format *format,
                                const cl_image_desc *desc, cl_mem_flags flags, cl_mem_flags *eff)
 {
-    /* CL_INVALID_OPERATION if a 2D image is created from a buffer and no device in context supports it (cl_khr_image2d_from_buffer is not offered) */
-    HCQCL_CHECK(!hcqcl_mem_valid(src) || src->type != CL_MEM_OBJECT_BUFFER, CL_INVALID_OPERATION,
-                "2D image from buffer %p", (void *)src);
     /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (mem_object an image of context) */
     HCQCL_CHECK(hcqcl_mem_valid(src) && src->image && src->ctx == ctx,
                 CL_INVALID_IMAGE_DESCRIPTOR, "mem_object %p", (void *)src);
@@ -291,11 +321,15 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid or if image_desc is NULL */
     HCQCL_CHECK_GOTO(desc, err, CL_INVALID_IMAGE_DESCRIPTOR, "image_desc NULL");
     /* A 2D image of another one's pixels: its pitches are the other's
-     * (checked below), not a host pointer's. */
+     * (checked below), not a host pointer's; of a buffer's, its row pitch
+     * is the application's (checked below), with no host pointer. */
     const cl_mem src = desc->image_type == CL_MEM_OBJECT_IMAGE2D ? desc->mem_object : NULL;
+    const bool from_buffer = src && is_buffer(src);
     cl_image_desc checked = *desc;
     if (src)
-        checked.image_row_pitch = checked.image_slice_pitch = 0;
+        checked.image_row_pitch = 0;
+    if (src && !from_buffer)
+        checked.image_slice_pitch = 0;
     err = image_check_desc(&checked, elem, host_ptr, size_err);
     if (err != CL_SUCCESS)
         goto fail;
@@ -322,11 +356,13 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
                          "%zu pixels of %zu bytes in a buffer of %zu", desc->image_width, elem,
                          buf->size);
     }
-    if (src) {
+    size_t buffer_row = 0;
+    if (from_buffer)
+        err = image_buffer2d_check(ctx, src, desc, elem, flags, &eff, &buffer_row);
+    else if (src)
         err = image_view_check(ctx, src, format, desc, flags, &eff);
-        if (err != CL_SUCCESS)
-            goto fail;
-    }
+    if (err != CL_SUCCESS)
+        goto fail;
     /* CL_IMAGE_FORMAT_NOT_SUPPORTED if there are no devices in context that support image_format */
     HCQCL_CHECK_GOTO(hcqcl_image_format_supported(format, eff, desc->image_type), err,
                      CL_IMAGE_FORMAT_NOT_SUPPORTED, "format (0x%x, 0x%x), flags 0x%llx",
@@ -371,14 +407,19 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     im->info_slice_pitch = desc->image_slice_pitch ? desc->image_slice_pitch
                            : has_slices            ? app_slice
                                                    : 0;
-    if (src) {
+    if (from_buffer) {
+        /* The buffer's bytes at the application's row pitch. */
+        im->row_pitch = im->info_row_pitch = buffer_row;
+    } else if (src) {
         /* The other image's store, pitches and all. */
         im->row_pitch = src->image->row_pitch;
         im->info_row_pitch = src->image->info_row_pitch;
         im->info_slice_pitch = 0;
     }
     size_t total = 0;
-    if (src)
+    if (from_buffer)
+        total = buffer_row * rows; /* within the buffer (checked) */
+    else if (src)
         total = src->size;
     else if (__builtin_mul_overflow(layer, slices, &total))
         total = SIZE_MAX;
@@ -393,8 +434,8 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     cl_mem svm = use ? hcqcl_svm_find(ctx, host_ptr, total, &svm_off) : NULL;
     if (d->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER || svm || src) {
         /* A 1D image buffer is a view of its buffer, a 2D image made from
-         * another a view of that one's store; an image on an SVM pointer
-         * uses the allocation's memory, as a buffer does. */
+         * a buffer or another image a view of that one's store; an image
+         * on an SVM pointer uses the allocation's memory, as a buffer does. */
         m = svm ? hcqcl_mem_create_alias(svm, svm_off, eff, total, host_ptr)
                 : hcqcl_mem_create_view(src ? src : buf, eff, total);
         if (svm)
@@ -528,8 +569,8 @@ cl_int hcqcl_clGetImageInfo(cl_mem image, cl_image_info param_name, size_t param
     case CL_IMAGE_HEIGHT: v.s = im->desc.image_height; n = sizeof(v.s); break;
     case CL_IMAGE_DEPTH: v.s = im->desc.image_depth; n = sizeof(v.s); break;
     case CL_IMAGE_ARRAY_SIZE: v.s = im->desc.image_array_size; n = sizeof(v.s); break;
-    case CL_IMAGE_BUFFER:
-        v.m = image->type == CL_MEM_OBJECT_IMAGE1D_BUFFER ? im->desc.buffer : NULL;
+    case CL_IMAGE_BUFFER: /* the buffer it was made from, if any */
+        v.m = is_buffer(im->desc.buffer) ? im->desc.buffer : NULL;
         n = sizeof(v.m);
         break;
     case CL_IMAGE_NUM_MIP_LEVELS:

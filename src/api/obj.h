@@ -390,7 +390,9 @@ cl_int hcqcl_clEnqueueReleaseDX9MediaSurfacesKHR(cl_command_queue queue, cl_uint
 
 /* Extensions offered only while images are on (hcqcl_images_enabled):
  * reported after HCQCL_EXTENSIONS. X(name, major, minor, patch) */
-#define HCQCL_IMAGE_EXTENSIONS(X) X(cl_khr_3d_image_writes, 1, 0, 0)
+#define HCQCL_IMAGE_EXTENSIONS(X)                                                         \
+    X(cl_khr_3d_image_writes, 1, 0, 0)                                                    \
+    X(cl_khr_image2d_from_buffer, 1, 0, 0)
 
 /* Extension functions clGetExtensionFunctionAddress(ForPlatform) hands
  * out by name, besides the ICD loader's own (clIcdGetPlatformIDsKHR,
@@ -771,8 +773,10 @@ void hcqcl_mapping_push(const struct hcqcl_mapping *map);
  * the pixels in rows of row_pitch bytes and slices / array layers of
  * slice_pitch bytes. Tight pitches (width x elem, row x height), except
  * for CL_MEM_USE_HOST_PTR, where the store is the application's memory
- * in its layout (its pitches). A 1D image buffer addresses its buffer's
- * store from byte 0 (m->parent, retained). Each image also has one
+ * in its layout (its pitches). A 1D image buffer, and a 2D image made
+ * from a buffer (cl_khr_image2d_from_buffer, at the row pitch the
+ * application gives), address their buffer's store from byte 0
+ * (m->parent, retained). Each image also has one
  * struct hcqcl_image_abi per context device in CPU-visible GPU memory,
  * written once at creation: what a kernel argument passes.
  *
@@ -783,7 +787,7 @@ void hcqcl_mapping_push(const struct hcqcl_mapping *map);
 struct hcqcl_image {
     cl_image_format format;
     cl_image_desc desc;        /* as given; pitches replaced by the store's;
-                                * buffer (1D image buffer) retained */
+                                * buffer / mem_object retained */
     size_t elem_size;          /* bytes per pixel */
     size_t row_pitch;          /* of the store */
     size_t slice_pitch;        /* of the store; 0 for 1D, 1D buffer, 2D */
@@ -791,6 +795,13 @@ struct hcqcl_image {
     size_t info_slice_pitch;   /* application's pitches where it gave them */
     struct hcq_mem **abi;      /* one descriptor block per context device */
 };
+/* A 2D image made from a buffer: its row pitch a multiple of this many
+ * pixels (CL_DEVICE_IMAGE_PITCH_ALIGNMENT), a CL_MEM_USE_HOST_PTR
+ * buffer's host_ptr aligned to this many (..._BASE_ADDRESS_ALIGNMENT).
+ * The built-ins load each channel at its natural alignment (image_core.h),
+ * which a pixel's alignment gives. */
+#define HCQCL_IMAGE_PITCH_ALIGN 1u
+#define HCQCL_IMAGE_BASE_ALIGN 1u
 /* HCQCL_IMAGES=1 (read once). Any thread. */
 bool hcqcl_images_enabled(void);
 /* m is a live memory object holding an image. */

@@ -14,6 +14,8 @@
  *   fill2d          write_imagef into RGBA unorm8 (rounding)
  *   add_ui, scale_i integer reads and saturating writes (RGBA uint8,
  *                   RG int16, an integer-coordinate sampler)
+ *   from_buffer     add_ui between 2D images made from buffers, at row
+ *                   pitches wider than a row
  *   sample3d, sample2d_array, copy1d_array, fill3d, copy1d
  *                   3D (linear), 2D array (half, layer rounding), 1D
  *                   array (BGRA), 3D writes, 1D to 1D buffer
@@ -332,6 +334,59 @@ static void check_int(void)
     clReleaseMemObject(b);
 }
 
+/* add_ui between two 2D images made from buffers
+ * (cl_khr_image2d_from_buffer), at row pitches other than their width:
+ * the kernel reads and writes each buffer's rows at its pitch, and the
+ * bytes between the destination's rows keep their value. */
+static void check_from_buffer(void)
+{
+    enum { W = 5, H = 4, SP = 32, DP = 24, FILL = 0xEE };
+    uint8_t sbytes[SP * H], dbytes[DP * H], got[DP * H];
+    for (size_t i = 0; i < sizeof(sbytes); i++)
+        sbytes[i] = (uint8_t)(i * 11 + 3);
+    memset(dbytes, FILL, sizeof(dbytes));
+    cl_mem sb = buffer(sizeof(sbytes), sbytes), db = buffer(sizeof(dbytes), dbytes);
+    cl_image_desc d;
+    memset(&d, 0, sizeof(d));
+    d.image_type = CL_MEM_OBJECT_IMAGE2D;
+    d.image_width = W;
+    d.image_height = H;
+    const cl_image_format f = { CL_RGBA, CL_UNSIGNED_INT8 };
+    cl_int err;
+    d.image_row_pitch = SP;
+    d.mem_object = sb;
+    cl_mem a = clCreateImage(ctx, CL_MEM_READ_ONLY, &f, &d, NULL, &err);
+    REQUIRE(a && err == CL_SUCCESS, "image from a buffer: %d", err);
+    d.image_row_pitch = DP;
+    d.mem_object = db;
+    cl_mem b = clCreateImage(ctx, CL_MEM_WRITE_ONLY, &f, &d, NULL, &err);
+    REQUIRE(b && err == CL_SUCCESS, "image from a buffer: %d", err);
+    cl_kernel k = cltest_kernel(prog, "add_ui");
+    const cl_uint add[4] = { 1, 2, 3, 250 };
+    arg(k, 0, sizeof(cl_mem), &a);
+    arg(k, 1, sizeof(cl_mem), &b);
+    arg(k, 2, sizeof(add), add);
+    const size_t g[2] = { W, H };
+    run(k, 2, g);
+    read_buffer(db, sizeof(got), got);
+    int bad = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < DP; x++) {
+            unsigned want = FILL;
+            if (x < W * 4) {
+                want = sbytes[y * SP + x] + add[x % 4];
+                want = want > 255 ? 255 : want;
+            }
+            bad += got[y * DP + x] != want;
+        }
+    check_report(bad == 0, "from_buffer", "%d of %d bytes wrong", bad, DP * H);
+    clReleaseKernel(k);
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(sb);
+    clReleaseMemObject(db);
+}
+
 /* One read of sample3d or sample2d_array: out = read_imagef(img, s, c). */
 static void sample_one(const char *kernel, cl_mem img, cl_sampler s, const float c[4], float out[4])
 {
@@ -636,6 +691,7 @@ int main(int argc, char **argv)
     check_sample2d();
     check_fill2d();
     check_int();
+    check_from_buffer();
     check_3d_arrays();
     check_query();
     check_formats();
