@@ -257,8 +257,13 @@ cl_int hcqcl_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem s
         err = hcqcl_xfer_check_buffer(q, dst_buffer);
     if (err != CL_SUCCESS)
         return err;
-    /* CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object created from dst_buffer */
-    HCQCL_CHECK(src_image->image->desc.buffer != dst_buffer, CL_INVALID_MEM_OBJECT,
+    /* CL_INVALID_MEM_OBJECT if src_image is a 1D image buffer object created from dst_buffer
+     * (a 2D image made from it is not refused: "concurrent ... copying between both a buffer
+     * object and 1D image buffer or 2D image object associated with the buffer object is
+     * undefined") */
+    HCQCL_CHECK(src_image->type != CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+                    src_image->image->desc.buffer != dst_buffer,
+                CL_INVALID_MEM_OBJECT,
                 "image %p is made from buffer %p", (void *)src_image, (void *)dst_buffer);
     struct hcqcl_rect s, b;
     err = image_rect(src_image, src_origin, region, &s);
@@ -286,8 +291,11 @@ cl_int hcqcl_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem s
         err = image_check(q, dst_image);
     if (err != CL_SUCCESS)
         return err;
-    /* CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object created from src_buffer */
-    HCQCL_CHECK(dst_image->image->desc.buffer != src_buffer, CL_INVALID_MEM_OBJECT,
+    /* CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object created from src_buffer
+     * (not a 2D image made from it, as above) */
+    HCQCL_CHECK(dst_image->type != CL_MEM_OBJECT_IMAGE1D_BUFFER ||
+                    dst_image->image->desc.buffer != src_buffer,
+                CL_INVALID_MEM_OBJECT,
                 "image %p is made from buffer %p", (void *)dst_image, (void *)src_buffer);
     struct hcqcl_rect d, b;
     err = image_rect(dst_image, dst_origin, region, &d);

@@ -810,7 +810,14 @@ cl_int hcqcl_clGetMemObjectInfo(cl_mem memobj, cl_mem_info param_name, size_t pa
     case CL_MEM_TYPE: v.type = memobj->type; n = sizeof(v.type); break;
     case CL_MEM_FLAGS: v.flags = memobj->flags; n = sizeof(v.flags); break;
     case CL_MEM_SIZE: v.size = memobj->size; n = sizeof(v.size); break;
-    case CL_MEM_HOST_PTR: v.ptr = memobj->host_ptr; n = sizeof(v.ptr); break;
+    /* "If memobj is created with ... clCreateImage ... and CL_MEM_USE_HOST_PTR is specified
+     * in mem_flags, return the host_ptr argument value specified when memobj is created" ...
+     * "Otherwise, returns NULL": an image made from a buffer or another image was given no
+     * host_ptr, whatever its store's (kept in host_ptr for its maps). */
+    case CL_MEM_HOST_PTR:
+        v.ptr = memobj->image && memobj->image->desc.mem_object ? NULL : memobj->host_ptr;
+        n = sizeof(v.ptr);
+        break;
     case CL_MEM_MAP_COUNT:
         pthread_mutex_lock(&memobj->lock);
         v.u = memobj->map_count;

@@ -65,6 +65,12 @@ static void test_device(void)
     EXPECT(found, "cl_khr_image2d_from_buffer 1.0.0 not in CL_DEVICE_EXTENSIONS_WITH_VERSION");
 }
 
+static void CL_CALLBACK count_destructor(cl_mem m, void *count)
+{
+    (void)m;
+    ++*(int *)count;
+}
+
 /* The bytes of the buffer an image at (origin) sees: pixel (x, y) at
  * origin + y * pitch + x * 4. */
 static bool pixels_match(const uint8_t *bytes, size_t origin, size_t pitch, const uint8_t *px)
@@ -103,6 +109,11 @@ static void test_views(void)
     cl_mem_object_type t = 0;
     EXPECT_OK(clGetMemObjectInfo(img, CL_MEM_TYPE, sizeof(t), &t, NULL));
     EXPECT(t == CL_MEM_OBJECT_IMAGE2D, "type 0x%x", t);
+    /* Host pointer flags "cannot be specified in flags but are inherited". */
+    cl_mem_flags fl = 0;
+    EXPECT_OK(clGetMemObjectInfo(img, CL_MEM_FLAGS, sizeof(fl), &fl, NULL));
+    EXPECT(fl == (CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR), "flags 0x%llx",
+           (unsigned long long)fl);
 
     /* A write of the middle row's three middle pixels changes those bytes
      * of the buffer and no other. */
@@ -115,6 +126,31 @@ static void test_views(void)
     uint8_t now[BUF];
     EXPECT_OK(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, BUF, now, 0, NULL, NULL));
     EXPECT(!memcmp(now, bytes, BUF), "the write changed exactly its pixels' bytes");
+
+    /* A fill of the last row's first two pixels, and a copy of the first
+     * row's first pixel from another buffer: their bytes and no other. */
+    const cl_float4 color = {{0x11 / 255.0f, 0x22 / 255.0f, 0x33 / 255.0f, 0x44 / 255.0f}};
+    const size_t fo[3] = {0, H - 1, 0}, fr[3] = {2, 1, 1};
+    EXPECT_OK(clEnqueueFillImage(queue, img, &color, fo, fr, 0, NULL, NULL));
+    for (size_t i = 0; i < 8; i++)
+        bytes[(H - 1) * PITCH + i] = (uint8_t)(0x11 * (i % 4 + 1));
+    const uint8_t one[4] = {0xC1, 0xC2, 0xC3, 0xC4};
+    cl_mem other = clCreateBuffer(ctx, CL_MEM_COPY_HOST_PTR, sizeof(one), (void *)one, &err);
+    REQUIRE(other, "buffer: %d", err);
+    const size_t po[3] = {0, 0, 0}, pr[3] = {1, 1, 1};
+    EXPECT_OK(clEnqueueCopyBufferToImage(queue, other, img, 0, po, pr, 0, NULL, NULL));
+    memcpy(bytes, one, sizeof(one));
+    clReleaseMemObject(other);
+    EXPECT_OK(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, BUF, now, 0, NULL, NULL));
+    EXPECT(!memcmp(now, bytes, BUF), "the fill and the copy changed exactly their bytes");
+    /* A copy between the image and its own buffer is no error (the
+     * specification calls its result undefined where they overlap, not
+     * here): the image's second row to the buffer's byte 2048. */
+    const size_t ro[3] = {0, 1, 0}, rr[3] = {W, 1, 1};
+    EXPECT_OK(clEnqueueCopyImageToBuffer(queue, img, buf, ro, rr, 2048, 0, NULL, NULL));
+    memcpy(bytes + 2048, bytes + PITCH, W * 4);
+    EXPECT_OK(clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, BUF, now, 0, NULL, NULL));
+    EXPECT(!memcmp(now, bytes, BUF), "the copy into the image's own buffer");
 
     /* A map: the pitch, and the pixels where it says. */
     void *p = clEnqueueMapImage(queue, img, CL_TRUE, CL_MAP_READ, o, r, &rp, NULL, 0, NULL, NULL,
@@ -144,21 +180,27 @@ static void test_views(void)
     cl_mem sub = clCreateSubBuffer(buf, 0, CL_BUFFER_CREATE_TYPE_REGION, &reg, &err);
     EXPECT(sub && err == CL_SUCCESS, "sub-buffer: %d", err);
     if (sub) {
+        int sub_gone = 0;
+        EXPECT_OK(clSetMemObjectDestructorCallback(sub, count_destructor, &sub_gone));
         cl_mem si = from_buffer(0, CL_RGBA, CL_UNORM_INT8, sub, W, H, PITCH, CL_SUCCESS);
         if (si) {
             EXPECT_OK(clEnqueueReadImage(queue, si, CL_TRUE, o, r, 0, 0, back, 0, NULL, NULL));
             EXPECT(pixels_match(bytes, 1024, PITCH, back), "the sub-buffer's image");
             EXPECT_OK(clGetImageInfo(si, CL_IMAGE_BUFFER, sizeof(ib), &ib, NULL));
             EXPECT(ib == sub, "CL_IMAGE_BUFFER of the sub-buffer's image %p", (void *)ib);
-            /* It holds the sub-buffer past the application's handle. */
+            /* It holds the sub-buffer past the application's handle: the
+             * sub-buffer is destroyed with the image, not before. */
             clReleaseMemObject(sub);
-            sub = NULL;
+            EXPECT(sub_gone == 0, "the sub-buffer destroyed under its image");
+            EXPECT_OK(clGetImageInfo(si, CL_IMAGE_BUFFER, sizeof(ib), &ib, NULL));
+            EXPECT(ib == sub, "CL_IMAGE_BUFFER after the sub-buffer's release %p", (void *)ib);
             EXPECT_OK(clEnqueueReadImage(queue, si, CL_TRUE, o, r, 0, 0, back, 0, NULL, NULL));
             EXPECT(pixels_match(bytes, 1024, PITCH, back), "after the sub-buffer's release");
             clReleaseMemObject(si);
-        }
-        if (sub)
+        } else {
             clReleaseMemObject(sub);
+        }
+        EXPECT(sub_gone == 1, "the sub-buffer's destructor ran %d times", sub_gone);
     }
 
     /* The image outlives the application's handle on its buffer. */
@@ -174,7 +216,7 @@ static void test_rules(void)
     cl_int err = 0;
     cl_mem buf = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS, BUF, NULL, &err);
     REQUIRE(buf, "buffer: %d", err);
-    /* Flags: the buffer's, unless narrowed; never host pointer flags. */
+    /* Flags: the buffer's, unless narrowed; host pointer flags never given. */
     cl_mem img = from_buffer(0, CL_RGBA, CL_UNORM_INT8, buf, W, H, PITCH, CL_SUCCESS);
     if (img) {
         cl_mem_flags fl = 0;
@@ -241,11 +283,28 @@ static void test_rules(void)
     EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT, sizeof(base), &base,
                               NULL));
     static uint8_t mem[BUF + 64] __attribute__((aligned(64)));
+    for (size_t i = 0; i < sizeof(mem); i++)
+        mem[i] = (uint8_t)(i * 7);
     cl_mem aligned = clCreateBuffer(ctx, CL_MEM_USE_HOST_PTR, BUF, mem, &err);
     REQUIRE(aligned, "USE_HOST_PTR buffer: %d", err);
     img = from_buffer(0, CL_RGBA, CL_UNORM_INT8, aligned, W, H, PITCH, CL_SUCCESS);
-    if (img)
+    if (img) {
+        /* Given no host_ptr itself: "Otherwise, returns NULL". */
+        void *hp = (void *)1;
+        EXPECT_OK(clGetMemObjectInfo(img, CL_MEM_HOST_PTR, sizeof(hp), &hp, NULL));
+        EXPECT(hp == NULL, "CL_MEM_HOST_PTR %p", hp);
+        /* Its maps are the buffer's memory at the pitch. */
+        const size_t o[3] = {1, 1, 0}, r[3] = {2, 2, 1};
+        size_t rp = 0;
+        void *p = clEnqueueMapImage(queue, img, CL_TRUE, CL_MAP_READ, o, r, &rp, NULL, 0, NULL,
+                                    NULL, &err);
+        EXPECT(p == mem + PITCH + 4 && rp == PITCH, "map %p (buffer %p), pitch %zu", p,
+               (void *)mem, rp);
+        if (p)
+            EXPECT_OK(clEnqueueUnmapMemObject(queue, img, p, 0, NULL, NULL));
+        EXPECT_OK(clFinish(queue));
         clReleaseMemObject(img);
+    }
     clReleaseMemObject(aligned);
     if (base * 4 <= 64) {
         /* Two bytes off: no RGBA8 pixel's alignment, an R8 pixel's. */
