@@ -24,11 +24,7 @@ enum { W = 5, H = 3, PITCH = 32, BUF = 4096 };
 static cl_mem from_buffer(cl_mem_flags flags, cl_channel_order order, cl_channel_type type,
                           cl_mem buf, size_t w, size_t h, size_t pitch, cl_int want)
 {
-    cl_image_desc d;
-    memset(&d, 0, sizeof(d));
-    d.image_type = CL_MEM_OBJECT_IMAGE2D;
-    d.image_width = w;
-    d.image_height = h;
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0);
     d.image_row_pitch = pitch;
     d.mem_object = buf;
     cl_int err = 12345;
@@ -52,17 +48,8 @@ static void test_device(void)
     /* "The value returned must be a power of 2." */
     EXPECT(pitch && !(pitch & (pitch - 1)), "pitch alignment %u", pitch);
     EXPECT(base && !(base & (base - 1)), "base address alignment %u", base);
-    char ext[4096] = "";
-    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof(ext), ext, NULL));
-    EXPECT(strstr(ext, "cl_khr_image2d_from_buffer"), "extensions: %s", ext);
-    cl_name_version ev[64];
-    size_t n = 0;
-    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS_WITH_VERSION, sizeof(ev), ev, &n));
-    bool found = false;
-    for (size_t i = 0; i < n / sizeof(ev[0]); i++)
-        found |= !strcmp(ev[i].name, "cl_khr_image2d_from_buffer") &&
-                 ev[i].version == CL_MAKE_VERSION(1, 0, 0);
-    EXPECT(found, "cl_khr_image2d_from_buffer 1.0.0 not in CL_DEVICE_EXTENSIONS_WITH_VERSION");
+    EXPECT(cltest_device_lists(dev, "cl_khr_image2d_from_buffer", CL_MAKE_VERSION(1, 0, 0)),
+           "cl_khr_image2d_from_buffer 1.0.0 not listed");
 }
 
 static void CL_CALLBACK count_destructor(cl_mem m, void *count)
@@ -246,11 +233,7 @@ static void test_rules(void)
                 CL_INVALID_IMAGE_DESCRIPTOR);
     from_buffer(0, CL_RGBA, CL_UNORM_INT8, buf, 32769, 1, 0, CL_INVALID_IMAGE_SIZE);
     /* No slice pitch, no host pointer. */
-    cl_image_desc d;
-    memset(&d, 0, sizeof(d));
-    d.image_type = CL_MEM_OBJECT_IMAGE2D;
-    d.image_width = W;
-    d.image_height = H;
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
     d.image_slice_pitch = PITCH * H;
     d.mem_object = buf;
     const cl_image_format f = {CL_RGBA, CL_UNORM_INT8};

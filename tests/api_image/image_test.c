@@ -38,18 +38,6 @@ static void fill_random(void *p, size_t n)
         ((uint8_t *)p)[i] = rnd8();
 }
 
-static cl_image_desc desc_of(cl_mem_object_type t, size_t w, size_t h, size_t d, size_t a)
-{
-    cl_image_desc desc;
-    memset(&desc, 0, sizeof(desc));
-    desc.image_type = t;
-    desc.image_width = w;
-    desc.image_height = h;
-    desc.image_depth = d;
-    desc.image_array_size = a;
-    return desc;
-}
-
 static cl_mem make_image(cl_mem_flags flags, cl_channel_order o, cl_channel_type t,
                          const cl_image_desc *d, void *host, cl_int want)
 {
@@ -105,7 +93,7 @@ static void test_images_off(void)
                                          &nf));
     EXPECT(nf == 0, "%u formats with images off", nf);
 
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0);
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, 4, 4, 0, 0);
     make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_OPERATION);
     cl_image_format f = {CL_RGBA, CL_UNORM_INT8};
     cl_int err = 0;
@@ -177,19 +165,12 @@ static void test_device_info(void)
         EXPECT_OK(clGetDeviceInfo(dev, sizes[i].p, sizeof(v), &v, NULL));
         EXPECT(v == sizes[i].v, "param 0x%x = %zu, expected %zu", sizes[i].p, v, sizes[i].v);
     }
+    EXPECT(cltest_device_lists(dev, "cl_khr_3d_image_writes", 0), "no 3d_image_writes");
+    EXPECT(cltest_device_lists(dev, "cl_khr_icd", 0), "no cl_khr_icd");
     char ext[4096] = "";
-    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof(ext), ext, NULL));
-    EXPECT(strstr(ext, "cl_khr_3d_image_writes "), "no 3d_image_writes: %s", ext);
-    EXPECT(strstr(ext, "cl_khr_icd "), "extensions: %s", ext);
     EXPECT_OK(clGetPlatformInfo(plat, CL_PLATFORM_EXTENSIONS, sizeof(ext), ext, NULL));
     EXPECT(strstr(ext, "cl_khr_3d_image_writes"), "platform: %s", ext);
-    cl_name_version ev[64];
     size_t n = 0;
-    EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS_WITH_VERSION, sizeof(ev), ev, &n));
-    bool found = false;
-    for (size_t i = 0; i < n / sizeof(ev[0]); i++)
-        found |= !strcmp(ev[i].name, "cl_khr_3d_image_writes");
-    EXPECT(found, "cl_khr_3d_image_writes not in CL_DEVICE_EXTENSIONS_WITH_VERSION");
     cl_name_version feats[16];
     EXPECT_OK(clGetDeviceInfo(dev, CL_DEVICE_OPENCL_C_FEATURES, sizeof(feats), feats, &n));
     bool images = false, writes3d = false, fp64 = false;
@@ -264,7 +245,7 @@ static void test_create_errors(void)
 {
     uint8_t host[4096];
     cl_int err = 0;
-    cl_image_desc d2 = desc_of(CL_MEM_OBJECT_IMAGE2D, 8, 4, 0, 0);
+    cl_image_desc d2 = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, 8, 4, 0, 0);
     cl_image_format f = {CL_RGBA, CL_UNORM_INT8};
 
     EXPECT(!clCreateImage((cl_context)queue, 0, &f, &d2, NULL, &err), "queue as context");
@@ -298,9 +279,9 @@ static void test_create_errors(void)
     d = d2;
     d.image_height = 0;
     make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_DESCRIPTOR);
-    d = desc_of(CL_MEM_OBJECT_IMAGE3D, 4, 4, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 0, 0);
     make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_DESCRIPTOR);
-    d = desc_of(CL_MEM_OBJECT_IMAGE2D_ARRAY, 4, 4, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D_ARRAY, 4, 4, 0, 0);
     make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_DESCRIPTOR);
     d = d2;
     d.num_mip_levels = 1;
@@ -315,23 +296,23 @@ static void test_create_errors(void)
     cl_mem b2d = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
     if (b2d)
         clReleaseMemObject(b2d);
-    d = desc_of(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0);
     d.buffer = buf;
     make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_DESCRIPTOR);
-    d = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 16, 0, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 16, 0, 0, 0);
     make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_DESCRIPTOR); /* no buffer */
     /* Sizes. */
-    d = desc_of(CL_MEM_OBJECT_IMAGE2D, 32769, 1, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, 32769, 1, 0, 0);
     make_image(0, CL_R, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_SIZE);
-    d = desc_of(CL_MEM_OBJECT_IMAGE2D, 1, 32769, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, 1, 32769, 0, 0);
     make_image(0, CL_R, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_SIZE);
-    d = desc_of(CL_MEM_OBJECT_IMAGE1D, 32769, 0, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D, 32769, 0, 0, 0);
     make_image(0, CL_R, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_SIZE);
-    d = desc_of(CL_MEM_OBJECT_IMAGE3D, 2, 2, 16385, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, 2, 2, 16385, 0);
     make_image(0, CL_R, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_SIZE);
-    d = desc_of(CL_MEM_OBJECT_IMAGE2D_ARRAY, 2, 2, 0, 2049);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D_ARRAY, 2, 2, 0, 2049);
     make_image(0, CL_R, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_SIZE);
-    d = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 257, 0, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 257, 0, 0, 0);
     d.buffer = buf; /* 257 x 4 bytes > 1024 */
     make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_IMAGE_SIZE);
     /* Pitches. */
@@ -342,7 +323,7 @@ static void test_create_errors(void)
     make_image(CL_MEM_COPY_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, host, CL_INVALID_IMAGE_DESCRIPTOR);
     d.image_row_pitch = 34; /* not a multiple of 4 */
     make_image(CL_MEM_COPY_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, host, CL_INVALID_IMAGE_DESCRIPTOR);
-    d = desc_of(CL_MEM_OBJECT_IMAGE3D, 8, 4, 2, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, 8, 4, 2, 0);
     d.image_slice_pitch = 64; /* < 32 x 4 */
     make_image(CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, host, CL_INVALID_IMAGE_DESCRIPTOR);
     d.image_row_pitch = 40;
@@ -358,7 +339,7 @@ static void test_create_errors(void)
     /* An image of a buffer: the buffer's flags rules. */
     cl_mem ro = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS, 1024, NULL, &err);
     REQUIRE(ro, "buffer");
-    d = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 16, 0, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 16, 0, 0, 0);
     d.buffer = ro;
     make_image(CL_MEM_WRITE_ONLY, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_VALUE);
     make_image(CL_MEM_READ_WRITE, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_INVALID_VALUE);
@@ -371,7 +352,7 @@ static void test_create_errors(void)
         EXPECT(fl == (CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS), "inherited flags 0x%llx",
                (unsigned long long)fl);
         /* An image is no buffer for a 1D image buffer. */
-        cl_image_desc dd = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 4, 0, 0, 0);
+        cl_image_desc dd = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 4, 0, 0, 0);
         dd.buffer = img;
         make_image(0, CL_RGBA, CL_UNORM_INT8, &dd, NULL, CL_INVALID_IMAGE_DESCRIPTOR);
         clReleaseMemObject(img);
@@ -425,12 +406,12 @@ static void test_info(void)
         cl_image_desc d;
         size_t elem, row, slice, w, h, depth, arr, size;
     } cases[] = {
-        {desc_of(CL_MEM_OBJECT_IMAGE1D, 7, 9, 9, 9), 4, 28, 0, 7, 0, 0, 0, 28},
-        {desc_of(CL_MEM_OBJECT_IMAGE1D_ARRAY, 7, 9, 9, 3), 4, 28, 28, 7, 0, 0, 3, 84},
-        {desc_of(CL_MEM_OBJECT_IMAGE2D, 7, 5, 9, 9), 4, 28, 0, 7, 5, 0, 0, 140},
-        {desc_of(CL_MEM_OBJECT_IMAGE2D_ARRAY, 7, 5, 9, 2), 4, 28, 140, 7, 5, 0, 2, 280},
-        {desc_of(CL_MEM_OBJECT_IMAGE3D, 7, 5, 3, 9), 4, 28, 140, 7, 5, 3, 0, 420},
-        {desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 100, 9, 9, 9), 4, 400, 0, 100, 0, 0, 0, 400},
+        {cltest_image_desc(CL_MEM_OBJECT_IMAGE1D, 7, 9, 9, 9), 4, 28, 0, 7, 0, 0, 0, 28},
+        {cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_ARRAY, 7, 9, 9, 3), 4, 28, 28, 7, 0, 0, 3, 84},
+        {cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, 7, 5, 9, 9), 4, 28, 0, 7, 5, 0, 0, 140},
+        {cltest_image_desc(CL_MEM_OBJECT_IMAGE2D_ARRAY, 7, 5, 9, 2), 4, 28, 140, 7, 5, 0, 2, 280},
+        {cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, 7, 5, 3, 9), 4, 28, 140, 7, 5, 3, 0, 420},
+        {cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 100, 9, 9, 9), 4, 400, 0, 100, 0, 0, 0, 400},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         cl_image_desc d = cases[i].d;
@@ -505,7 +486,7 @@ static void test_info(void)
     EXPECT_ERR(clEnqueueFillImage(queue, buf, color, origin, region, 0, NULL, NULL),
                CL_INVALID_MEM_OBJECT);
     /* The image of a buffer keeps it: released first, the buffer lives on. */
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 16, 0, 0, 0);
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 16, 0, 0, 0);
     d.buffer = buf;
     cl_mem m = make_image(0, CL_R, CL_FLOAT, &d, NULL, CL_SUCCESS);
     cl_uint refs = 0;
@@ -622,7 +603,7 @@ static void round_trip(const struct fmt_case *c, cl_mem_flags kind)
 
     /* The initial contents: from a host copy with padded pitches (the
      * store repacks them), or written after creation. */
-    cl_image_desc d = desc_of(c->itype, c->w, c->h, c->d, c->arr);
+    cl_image_desc d = cltest_image_desc(c->itype, c->w, c->h, c->d, c->arr);
     cl_mem buf = NULL;
     const size_t row = c->w * c->elem + 3 * c->elem;
     const size_t layer = c->itype == CL_MEM_OBJECT_IMAGE1D_ARRAY ? 2 * row
@@ -728,7 +709,7 @@ static void round_trip(const struct fmt_case *c, cl_mem_flags kind)
              (unsigned long long)kind);
     model_check(&md, what);
     if (c->itype != CL_MEM_OBJECT_IMAGE1D_BUFFER) {
-        cl_image_desc d2 = desc_of(c->itype, c->w, c->h, c->d, c->arr);
+        cl_image_desc d2 = cltest_image_desc(c->itype, c->w, c->h, c->d, c->arr);
         struct model m2 = {.elem = c->elem};
         memcpy(m2.ext, md.ext, sizeof(m2.ext));
         m2.px = calloc(1, n);
@@ -878,7 +859,7 @@ static void test_use_host_ptr(void)
     REQUIRE(host, "host memory");
     for (int i = 0; i < PITCH * H; i++)
         host[i] = (uint8_t)i;
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
     d.image_row_pitch = PITCH;
     cl_mem m = make_image(CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, host, CL_SUCCESS);
     if (!m) {
@@ -923,7 +904,7 @@ static void test_given_pitches(void)
     enum { W = 4, H = 4, ROW = 32 };
     uint8_t host[ROW * H * 2];
     fill_random(host, sizeof(host));
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
     d.image_row_pitch = ROW;
     cl_mem m = make_image(CL_MEM_COPY_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, host, CL_SUCCESS);
     size_t v = 0;
@@ -942,7 +923,7 @@ static void test_given_pitches(void)
         EXPECT(ok, "COPY_HOST_PTR image with a padded pitch: pixels");
         clReleaseMemObject(m);
     }
-    cl_image_desc d3 = desc_of(CL_MEM_OBJECT_IMAGE3D, W, 2, 2, 0);
+    cl_image_desc d3 = cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, W, 2, 2, 0);
     d3.image_row_pitch = ROW;
     d3.image_slice_pitch = ROW * 3;
     m = make_image(CL_MEM_COPY_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d3, host, CL_SUCCESS);
@@ -957,7 +938,7 @@ static void test_given_pitches(void)
     uint8_t *big = aligned_alloc(4096, 64 * 64 * 4);
     REQUIRE(big, "host memory");
     fill_random(big, 64 * 64 * 4);
-    d = desc_of(CL_MEM_OBJECT_IMAGE2D, 64, 64, 0, 0);
+    d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, 64, 64, 0, 0);
     d.image_slice_pitch = 16;
     m = make_image(CL_MEM_USE_HOST_PTR, CL_RGBA, CL_UNORM_INT8, &d, big, CL_SUCCESS);
     if (m) {
@@ -988,7 +969,7 @@ static void test_given_pitches(void)
 /* A w x h RGBA / UNORM_INT8 2D image holding px (w * h * 4 bytes). */
 static cl_mem rgba8_image(size_t w, size_t h, const uint8_t *px)
 {
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0);
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, w, h, 0, 0);
     cl_mem m = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
     const size_t o[3] = {0, 0, 0}, r[3] = {w, h, 1};
     if (m)
@@ -1002,7 +983,7 @@ static cl_mem rgba8_image(size_t w, size_t h, const uint8_t *px)
 static void test_image_views(void)
 {
     enum { W = 16, H = 8 };
-    const cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
+    const cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
     uint8_t px[W * H * 4], back[W * H * 4];
     fill_random(px, sizeof(px));
     cl_mem base = rgba8_image(W, H, px);
@@ -1052,7 +1033,7 @@ static void test_image_views(void)
     if (same)
         clReleaseMemObject(same);
     /* Not from a 3D image. */
-    cl_image_desc d3 = desc_of(CL_MEM_OBJECT_IMAGE3D, W, H, 2, 0);
+    cl_image_desc d3 = cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, W, H, 2, 0);
     cl_mem vol = make_image(0, CL_RGBA, CL_UNORM_INT8, &d3, NULL, CL_SUCCESS);
     if (vol) {
         vd.mem_object = vol;
@@ -1069,7 +1050,7 @@ static void test_map_associated(void)
     cl_int err = 0;
     cl_mem buf = clCreateBuffer(ctx, 0, 4096, NULL, &err);
     REQUIRE(buf, "buffer: %d", err);
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 256, 0, 0, 0);
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 256, 0, 0, 0);
     d.buffer = buf;
     cl_mem img = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
     if (img) {
@@ -1146,12 +1127,12 @@ static void test_map_invalidate_region(void)
 static void test_enqueue_errors(void)
 {
     cl_int err = 0;
-    cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D, 8, 8, 0, 0);
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, 8, 8, 0, 0);
     cl_mem m = make_image(0, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
     cl_mem f = make_image(0, CL_RGBA, CL_FLOAT, &d, NULL, CL_SUCCESS);
-    cl_image_desc d3 = desc_of(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0);
+    cl_image_desc d3 = cltest_image_desc(CL_MEM_OBJECT_IMAGE3D, 4, 4, 4, 0);
     cl_mem m3 = make_image(0, CL_RGBA, CL_UNORM_INT8, &d3, NULL, CL_SUCCESS);
-    cl_image_desc d1 = desc_of(CL_MEM_OBJECT_IMAGE1D_ARRAY, 8, 0, 0, 4);
+    cl_image_desc d1 = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_ARRAY, 8, 0, 0, 4);
     cl_mem m1a = make_image(0, CL_RGBA, CL_UNORM_INT8, &d1, NULL, CL_SUCCESS);
     cl_mem hno = make_image(CL_MEM_HOST_NO_ACCESS, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
     cl_mem hro = make_image(CL_MEM_HOST_READ_ONLY, CL_RGBA, CL_UNORM_INT8, &d, NULL, CL_SUCCESS);
@@ -1257,7 +1238,7 @@ static void test_enqueue_errors(void)
                CL_INVALID_MEM_OBJECT);
     EXPECT_ERR(clEnqueueCopyImageToBuffer(queue, buf, buf, o0, r1, 0, 0, NULL, NULL),
                CL_INVALID_MEM_OBJECT);
-    cl_image_desc db = desc_of(CL_MEM_OBJECT_IMAGE1D_BUFFER, 64, 0, 0, 0);
+    cl_image_desc db = cltest_image_desc(CL_MEM_OBJECT_IMAGE1D_BUFFER, 64, 0, 0, 0);
     db.buffer = buf;
     cl_mem ib = make_image(0, CL_RGBA, CL_UNORM_INT8, &db, NULL, CL_SUCCESS);
     if (ib) {
@@ -1508,7 +1489,7 @@ static void test_cycles(void)
     REQUIRE(host, "host memory");
     memset(host, 1, 8192);
     for (int i = 0; i < 50; i++) {
-        cl_image_desc d = desc_of(CL_MEM_OBJECT_IMAGE2D_ARRAY, 16, 8, 0, 4);
+        cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D_ARRAY, 16, 8, 0, 4);
         cl_mem_flags kinds[] = {0, CL_MEM_COPY_HOST_PTR, CL_MEM_ALLOC_HOST_PTR, CL_MEM_USE_HOST_PTR};
         cl_mem m = clCreateImage(ctx, kinds[i % 4], &(cl_image_format){CL_R, CL_FLOAT}, &d,
                                  (kinds[i % 4] & (CL_MEM_COPY_HOST_PTR | CL_MEM_USE_HOST_PTR))

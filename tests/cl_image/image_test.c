@@ -56,13 +56,7 @@ static cl_mem image(cl_mem_flags flags, cl_channel_order order, cl_channel_type 
                     const void *host, cl_mem buffer)
 {
     cl_image_format f = { order, type };
-    cl_image_desc desc;
-    memset(&desc, 0, sizeof(desc));
-    desc.image_type = mt;
-    desc.image_width = w;
-    desc.image_height = h;
-    desc.image_depth = d;
-    desc.image_array_size = layers;
+    cl_image_desc desc = cltest_image_desc(mt, w, h, d, layers);
     desc.buffer = buffer;
     cl_int err;
     cl_mem m = clCreateImage(ctx, flags | (host ? CL_MEM_COPY_HOST_PTR : 0), &f, &desc,
@@ -346,11 +340,7 @@ static void check_from_buffer(void)
         sbytes[i] = (uint8_t)(i * 11 + 3);
     memset(dbytes, FILL, sizeof(dbytes));
     cl_mem sb = buffer(sizeof(sbytes), sbytes), db = buffer(sizeof(dbytes), dbytes);
-    cl_image_desc d;
-    memset(&d, 0, sizeof(d));
-    d.image_type = CL_MEM_OBJECT_IMAGE2D;
-    d.image_width = W;
-    d.image_height = H;
+    cl_image_desc d = cltest_image_desc(CL_MEM_OBJECT_IMAGE2D, W, H, 0, 0);
     const cl_image_format f = { CL_RGBA, CL_UNSIGNED_INT8 };
     cl_int err;
     d.image_row_pitch = SP;

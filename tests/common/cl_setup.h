@@ -3,7 +3,7 @@
  * through the ICD loader (OCL_ICD_VENDORS=build/vendors): hcqcl's
  * platform, the device count to expect, a context and queue on the first
  * device, a built program from one of tests/kernels' cubins or from
- * OpenCL C source, kernels of a program.
+ * OpenCL C source, kernels of a program, image descriptors.
  *
  * Header-only; call from the test's main thread. Set-up failures are
  * fatal (REQUIRE of check.h): nothing after them could run.
@@ -164,6 +164,42 @@ static inline cl_kernel cltest_kernel(cl_program p, const char *name)
     cl_kernel k = clCreateKernel(p, name, &err);
     REQUIRE(k && err == CL_SUCCESS, "clCreateKernel(%s): %d", name, err);
     return k;
+}
+
+/* An image descriptor: type t, w x h x d pixels, a layers (0 where the
+ * type has none), no pitches, no memory object. */
+static inline cl_image_desc cltest_image_desc(cl_mem_object_type t, size_t w, size_t h, size_t d,
+                                              size_t a)
+{
+    cl_image_desc desc;
+    memset(&desc, 0, sizeof(desc));
+    desc.image_type = t;
+    desc.image_width = w;
+    desc.image_height = h;
+    desc.image_depth = d;
+    desc.image_array_size = a;
+    return desc;
+}
+
+/* Whether dev lists extension name both in CL_DEVICE_EXTENSIONS (a
+ * whole word of it) and in CL_DEVICE_EXTENSIONS_WITH_VERSION (at version,
+ * unless that is 0). */
+static inline bool cltest_device_lists(cl_device_id dev, const char *name, cl_version version)
+{
+    char ext[8192] = "";
+    cl_name_version ev[128];
+    size_t n = 0;
+    if (clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof(ext), ext, NULL) != CL_SUCCESS ||
+        clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS_WITH_VERSION, sizeof(ev), ev, &n) != CL_SUCCESS)
+        return false;
+    const size_t len = strlen(name);
+    bool in_string = false;
+    for (const char *p = ext; (p = strstr(p, name)) != NULL; p += len)
+        in_string |= (p == ext || p[-1] == ' ') && (p[len] == ' ' || p[len] == 0);
+    bool in_list = false;
+    for (size_t i = 0; i < n / sizeof(ev[0]); i++)
+        in_list |= !strcmp(ev[i].name, name) && (!version || ev[i].version == version);
+    return in_string && in_list;
 }
 
 #endif
