@@ -308,7 +308,14 @@ cl_int hcqcl_xfer_host(struct hcqcl_cmd *cmd, struct hcq_device *dev, uint64_t v
     /* A write of host memory that a read enqueued before still fills
      * reads it when the command runs: never inline. */
     const bool late = to_gpu && hcqcl_host_pending_overlaps(host, size);
-    const bool pipelined = size > XFER_PIPELINE_MIN && !late && !cmd->gated &&
+    /* On an out-of-order queue the command may sit on a channel behind
+     * commands it does not depend on, whose waits its flags do not carry
+     * (one waiting on the GPU for another command's after-hook): there
+     * only on a channel that has finished everything recorded before it. */
+    const bool ooo = cmd->q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE;
+    const bool clear = !ooo || hcq_signal_value(hcq_queue_timeline(cmd->hq)) >=
+                                   hcq_queue_last(cmd->hq);
+    const bool pipelined = size > XFER_PIPELINE_MIN && !late && clear && !cmd->gated &&
                            !cmd->ev->host_wait && !cmd->ev->hook_wait;
     uint64_t hva = 0;
     if (pipelined) {

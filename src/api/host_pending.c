@@ -17,12 +17,20 @@ static struct {
     atomic_uint count; /* entries listed: 0 lets the check skip the lock */
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+/* Held by the forking thread across fork(): a child inherits it unlocked
+ * (its commands' releases remove their entries). */
+static void fork_prepare(void) { pthread_mutex_lock(&P.lock); }
+static void fork_release(void) { pthread_mutex_unlock(&P.lock); }
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void atfork_register(void) { pthread_atfork(fork_prepare, fork_release, fork_release); }
+
 void hcqcl_host_pending_add(struct hcqcl_host_pending *p, const void *ptr, size_t size)
 {
     if (!size || atomic_load_explicit(&p->listed, memory_order_relaxed))
         return;
     p->lo = (uintptr_t)ptr;
     p->hi = (uintptr_t)ptr + size;
+    pthread_once(&atfork_once, atfork_register);
     pthread_mutex_lock(&P.lock);
     p->prev = NULL;
     p->next = P.first;

@@ -38,10 +38,33 @@ enum { STAGING_MAX_DEVICES = 64 };
 static pthread_mutex_t staging_pools_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct staging_pool *staging_pools[STAGING_MAX_DEVICES];
 
+/* A forked child inherits these locks as the parent's other threads left
+ * them: the forking thread holds them all across fork(), so that both
+ * processes go on with them unlocked (a child that goes on using OpenCL
+ * gets errors back, and releasing its commands puts staging back). The
+ * pools' locks are leaves, taken after the list's. */
+static void fork_prepare(void)
+{
+    pthread_mutex_lock(&staging_pools_lock);
+    for (unsigned i = 0; i < STAGING_MAX_DEVICES && staging_pools[i]; i++)
+        pthread_mutex_lock(&staging_pools[i]->lock);
+}
+
+static void fork_release(void)
+{
+    for (unsigned i = 0; i < STAGING_MAX_DEVICES && staging_pools[i]; i++)
+        pthread_mutex_unlock(&staging_pools[i]->lock);
+    pthread_mutex_unlock(&staging_pools_lock);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static void atfork_register(void) { pthread_atfork(fork_prepare, fork_release, fork_release); }
+
 /* The pool of dev, created (and the device opened for it) on first use. */
 static struct staging_pool *staging_pool(struct hcq_device *dev)
 {
     struct staging_pool *p = NULL;
+    pthread_once(&atfork_once, atfork_register);
     pthread_mutex_lock(&staging_pools_lock);
     unsigned i;
     for (i = 0; i < STAGING_MAX_DEVICES && staging_pools[i]; i++) {
