@@ -43,13 +43,13 @@ static void on_alarm(int sig)
 
 int main(void)
 {
-    cl_platform_id plat;
-    cl_device_id dev;
-    cl_context ctx;
-    cl_command_queue q;
-    cltest_setup(&plat, &dev, &ctx, &q);
     signal(SIGALRM, on_alarm);
     alarm(120);
+    cl_platform_id plat;
+    cl_context ctx;
+    cl_command_queue q;
+    cl_device_id dev;
+    cltest_setup(&plat, &dev, &ctx, &q);
     cl_int err = 0;
     const cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
                                          CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
