@@ -228,8 +228,8 @@ static bool view_order_ok(cl_channel_order want, cl_channel_order o)
     return false;
 }
 
-/* Whether m is a buffer (image_desc->mem_object of a 2D image made from
- * a buffer; m may be anything the application passed). */
+/* Whether m is a buffer (image_desc->buffer / mem_object: m may be
+ * anything the application passed, NULL included). */
 static bool is_buffer(cl_mem m) { return hcqcl_mem_valid(m) && m->type == CL_MEM_OBJECT_BUFFER; }
 
 /* A 2D image made from a buffer (image_desc->mem_object, the rules of
@@ -324,7 +324,7 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
      * (checked below), not a host pointer's; of a buffer's, its row pitch
      * is the application's (checked below), with no host pointer. */
     const cl_mem src = desc->image_type == CL_MEM_OBJECT_IMAGE2D ? desc->mem_object : NULL;
-    const bool from_buffer = src && is_buffer(src);
+    const bool from_buffer = is_buffer(src);
     cl_image_desc checked = *desc;
     if (src)
         checked.image_row_pitch = 0;
@@ -343,8 +343,7 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     cl_mem_flags eff = flags;
     if (desc->image_type == CL_MEM_OBJECT_IMAGE1D_BUFFER) {
         /* CL_INVALID_IMAGE_DESCRIPTOR if values specified in image_desc are not valid (buffer must be a valid buffer object of context) */
-        HCQCL_CHECK_GOTO(hcqcl_mem_valid(buf) && buf->type == CL_MEM_OBJECT_BUFFER &&
-                             buf->ctx == ctx,
+        HCQCL_CHECK_GOTO(is_buffer(buf) && buf->ctx == ctx,
                          err, CL_INVALID_IMAGE_DESCRIPTOR, "buffer %p", (void *)buf);
         /* The rules of an image made from a buffer are a sub-buffer's
          * (CL_INVALID_VALUE for flags the buffer's flags exclude). */
