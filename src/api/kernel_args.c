@@ -56,9 +56,16 @@ static cl_int arg_image(cl_kernel k, cl_uint i, const struct hcqcl_arg_desc *ad,
                     hcqcl_mem_is_image(m),
                 CL_INVALID_MEM_OBJECT, "arg %u: %p is not an image of the kernel's context", i,
                 (void *)m);
+    /* "The memory object specified as argument value must be a 2D image
+     * object with image channel order = CL_DEPTH if the argument is
+     * declared to be of type image2d_depth_t" (a 2D image array with
+     * CL_DEPTH for image2d_array_depth_t, a multi-sample image for the
+     * MSAA types): those are the types whose image_type is 0, and the
+     * device makes no image with CL_DEPTH order or samples, so no image
+     * is valid for them. */
     const cl_mem_object_type want = ad->image_type;
     /* CL_INVALID_MEM_OBJECT for an argument declared to be a memory object when the specified arg_value is not a valid memory object (an image of another type than the argument's) */
-    HCQCL_CHECK(!want || want == m->type, CL_INVALID_MEM_OBJECT,
+    HCQCL_CHECK(want && want == m->type, CL_INVALID_MEM_OBJECT,
                 "arg %u: image of type 0x%x for a %s", i, m->type, ad->type_name);
     if (ad->has_info) {
         /* CL_INVALID_ARG_VALUE if the argument is an image declared with the read_only qualifier and arg_value refers to an image object created with cl_mem_flags of CL_MEM_WRITE_ONLY */

@@ -873,7 +873,7 @@ struct hcqcl_arg_desc {
     cl_kernel_arg_type_qualifier type_qual;
     char *type_name;
     char *name;
-    cl_mem_object_type image_type; /* IMAGE: the declared image type (0: any) */
+    cl_mem_object_type image_type; /* IMAGE: the declared image type (0: a depth or MSAA type, which no image of the device is) */
 };
 
 /* One kernel of a built program (identical on every device it was built

@@ -431,7 +431,12 @@ cl_int hcqcl_clGetProgramInfo(cl_program program, cl_program_info param_name,
             goto out;
         }
         if (param_name == CL_PROGRAM_NUM_KERNELS) {
-            v.s = program->num_kernels;
+            /* "the number of kernels declared in program that can be
+             * created with clCreateKernel": not one whose definition
+             * differs between the devices (CL_INVALID_KERNEL_DEFINITION). */
+            v.s = 0;
+            for (size_t k = 0; k < program->num_kernels; k++)
+                v.s += program->kdescs[k].consistent;
             n = sizeof(v.s);
         } else if (param_name == CL_PROGRAM_KERNEL_NAMES) {
             src = program->kernel_names ? program->kernel_names : "";

@@ -445,8 +445,13 @@ cl_int hcqcl_program_make_kdescs(cl_program p)
     p->kernel_names = calloc(names_len, 1);
     if (!p->kernel_names)
         return CL_OUT_OF_HOST_MEMORY;
+    /* CL_PROGRAM_KERNEL_NAMES: "the kernel names in program that can be
+     * created with clCreateKernel", so not one defined differently on
+     * another device (CL_INVALID_KERNEL_DEFINITION). */
     for (size_t k = 0; k < p->num_kernels; k++) {
-        if (k)
+        if (!p->kdescs[k].consistent)
+            continue;
+        if (*p->kernel_names)
             strcat(p->kernel_names, ";");
         strcat(p->kernel_names, p->kdescs[k].name);
     }

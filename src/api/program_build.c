@@ -65,57 +65,109 @@ static const struct {
     {"-cl-nv-maxrregcount", OPT_COMPILE, false, true},
     {"-cl-nv-opt-level=", OPT_COMPILE, true, false},
     {"-cl-nv-opt-level", OPT_COMPILE, false, true},
-    {"-cl-nv-arch", OPT_COMPILE, true, true},
+    {"-cl-nv-arch=", OPT_COMPILE, true, false},
+    {"-cl-nv-arch", OPT_COMPILE, false, true},
     {"-nv-line-info", OPT_COMPILE, false, false},
 };
 
+static bool opt_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* The next option of *s into tok (room for all of *s), split and unquoted
+ * as the compiler splits them (hcqcl-cc's options.c): '...' and "..."
+ * group, a backslash escapes the next character outside quotes and
+ * inside "...". 0 at the end, -1 for a quote left open, else 1. */
+static int next_opt(const char **s, char *tok)
+{
+    const char *p = *s;
+    size_t len = 0;
+    char quote = 0;
+    while (opt_space(*p))
+        p++;
+    if (!*p)
+        return 0;
+    for (; *p && (quote || !opt_space(*p)); p++) {
+        if (quote && *p == quote)
+            quote = 0;
+        else if (quote && *p == '\\' && quote == '"' && p[1])
+            tok[len++] = *++p;
+        else if (quote)
+            tok[len++] = *p;
+        else if (*p == '"' || *p == '\'')
+            quote = *p;
+        else if (*p == '\\' && p[1])
+            tok[len++] = *++p;
+        else
+            tok[len++] = *p;
+    }
+    tok[len] = '\0';
+    *s = p;
+    return quote ? -1 : 1;
+}
+
+/* The value of an NVIDIA option with one (cl_nv_compiler_options): a
+ * register count from 1 (at most four digits), an optimisation level of
+ * 0 to 3 (ptxas's), any architecture name (the device's is used). */
+static bool nv_value_valid(const char *name, const char *value)
+{
+    size_t digits = strspn(value, "0123456789");
+    bool number = digits > 0 && !value[digits];
+    if (!strncmp(name, "-cl-nv-maxrregcount", 19))
+        return number && digits <= 4 && atoi(value) > 0;
+    if (!strncmp(name, "-cl-nv-opt-level", 16))
+        return number && digits == 1 && value[0] <= '3';
+    return true;
+}
+
 /* Check every option of a build (use = COMPILE|LINK), compile (COMPILE)
- * or link (LINK). */
+ * or link (LINK): what the compiler would refuse is invalid here, before
+ * a build begins, and the same whether a compiler or only the cache is
+ * at hand. */
 static bool options_valid(const char *options, unsigned use, char *why, size_t why_size)
 {
     const char *s = options ? options : "";
-    bool want_arg = false;
-    while (*s) {
-        while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-            s++;
-        if (!*s)
-            break;
-        const char *end = s;
-        char quote = 0;
-        while (*end && (quote || (*end != ' ' && *end != '\t' && *end != '\n' && *end != '\r'))) {
-            if ((*end == '"' || *end == '\'') && (!quote || quote == *end))
-                quote = quote ? 0 : *end;
-            end++;
-        }
-        size_t len = (size_t)(end - s);
-        if (want_arg) {
-            want_arg = false;
-            s = end;
-            continue;
-        }
-        bool ok = false;
-        for (size_t i = 0; i < UTIL_ARRAY_SIZE(known_opts) && !ok; i++) {
+    char *tok = malloc(strlen(s) + 1), *opt = malloc(strlen(s) + 1);
+    bool valid = tok && opt;
+    int r = 0;
+    if (!valid)
+        snprintf(why, why_size, "no memory for the options");
+    while (valid && (r = next_opt(&s, tok)) == 1) {
+        size_t len = strlen(tok), i;
+        for (i = 0; i < UTIL_ARRAY_SIZE(known_opts); i++) {
             size_t n = strlen(known_opts[i].name);
-            if (!(known_opts[i].use & use))
-                continue;
-            if (known_opts[i].prefix ? len >= n && strncmp(s, known_opts[i].name, n) == 0
-                                     : len == n && strncmp(s, known_opts[i].name, n) == 0) {
-                ok = true;
-                want_arg = known_opts[i].arg && len == n;
+            if ((known_opts[i].use & use) &&
+                (known_opts[i].prefix ? len >= n : len == n) &&
+                strncmp(tok, known_opts[i].name, n) == 0)
+                break;
+        }
+        if (i == UTIL_ARRAY_SIZE(known_opts)) {
+            snprintf(why, why_size, "unknown or misplaced option '%.200s'", tok);
+            valid = false;
+        } else if (known_opts[i].arg && len == strlen(known_opts[i].name)) {
+            /* Its argument is the next option. */
+            strcpy(opt, tok);
+            if ((r = next_opt(&s, tok)) != 1) {
+                snprintf(why, why_size, "option %s without its argument", opt);
+                valid = false;
+            } else if (!nv_value_valid(opt, tok)) {
+                snprintf(why, why_size, "invalid value '%.200s' of option %s", tok, opt);
+                valid = false;
             }
+        } else if (known_opts[i].prefix &&
+                   !nv_value_valid(tok, tok + strlen(known_opts[i].name))) {
+            snprintf(why, why_size, "invalid value in option '%.200s'", tok);
+            valid = false;
         }
-        if (!ok) {
-            snprintf(why, why_size, "unknown or misplaced option '%.*s'", (int)UTIL_MIN(len, 200u),
-                     s);
-            return false;
-        }
-        s = end;
     }
-    if (want_arg) {
-        snprintf(why, why_size, "option without its argument at the end");
-        return false;
+    if (valid && r < 0) {
+        snprintf(why, why_size, "a quote left open in the options");
+        valid = false;
     }
-    return true;
+    free(tok);
+    free(opt);
+    return valid;
 }
 
 /* ------------------------------------------------------------------ */
@@ -191,21 +243,53 @@ static cl_int end_build(cl_program p)
     return err;
 }
 
-/* A build or compile from source starts from nothing: a binary or
- * executable of an earlier build is gone, failed or not ("If a binary is
- * not available for a device(s), a size of zero is returned"). */
-static void forget_binary(cl_program p, struct hcqcl_program_dev *pd)
-{
-    pthread_mutex_lock(&p->lock);
-    hcqcl_program_dev_reset(pd);
-    pd->bin_type = CL_PROGRAM_BINARY_TYPE_NONE;
-    pthread_mutex_unlock(&p->lock);
-}
-
 static void set_options(struct hcqcl_program_dev *pd, const char *options)
 {
     free(pd->options);
     pd->options = strdup(options ? options : "");
+}
+
+/* A build or compile of pd begins: its options, an empty log, and from
+ * source nothing else, a binary or executable of an earlier build gone,
+ * failed or not ("If a binary is not available for a device(s), a size of
+ * zero is returned"). The work runs without the lock on a record of its
+ * own, *work, while other threads may query pd ("All other OpenCL API
+ * calls are thread-safe"); a binary's code is only loaded again. */
+static void work_begin(cl_program p, struct hcqcl_program_dev *pd, const char *options,
+                       bool from_source, struct hcqcl_program_dev *work)
+{
+    pthread_mutex_lock(&p->lock);
+    set_options(pd, options);
+    hcqcl_program_dev_log_clear(pd);
+    if (from_source) {
+        hcqcl_program_dev_reset(pd);
+        pd->bin_type = CL_PROGRAM_BINARY_TYPE_NONE;
+    }
+    pthread_mutex_unlock(&p->lock);
+    *work = (struct hcqcl_program_dev){.dev = pd->dev,
+                                       .hdev = pd->hdev,
+                                       .bin_type = CL_PROGRAM_BINARY_TYPE_NONE,
+                                       .cubin = from_source ? NULL : pd->cubin};
+}
+
+/* What the work made becomes pd's, p->lock held: its log and loaded
+ * program, and from source its binary and code. */
+static void work_end(struct hcqcl_program_dev *pd, struct hcqcl_program_dev *work,
+                     bool from_source)
+{
+    if (from_source) {
+        hcqcl_program_dev_reset(pd);
+        pd->binary = work->binary;
+        pd->binary_size = work->binary_size;
+        pd->cubin = work->cubin;
+        pd->meta = work->meta;
+        pd->bin_type = work->bin_type;
+    } else if (pd->loaded) {
+        hcq_program_unload(pd->loaded);
+    }
+    pd->loaded = work->loaded;
+    free(pd->log);
+    pd->log = work->log;
 }
 
 /* ------------------------------------------------------------------ */
@@ -255,18 +339,18 @@ cl_int hcqcl_clBuildProgram(cl_program program, cl_uint num_devices, const cl_de
             orig = o ? strdup(o) : NULL;
         }
         const char *use = options ? options : orig;
-        set_options(pd, use);
-        hcqcl_program_dev_log_clear(pd);
-        if (program->source)
-            forget_binary(program, pd);
-        err = program->source ? hcqcl_program_dev_compile(pd, program->source,
-                                                          program->source_len, use,
-                                                          CL_BUILD_PROGRAM_FAILURE)
-                              : CL_SUCCESS;
+        const bool from_source = program->source != NULL;
+        struct hcqcl_program_dev work;
+        work_begin(program, pd, use, from_source, &work);
+        err = from_source ? hcqcl_program_dev_compile(&work, program->source,
+                                                      program->source_len, use,
+                                                      CL_BUILD_PROGRAM_FAILURE)
+                          : CL_SUCCESS;
         free(orig);
         if (err == CL_SUCCESS)
-            err = hcqcl_program_dev_load(pd);
+            err = hcqcl_program_dev_load(&work);
         pthread_mutex_lock(&program->lock);
+        work_end(pd, &work, from_source);
         pd->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
         if (err == CL_SUCCESS)
             pd->bin_type = CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
@@ -489,15 +573,15 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
         struct hcqcl_program_dev *pd = &program->devs[i];
         if (!targets[i])
             continue;
-        set_options(pd, options);
-        hcqcl_program_dev_log_clear(pd);
-        forget_binary(program, pd);
-        err = compile_with_headers(pd, program->source, program->source_len, options,
+        struct hcqcl_program_dev work;
+        work_begin(program, pd, options, true, &work);
+        err = compile_with_headers(&work, program->source, program->source_len, options,
                                    program->num_headers, program->header_names,
                                    program->header_srcs, CL_COMPILE_PROGRAM_FAILURE);
         if (err == CL_INVALID_BUILD_OPTIONS)
             err = CL_INVALID_COMPILER_OPTIONS;
         pthread_mutex_lock(&program->lock);
+        work_end(pd, &work, true);
         pd->status = err == CL_SUCCESS ? CL_BUILD_SUCCESS : CL_BUILD_ERROR;
         pd->bin_type = err == CL_SUCCESS ? CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT
                                          : CL_PROGRAM_BINARY_TYPE_NONE;
@@ -507,9 +591,11 @@ cl_int hcqcl_clCompileProgram(cl_program program, cl_uint num_devices,
         if (err != CL_SUCCESS && result == CL_SUCCESS)
             result = err;
     }
+    pthread_mutex_lock(&program->lock);
     for (cl_uint i = 0; i < program->num_devices; i++)
         if (targets[i] && program->devs[i].status == CL_BUILD_IN_PROGRESS)
             program->devs[i].status = CL_BUILD_ERROR;
+    pthread_mutex_unlock(&program->lock);
     err = end_build(program);
     if (result == CL_SUCCESS)
         result = err;

@@ -3,7 +3,8 @@
  * through the ICD loader (OCL_ICD_VENDORS=build/vendors): hcqcl's
  * platform, the device count to expect, a context and queue on the first
  * device, a built program from one of tests/kernels' cubins or from
- * OpenCL C source, kernels of a program, image descriptors.
+ * OpenCL C source, kernels of a program, image descriptors, whether a
+ * compiler is at hand.
  *
  * Header-only; call from the test's main thread. Set-up failures are
  * fatal (REQUIRE of check.h): nothing after them could run.
@@ -200,6 +201,19 @@ static inline bool cltest_device_lists(cl_device_id dev, const char *name, cl_ve
     for (size_t i = 0; i < n / sizeof(ev[0]); i++)
         in_list |= !strcmp(ev[i].name, name) && (!version || ev[i].version == version);
     return in_string && in_list;
+}
+
+/* HCQCL_CC names a working compiler (its tool chain is here). A machine
+ * with only the kernel cache serves the builds that were cached; what
+ * depends on a compiler's answer at run time is tested where one is. */
+static inline bool cltest_compiler_here(void)
+{
+    const char *cc = getenv("HCQCL_CC");
+    if (!cc || !*cc)
+        return false;
+    char cmd[4096];
+    snprintf(cmd, sizeof(cmd), "'%s' --check-tools >/dev/null 2>&1", cc);
+    return system(cmd) == 0;
 }
 
 #endif
