@@ -254,7 +254,11 @@ cl_int hcqcl_cmd_begin_ex(cl_command_queue q, cl_command_type type, enum hcq_eng
     /* In order: the previous command. Out of order: the last barrier. */
     if (err == CL_SUCCESS && q->last)
         err = add_dep(cmd, q->last, false);
-    if (ooo && all_previous)
+    /* Out of order, a barrier: every command since the last one. In
+     * order, the same for commands enqueued out of order by another
+     * thread while the mode changed (clSetCommandQueueProperty): they
+     * stay on record until one command waited for them. */
+    if (ooo ? all_previous : q->nsince != 0)
         for (size_t i = 0; i < q->nsince && err == CL_SUCCESS; i++)
             err = add_dep(cmd, q->since[i], false);
     if (err == CL_SUCCESS) {
@@ -663,6 +667,10 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
         hcqcl_event_ref(e);
         q->last = e;
         q->lite_sig = NULL; /* e follows it */
+        /* And the commands left from out-of-order execution, if any. */
+        for (size_t i = 0; i < q->nsince; i++)
+            hcqcl_event_unref(q->since[i]);
+        q->nsince = 0;
     } else if (cmd->barrier && cmd->all_previous) {
         if (q->last)
             drop[ndrop++] = q->last;

@@ -148,9 +148,12 @@ static bool lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
                               struct hcqcl_lite_cmd *lc, bool may_wait)
 {
     for (;; util_lock(&q->lock)) {
-        /* Looked at again under the lock: clSetCommandQueueProperty. */
-        struct hcqcl_chan *ch =
-            q->props & HCQCL_LITE_EXCLUDED ? NULL : hcqcl_cmd_channel_locked(q, engine);
+        /* Looked at again under the lock: clSetCommandQueueProperty
+         * (commands it left from out-of-order execution take the
+         * tracked path, which waits for them). */
+        struct hcqcl_chan *ch = q->props & HCQCL_LITE_EXCLUDED || q->nsince
+                                    ? NULL
+                                    : hcqcl_cmd_channel_locked(q, engine);
         cl_event last = q->last;
         if (!ch || hcqcl_chan_blocked(ch) || (last && !orderable(q, last))) {
             util_unlock(&q->lock);

@@ -17,6 +17,14 @@ void hcqcl_kernel_args_changed(cl_kernel k)
                           memory_order_relaxed);
 }
 
+void hcqcl_kernel_arg_store(cl_kernel k, cl_uint i, const struct hcqcl_arg_value *v)
+{
+    k->args[i] = *v;
+    const uint64_t note =
+        HCQCL_ARG_NOTE_SET | (v->is_local ? HCQCL_ARG_NOTE_LOCAL | v->local_size : 0);
+    atomic_store_explicit(&k->notes[i], note, memory_order_relaxed);
+}
+
 static int kernel_dev_index(cl_kernel k, cl_device_id d)
 {
     for (cl_uint i = 0; i < k->prog->num_devices; i++)
@@ -69,6 +77,7 @@ static void kernel_free(cl_kernel k)
     free(k->hk);
     free(k->info);
     free(k->args);
+    free(k->notes);
     free(k->values);
     free(k);
 }
@@ -82,9 +91,10 @@ static cl_kernel kernel_new(cl_program p, const struct hcqcl_kernel_desc *desc, 
         k->hk = calloc(p->num_devices, sizeof(*k->hk));
         k->info = calloc(p->num_devices, sizeof(*k->info));
         k->args = calloc(desc->num_args ? desc->num_args : 1, sizeof(*k->args));
+        k->notes = calloc(desc->num_args ? desc->num_args : 1, sizeof(*k->notes));
         k->values = calloc(desc->param_size ? desc->param_size : 1, 1);
     }
-    if (!k || !k->hk || !k->info || !k->args || !k->values) {
+    if (!k || !k->hk || !k->info || !k->args || !k->notes || !k->values) {
         if (k)
             kernel_free(k);
         *err = CL_OUT_OF_HOST_MEMORY;
@@ -206,6 +216,9 @@ cl_kernel hcqcl_clCloneKernel(cl_kernel source_kernel, cl_int *errcode_ret)
     k = kernel_new(source_kernel->prog, source_kernel->desc, &err);
     if (k) {
         memcpy(k->args, source_kernel->args, source_kernel->desc->num_args * sizeof(*k->args));
+        for (cl_uint i = 0; i < source_kernel->desc->num_args; i++)
+            atomic_init(&k->notes[i], atomic_load_explicit(&source_kernel->notes[i],
+                                                           memory_order_relaxed));
         memcpy(k->values, source_kernel->values, source_kernel->desc->param_size);
     }
 fail:
@@ -283,16 +296,18 @@ cl_int hcqcl_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_name, size_t
  * variables plus the __local arguments set so far, each at its alignment.
  * An argument not yet set counts its alignment padding already, so that a
  * size the application derives from this query (the device's local memory
- * less it) fits once set. */
+ * less it) fits once set. From k->notes: another thread may be setting
+ * arguments meanwhile. */
 static cl_ulong kernel_local_bytes(cl_kernel k, int i)
 {
     cl_ulong bytes = k->info[i].static_shared;
     for (cl_uint a = 0; a < k->desc->num_args; a++) {
-        const bool local = k->args[a].set ? k->args[a].is_local
-                                          : k->desc->args[a].kind == HCQCL_ARG_LOCAL;
+        const uint64_t note = atomic_load_explicit(&k->notes[a], memory_order_relaxed);
+        const bool local = note ? (note & HCQCL_ARG_NOTE_LOCAL) != 0
+                                : k->desc->args[a].kind == HCQCL_ARG_LOCAL;
         if (local)
             bytes = util_align_up(bytes, UTIL_MAX(k->desc->args[a].align, 16u)) +
-                    (k->args[a].set ? k->args[a].local_size : 0);
+                    (uint32_t)note;
     }
     return bytes;
 }

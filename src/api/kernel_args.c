@@ -174,7 +174,7 @@ cl_int hcqcl_clSetKernelArg(cl_kernel kernel, cl_uint arg_index, size_t arg_size
         return err;
     if (nv.mem)
         nv.mem_serial = nv.mem->serial;
-    kernel->args[arg_index] = nv;
+    hcqcl_kernel_arg_store(kernel, arg_index, &nv);
     hcqcl_kernel_args_changed(kernel);
     return CL_SUCCESS;
 }
@@ -195,7 +195,8 @@ cl_int hcqcl_clSetKernelArgSVMPointer(cl_kernel kernel, cl_uint arg_index, const
      * pointer is the argument's value, whatever allocation it is in. */
     const uint64_t word = (uintptr_t)arg_value;
     memcpy(kernel->values + ad->offset, &word, sizeof(word));
-    kernel->args[arg_index] = (struct hcqcl_arg_value){.set = true, .svm = true};
+    const struct hcqcl_arg_value nv = {.set = true, .svm = true};
+    hcqcl_kernel_arg_store(kernel, arg_index, &nv);
     hcqcl_kernel_args_changed(kernel);
     return CL_SUCCESS;
 }

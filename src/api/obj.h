@@ -618,6 +618,11 @@ struct hcqcl_mapping {
                               * staging is parked on it (map_spare) */
     struct hcqcl_host_pending pending; /* GPU_COPY / CPU_COPY read in: ptr
                                         * is filled by the map, until unmap */
+    /* Under the lock of the object it is on: set by the map once it is
+     * done with the mapping (its command enqueued); only then may an
+     * unmap take it. Several maps for reading may get the same ptr at
+     * once: an unmap must not take one another thread is still making. */
+    bool handed_out;
     struct hcqcl_mapping *next;
 };
 
@@ -745,9 +750,10 @@ const struct hcq_mem *hcqcl_mem_store(cl_mem m, struct hcq_device *dev);
  * the memory is not CPU-visible; the caller performs the copy the
  * mapping's kind asks for (enum hcqcl_map_kind).
  * CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_HOST_MEMORY on failure.
- * map_remove unlinks the mapping whose ptr matches (CL_INVALID_VALUE when
- * none does); the caller frees it with hcqcl_mapping_free once the GPU no
- * longer uses its staging memory. Thread-safe (m->lock). */
+ * map_remove unlinks a handed-out mapping whose ptr matches
+ * (CL_INVALID_VALUE when none does); the caller frees it with
+ * hcqcl_mapping_free once the GPU no longer uses its staging memory.
+ * Thread-safe (m->lock). */
 cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t size,
                          cl_map_flags flags, struct hcqcl_mapping **out);
 cl_int hcqcl_mem_map_remove(cl_mem m, void *ptr, struct hcqcl_mapping **out);
@@ -952,6 +958,12 @@ struct _cl_kernel {
     const struct hcq_kernel **hk;
     struct hcq_kernel_info *info;
     struct hcqcl_arg_value *args;
+    /* Per argument, what CL_KERNEL_LOCAL_MEM_SIZE counts of it: 0 while
+     * unset, else HCQCL_ARG_NOTE_SET, with HCQCL_ARG_NOTE_LOCAL | bytes
+     * for a __local one. Apart from args, since that query may run while
+     * another thread sets arguments (only two threads setting arguments of
+     * one kernel at once is the application's to avoid). */
+    _Atomic uint64_t *notes;
     uint8_t *values;            /* by-value arguments, param_size bytes */
     /* Names the argument state: a number never used before, taken at
      * creation and at every clSetKernelArg (hcqcl_kernel_args_changed),
@@ -959,10 +971,16 @@ struct _cl_kernel {
     _Atomic uint64_t args_gen;
 };
 
+#define HCQCL_ARG_NOTE_SET ((uint64_t)1 << 32)
+#define HCQCL_ARG_NOTE_LOCAL ((uint64_t)1 << 33)
+
 bool hcqcl_program_valid(cl_program p);
 bool hcqcl_kernel_valid(cl_kernel k);
 /* k's arguments changed: a new args_gen. */
 void hcqcl_kernel_args_changed(cl_kernel k);
+/* k's argument i becomes v, its note with it (kernel.c, for
+ * kernel_args.c). */
+void hcqcl_kernel_arg_store(cl_kernel k, cl_uint i, const struct hcqcl_arg_value *v);
 
 /* Shared by program.c (objects, queries) and program_build.c (binaries,
  * builds). Called with no lock held unless stated.
@@ -1177,7 +1195,9 @@ struct _cl_command_queue {
     cl_context ctx;             /* retained */
     cl_device_id dev;
     struct hcq_device *hdev;
-    cl_command_queue_properties props;
+    /* clSetCommandQueueProperty changes it under lock; enqueues and
+     * queries of other threads read it without. */
+    _Atomic cl_command_queue_properties props;
     cl_queue_properties props_array[8]; /* as given, 0-terminated */
     size_t props_array_len;     /* entries incl. the 0; 0 = none given */
     struct util_lock lock;      /* channels and fields below (util.h) */

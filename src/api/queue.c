@@ -138,7 +138,7 @@ static cl_command_queue queue_create(cl_context context, cl_device_id device,
     q->ctx = context;
     q->dev = device;
     q->hdev = device->hw;
-    q->props = props;
+    atomic_init(&q->props, props);
     if (props_array) {
         memcpy(q->props_array, props_array, nprops * sizeof(*props_array));
         q->props_array_len = nprops;
@@ -250,9 +250,7 @@ cl_int hcqcl_clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info par
         size = sizeof(v.u);
         break;
     case CL_QUEUE_PROPERTIES:
-        util_lock(&q->lock);
         v.p = q->props;
-        util_unlock(&q->lock);
         size = sizeof(v.p);
         break;
     case CL_QUEUE_PROPERTIES_ARRAY:
@@ -322,15 +320,11 @@ cl_int hcqcl_clSetCommandQueueProperty(cl_command_queue q, cl_command_queue_prop
         if (err != CL_SUCCESS)
             return err;
     }
+    /* Another thread may have enqueued out of order since that wait: the
+     * record of commands since the last barrier stays, and the first
+     * command enqueued in order waits for them (command.c). */
     util_lock(&q->lock);
     q->props = (q->props & ~properties) | (want & properties);
-    /* In order, only the previous command orders the next: the record of
-     * commands since the last barrier (all complete) is not kept. */
-    if (!(q->props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)) {
-        for (size_t i = 0; i < q->nsince; i++)
-            hcqcl_event_unref(q->since[i]);
-        q->nsince = 0;
-    }
     util_unlock(&q->lock);
     return CL_SUCCESS;
 }
