@@ -35,12 +35,13 @@ static bool map_writes(cl_map_flags flags)
 }
 
 /* True when [at, at + size) of a buffer, mapped with flags, overlaps a
- * region of o (at o_at in that buffer) already mapped, and either of the
- * two is for writing. o->lock held. */
-static bool maps_overlap_locked(cl_mem o, size_t o_at, size_t at, size_t size, cl_map_flags flags)
+ * region of o (at o_at in that buffer) already mapped, other than self,
+ * and either of the two is for writing. o->lock held. */
+static bool maps_overlap_locked(cl_mem o, size_t o_at, size_t at, size_t size, cl_map_flags flags,
+                                const struct hcqcl_mapping *self)
 {
     for (const struct hcqcl_mapping *p = o->maps; p; p = p->next) {
-        if (!map_writes(flags) && !map_writes(p->flags))
+        if (p == self || (!map_writes(flags) && !map_writes(p->flags)))
             continue;
         if (at < o_at + p->offset + p->size && o_at + p->offset < at + size)
             return true;
@@ -52,17 +53,38 @@ static bool maps_overlap_locked(cl_mem o, size_t o_at, size_t at, size_t size, c
  * sub-buffer and the buffer's other sub-buffers ("Mapping ... overlapped
  * regions in a memory object and/or associated memory objects (sub-buffer
  * objects ...) for writing is an error"). Locks: a buffer's, then each of
- * its sub-buffers'. */
-static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags flags)
+ * its sub-buffers'.
+ * self, when not NULL, is the new mapping of the region, already on m's
+ * list: it is passed over, and taken off the list again when there is a
+ * conflict. Two threads that map overlapping regions at once each find
+ * the other's region free in the check made before their mapping is
+ * added; this check, made after it, under the buffer's lock, is where one
+ * of the two sees the other's mapping and withdraws its own. */
+static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags flags,
+                          struct hcqcl_mapping *self)
 {
     cl_mem root = m->parent ? m->parent : m;
     const size_t at = m->offset + offset; /* a buffer's offset is 0 */
     pthread_mutex_lock(&root->lock);
-    bool conflict = maps_overlap_locked(root, 0, at, size, flags);
+    bool conflict = maps_overlap_locked(root, 0, at, size, flags, self);
     for (cl_mem s = root->subs; s && !conflict; s = s->sub_next) {
         pthread_mutex_lock(&s->lock);
-        conflict = maps_overlap_locked(s, s->offset, at, size, flags);
+        conflict = maps_overlap_locked(s, s->offset, at, size, flags, self);
         pthread_mutex_unlock(&s->lock);
+    }
+    if (conflict && self) {
+        if (m != root)
+            pthread_mutex_lock(&m->lock);
+        for (struct hcqcl_mapping **pp = &m->maps; *pp; pp = &(*pp)->next) {
+            if (*pp == self) {
+                *pp = self->next;
+                self->next = NULL;
+                m->map_count--;
+                break;
+            }
+        }
+        if (m != root)
+            pthread_mutex_unlock(&m->lock);
     }
     pthread_mutex_unlock(&root->lock);
     return conflict;
@@ -164,6 +186,27 @@ static void map_pull_cb(void *arg, cl_int status)
     if (status >= 0)
         hcqcl_mapping_pull(arg);
 }
+/* A CPU_COPY map's pull, hooked before cmd on a copy of what it reads,
+ * freed with the command: once the map is handed out, an unmap of the
+ * same pointer on another queue may take and free the mapping before the
+ * map's command has run. */
+static cl_int map_pull_hook(struct hcqcl_cmd *cmd, const struct hcqcl_mapping *map)
+{
+    struct hcqcl_mapping *pull = malloc(sizeof(*pull));
+    HCQCL_CHECK(pull, CL_OUT_OF_HOST_MEMORY, "map pull");
+    *pull = (struct hcqcl_mapping){.ptr = map->ptr, .offset = map->offset, .size = map->size,
+                                   .flags = map->flags, .kind = map->kind,
+                                   .mem_cpu = map->mem_cpu};
+    cl_int err = hcqcl_cmd_on_release(cmd, free, pull);
+    if (err == CL_SUCCESS)
+        err = hcqcl_cmd_before(cmd, map_pull_cb, pull);
+    if (err != CL_SUCCESS) {
+        cmd->ev->release_fn = NULL; /* the command is aborted: free here */
+        cmd->ev->before_fn = NULL;
+        free(pull);
+    }
+    return err;
+}
 static void map_push_cb(void *arg, cl_int status)
 {
     if (status >= 0)
@@ -179,6 +222,22 @@ static void map_free_cb(void *arg)
         hcqcl_clReleaseMemObject(owner);
     }
     hcqcl_mapping_free(map);
+}
+
+/* Take a mapping of the map being made off m again (its map failed): by
+ * the record, as another thread's mapping may have the same pointer. */
+static void map_withdraw(cl_mem m, struct hcqcl_mapping *map)
+{
+    pthread_mutex_lock(&m->lock);
+    for (struct hcqcl_mapping **pp = &m->maps; *pp; pp = &(*pp)->next) {
+        if (*pp == map) {
+            *pp = map->next;
+            m->map_count--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    map->next = NULL;
 }
 
 /* Put a mapping taken off m back (an unmap that could not be enqueued). */
@@ -240,8 +299,9 @@ void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
     if (err != CL_SUCCESS)
         goto fail;
     /* CL_INVALID_OPERATION if mapping would lead to overlapping regions being mapped for writing */
-    HCQCL_CHECK_GOTO(!map_conflicts(buffer, offset, size, map_flags), err, CL_INVALID_OPERATION,
-                     "[%zu, +%zu) overlaps a region mapped for writing", offset, size);
+    HCQCL_CHECK_GOTO(!map_conflicts(buffer, offset, size, map_flags, NULL), err,
+                     CL_INVALID_OPERATION, "[%zu, +%zu) overlaps a region mapped for writing",
+                     offset, size);
     /* CL_INVALID_EVENT_WAIT_LIST / CL_INVALID_CONTEXT for the wait list (before any state changes) */
     err = hcqcl_wait_list_check(hcqcl_queue_context(q), num_events_in_wait_list, event_wait_list);
     if (err != CL_SUCCESS)
@@ -252,6 +312,13 @@ void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
     err = hcqcl_mem_map_add(buffer, dev, offset, size, map_flags, &map);
     if (err != CL_SUCCESS)
         goto fail;
+    /* CL_INVALID_OPERATION if mapping would lead to overlapping regions being mapped for writing (a map another thread added since the check above) */
+    if (map_conflicts(buffer, offset, size, map_flags, map)) {
+        hcqcl_mapping_free(map); /* off the list: nothing used it */
+        HCQCL_CHECK_GOTO(false, err, CL_INVALID_OPERATION,
+                         "[%zu, +%zu) overlaps a region another thread mapped for writing",
+                         offset, size);
+    }
 
     struct hcqcl_cmd cmd;
     err = hcqcl_xfer_begin(q, type, HCQCL_XFER_D2H, num_events_in_wait_list, event_wait_list,
@@ -265,7 +332,7 @@ void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
         hcqcl_host_pending_add(&map->pending, map->ptr, size);
     if (map_reads(map_flags)) {
         if (map->kind == HCQCL_MAP_CPU_COPY) {
-            err = hcqcl_cmd_before(&cmd, map_pull_cb, map);
+            err = map_pull_hook(&cmd, map);
         } else if (map->kind == HCQCL_MAP_GPU_COPY && !hcqcl_cmd_terminated(&cmd)) {
             if (hcq_q_copy(hcqcl_cmd_hq(&cmd), map->staging->va,
                            hcqcl_mem_va(buffer, dev) + offset, size) < 0)
@@ -278,18 +345,16 @@ void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
     if (err != CL_SUCCESS && map->kind == HCQCL_MAP_HOST_COPY) {
         /* Nothing of the GPU's is in the mapping: it goes now (the copy's
          * staging is the aborted command's). */
-        struct hcqcl_mapping *gone;
-        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS)
-            hcqcl_mapping_free(gone);
+        map_withdraw(buffer, map);
+        hcqcl_mapping_free(map);
         hcqcl_cmd_abort(&cmd);
         goto fail;
     }
     if (err != CL_SUCCESS) {
         /* A copy into the staging may have been recorded: the mapping goes
          * with the aborted command, once the GPU is past it. */
-        struct hcqcl_mapping *gone;
-        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS &&
-            hcqcl_cmd_on_release(&cmd, map_free_cb, gone) != CL_SUCCESS)
+        map_withdraw(buffer, map);
+        if (hcqcl_cmd_on_release(&cmd, map_free_cb, map) != CL_SUCCESS)
             util_log(UTIL_LOG_ERR, "api: map of %zu bytes failed; its staging is kept", size);
         hcqcl_cmd_abort(&cmd);
         goto fail;
@@ -299,26 +364,24 @@ void *hcqcl_map_enqueue(cl_command_queue q, cl_mem buffer, bool blocking_map,
         pinned_add(buffer, map);
     err = hcqcl_cmd_end(&cmd, blocking_map, event);
     if (err != CL_SUCCESS) {
-        struct hcqcl_mapping *gone;
         if (map->kind == HCQCL_MAP_DIRECT)
             pinned_remove(buffer, map->ptr);
-        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS) {
-            /* A failed dependency: the blocking wait saw the command final,
-             * the GPU is past it. Otherwise a late copy may still land in
-             * the staging, which is then kept. */
-            if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-                hcqcl_mapping_free(gone);
-        }
+        map_withdraw(buffer, map);
+        /* A failed dependency: the blocking wait saw the command final,
+         * the GPU is past it. Otherwise a late copy may still land in
+         * the staging, which is then kept. */
+        if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+            hcqcl_mapping_free(map);
         ptr = NULL;
+        goto out;
     }
+    /* From here an unmap may take and free the mapping: the last use. */
+    hcqcl_mem_map_hand_out(buffer, map);
     goto out;
 
 fail_unmap:
-    {
-        struct hcqcl_mapping *gone;
-        if (hcqcl_mem_map_remove(buffer, map->ptr, &gone) == CL_SUCCESS)
-            hcqcl_mapping_free(gone);
-    }
+    map_withdraw(buffer, map);
+    hcqcl_mapping_free(map);
 fail:
     ptr = NULL;
 out:

@@ -915,7 +915,7 @@ cl_int hcqcl_mem_map_remove(cl_mem m, void *ptr, struct hcqcl_mapping **out)
     struct hcqcl_mapping **pp, *found = NULL;
     pthread_mutex_lock(&m->lock);
     for (pp = &m->maps; *pp; pp = &(*pp)->next) {
-        if ((*pp)->ptr == ptr) {
+        if ((*pp)->ptr == ptr && (*pp)->handed_out) {
             found = *pp;
             *pp = found->next;
             m->map_count--;
@@ -928,6 +928,13 @@ cl_int hcqcl_mem_map_remove(cl_mem m, void *ptr, struct hcqcl_mapping **out)
     found->next = NULL;
     *out = found;
     return CL_SUCCESS;
+}
+
+void hcqcl_mem_map_hand_out(cl_mem m, struct hcqcl_mapping *map)
+{
+    pthread_mutex_lock(&m->lock);
+    map->handed_out = true;
+    pthread_mutex_unlock(&m->lock);
 }
 
 void hcqcl_mapping_free(struct hcqcl_mapping *map)

@@ -757,6 +757,10 @@ const struct hcq_mem *hcqcl_mem_store(cl_mem m, struct hcq_device *dev);
 cl_int hcqcl_mem_map_add(cl_mem m, struct hcq_device *dev, size_t offset, size_t size,
                          cl_map_flags flags, struct hcqcl_mapping **out);
 cl_int hcqcl_mem_map_remove(cl_mem m, void *ptr, struct hcqcl_mapping **out);
+/* The map is done with map (added to m by map_add): from now on an unmap
+ * may take it (map_remove), and free it, so the caller must not touch it
+ * any more. Thread-safe (m->lock). */
+void hcqcl_mem_map_hand_out(cl_mem m, struct hcqcl_mapping *map);
 void hcqcl_mapping_free(struct hcqcl_mapping *map);
 /* After an unmap: keep map's staging on m for its next map when m holds
  * none or a smaller one (the other is left in map, for mapping_free).

@@ -72,6 +72,11 @@ static void check_kinds(cl_context ctx, struct hcq_device *hw)
                                                 : HCQCL_MAP_GPU_COPY),
                        "map kind %d", a->kind);
                 EXPECT(s->map_count == 2, "map count %u", s->map_count);
+                /* A map still being made is no unmap's to take. */
+                EXPECT(hcqcl_mem_map_remove(s, a->ptr, &got) == CL_INVALID_VALUE,
+                       "mapping taken before it was handed out");
+                hcqcl_mem_map_hand_out(s, a);
+                hcqcl_mem_map_hand_out(s, b);
                 EXPECT(hcqcl_mem_map_remove(s, (uint8_t *)a->ptr + 1, &got) == CL_INVALID_VALUE,
                        "unmapped pointer accepted");
                 EXPECT(hcqcl_mem_map_remove(s, a->ptr, &got) == CL_SUCCESS && got == a, "unmap a");
@@ -112,6 +117,7 @@ static void check_shadow(cl_context ctx, struct hcq_device *hw)
             memset(host + 8, 0x11, 64);
             hcqcl_mapping_push(map);
             EXPECT(((uint8_t *)hcqcl_mem_cpu(m))[8] == 0x11, "push");
+            hcqcl_mem_map_hand_out(m, map);
             hcqcl_mem_map_remove(m, map->ptr, &got);
             hcqcl_mapping_free(got);
         }
