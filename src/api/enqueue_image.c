@@ -242,6 +242,12 @@ static cl_int buffer_rect(cl_mem buf, size_t offset, const struct hcqcl_rect *r,
     return CL_SUCCESS;
 }
 
+/* Whether image is a 1D image buffer made from buffer. */
+static bool image_buffer_of(cl_mem image, cl_mem buffer)
+{
+    return image->type == CL_MEM_OBJECT_IMAGE1D_BUFFER && image->image->desc.buffer == buffer;
+}
+
 cl_int hcqcl_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem src_image,
                                         cl_mem dst_buffer, const size_t *src_origin,
                                         const size_t *region, size_t dst_offset,
@@ -261,9 +267,7 @@ cl_int hcqcl_clEnqueueCopyImageToBuffer(cl_command_queue command_queue, cl_mem s
      * (a 2D image made from it is not refused: "concurrent ... copying between both a buffer
      * object and 1D image buffer or 2D image object associated with the buffer object is
      * undefined") */
-    HCQCL_CHECK(src_image->type != CL_MEM_OBJECT_IMAGE1D_BUFFER ||
-                    src_image->image->desc.buffer != dst_buffer,
-                CL_INVALID_MEM_OBJECT,
+    HCQCL_CHECK(!image_buffer_of(src_image, dst_buffer), CL_INVALID_MEM_OBJECT,
                 "image %p is made from buffer %p", (void *)src_image, (void *)dst_buffer);
     struct hcqcl_rect s, b;
     err = image_rect(src_image, src_origin, region, &s);
@@ -293,9 +297,7 @@ cl_int hcqcl_clEnqueueCopyBufferToImage(cl_command_queue command_queue, cl_mem s
         return err;
     /* CL_INVALID_MEM_OBJECT if dst_image is a 1D image buffer object created from src_buffer
      * (not a 2D image made from it, as above) */
-    HCQCL_CHECK(dst_image->type != CL_MEM_OBJECT_IMAGE1D_BUFFER ||
-                    dst_image->image->desc.buffer != src_buffer,
-                CL_INVALID_MEM_OBJECT,
+    HCQCL_CHECK(!image_buffer_of(dst_image, src_buffer), CL_INVALID_MEM_OBJECT,
                 "image %p is made from buffer %p", (void *)dst_image, (void *)src_buffer);
     struct hcqcl_rect d, b;
     err = image_rect(dst_image, dst_origin, region, &d);

@@ -34,6 +34,20 @@ static bool map_writes(cl_map_flags flags)
     return map_effective(flags) & (CL_MAP_WRITE | CL_MAP_WRITE_INVALIDATE_REGION);
 }
 
+/* Take map off m's list by the record (another thread's mapping may have
+ * the same pointer). m->lock held. */
+static void map_unlink_locked(cl_mem m, struct hcqcl_mapping *map)
+{
+    for (struct hcqcl_mapping **pp = &m->maps; *pp; pp = &(*pp)->next) {
+        if (*pp == map) {
+            *pp = map->next;
+            m->map_count--;
+            break;
+        }
+    }
+    map->next = NULL;
+}
+
 /* True when [at, at + size) of a buffer, mapped with flags, overlaps a
  * region of o (at o_at in that buffer) already mapped, other than self,
  * and either of the two is for writing. o->lock held. */
@@ -75,14 +89,7 @@ static bool map_conflicts(cl_mem m, size_t offset, size_t size, cl_map_flags fla
     if (conflict && self) {
         if (m != root)
             pthread_mutex_lock(&m->lock);
-        for (struct hcqcl_mapping **pp = &m->maps; *pp; pp = &(*pp)->next) {
-            if (*pp == self) {
-                *pp = self->next;
-                self->next = NULL;
-                m->map_count--;
-                break;
-            }
-        }
+        map_unlink_locked(m, self);
         if (m != root)
             pthread_mutex_unlock(&m->lock);
     }
@@ -229,15 +236,8 @@ static void map_free_cb(void *arg)
 static void map_withdraw(cl_mem m, struct hcqcl_mapping *map)
 {
     pthread_mutex_lock(&m->lock);
-    for (struct hcqcl_mapping **pp = &m->maps; *pp; pp = &(*pp)->next) {
-        if (*pp == map) {
-            *pp = map->next;
-            m->map_count--;
-            break;
-        }
-    }
+    map_unlink_locked(m, map);
     pthread_mutex_unlock(&m->lock);
-    map->next = NULL;
 }
 
 /* Put a mapping taken off m back (an unmap that could not be enqueued). */
