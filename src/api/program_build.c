@@ -70,103 +70,59 @@ static const struct {
     {"-nv-line-info", OPT_COMPILE, false, false},
 };
 
-static bool opt_space(char c)
+/* Whether value is one the NVIDIA option named by name[0, name_len) (its
+ * '=' included or not) may not take; false for any other option. */
+static bool nv_value_bad(const char *name, size_t name_len, const char *value)
 {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* The next option of *s into tok (room for all of *s), split and unquoted
- * as the compiler splits them (hcqcl-cc's options.c): '...' and "..."
- * group, a backslash escapes the next character outside quotes and
- * inside "...". 0 at the end, -1 for a quote left open, else 1. */
-static int next_opt(const char **s, char *tok)
-{
-    const char *p = *s;
-    size_t len = 0;
-    char quote = 0;
-    while (opt_space(*p))
-        p++;
-    if (!*p)
-        return 0;
-    for (; *p && (quote || !opt_space(*p)); p++) {
-        if (quote && *p == quote)
-            quote = 0;
-        else if (quote && *p == '\\' && quote == '"' && p[1])
-            tok[len++] = *++p;
-        else if (quote)
-            tok[len++] = *p;
-        else if (*p == '"' || *p == '\'')
-            quote = *p;
-        else if (*p == '\\' && p[1])
-            tok[len++] = *++p;
-        else
-            tok[len++] = *p;
-    }
-    tok[len] = '\0';
-    *s = p;
-    return quote ? -1 : 1;
-}
-
-/* The value of an NVIDIA option with one (cl_nv_compiler_options): a
- * register count from 1 (at most four digits), an optimisation level of
- * 0 to 3 (ptxas's), any architecture name (the device's is used). */
-static bool nv_value_valid(const char *name, const char *value)
-{
-    size_t digits = strspn(value, "0123456789");
-    bool number = digits > 0 && !value[digits];
-    if (!strncmp(name, "-cl-nv-maxrregcount", 19))
-        return number && digits <= 4 && atoi(value) > 0;
-    if (!strncmp(name, "-cl-nv-opt-level", 16))
-        return number && digits == 1 && value[0] <= '3';
-    return true;
+    char base[32];
+    if (strncmp(name, "-cl-nv-", 7) != 0 || name_len >= sizeof(base))
+        return false;
+    memcpy(base, name, name_len);
+    base[name_len - (name[name_len - 1] == '=')] = '\0';
+    return !util_nv_option_value_ok(base, value);
 }
 
 /* Check every option of a build (use = COMPILE|LINK), compile (COMPILE)
  * or link (LINK): what the compiler would refuse is invalid here, before
  * a build begins, and the same whether a compiler or only the cache is
- * at hand. */
+ * at hand (both split the options with util_options_split). */
 static bool options_valid(const char *options, unsigned use, char *why, size_t why_size)
 {
-    const char *s = options ? options : "";
-    char *tok = malloc(strlen(s) + 1), *opt = malloc(strlen(s) + 1);
-    bool valid = tok && opt;
-    int r = 0;
-    if (!valid)
-        snprintf(why, why_size, "no memory for the options");
-    while (valid && (r = next_opt(&s, tok)) == 1) {
-        size_t len = strlen(tok), i;
+    size_t n = 0;
+    char **v = util_options_split(options, &n);
+    if (!v) {
+        snprintf(why, why_size, "a quote left open in the options (or no memory)");
+        return false;
+    }
+    bool valid = true;
+    for (size_t w = 0; w < n && valid; w++) {
+        const char *tok = v[w];
+        size_t len = strlen(tok), i, name_len = 0;
         for (i = 0; i < UTIL_ARRAY_SIZE(known_opts); i++) {
-            size_t n = strlen(known_opts[i].name);
+            name_len = strlen(known_opts[i].name);
             if ((known_opts[i].use & use) &&
-                (known_opts[i].prefix ? len >= n : len == n) &&
-                strncmp(tok, known_opts[i].name, n) == 0)
+                (known_opts[i].prefix ? len >= name_len : len == name_len) &&
+                strncmp(tok, known_opts[i].name, name_len) == 0)
                 break;
         }
         if (i == UTIL_ARRAY_SIZE(known_opts)) {
             snprintf(why, why_size, "unknown or misplaced option '%.200s'", tok);
             valid = false;
-        } else if (known_opts[i].arg && len == strlen(known_opts[i].name)) {
+        } else if (known_opts[i].arg && len == name_len) {
             /* Its argument is the next option. */
-            strcpy(opt, tok);
-            if ((r = next_opt(&s, tok)) != 1) {
-                snprintf(why, why_size, "option %s without its argument", opt);
+            if (w + 1 == n) {
+                snprintf(why, why_size, "option %s without its argument", tok);
                 valid = false;
-            } else if (!nv_value_valid(opt, tok)) {
-                snprintf(why, why_size, "invalid value '%.200s' of option %s", tok, opt);
+            } else if (nv_value_bad(tok, len, v[++w])) {
+                snprintf(why, why_size, "invalid value '%.200s' of option %s", v[w], tok);
                 valid = false;
             }
-        } else if (known_opts[i].prefix &&
-                   !nv_value_valid(tok, tok + strlen(known_opts[i].name))) {
+        } else if (known_opts[i].prefix && nv_value_bad(tok, name_len, tok + name_len)) {
             snprintf(why, why_size, "invalid value in option '%.200s'", tok);
             valid = false;
         }
     }
-    if (valid && r < 0) {
-        snprintf(why, why_size, "a quote left open in the options");
-        valid = false;
-    }
-    free(tok);
-    free(opt);
+    util_options_free(v, n);
     return valid;
 }
 

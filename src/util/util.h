@@ -1,6 +1,7 @@
 /*
  * util.h — logging, environment options and small helpers shared by every
- * layer. Nothing here knows OpenCL or GPUs.
+ * layer, and the words of a build-options string (shared with hcqcl-cc).
+ * Nothing here knows GPUs.
  */
 #ifndef HCQCL_UTIL_UTIL_H
 #define HCQCL_UTIL_UTIL_H
@@ -21,6 +22,15 @@ enum util_log_cat {
     UTIL_LOG_EMU = 1u << 5,
     UTIL_LOG_CUBIN = 1u << 6,
 };
+
+/* Build options (options.c): the words of s, quotes and backslashes
+ * taken as a shell takes them, NULL-terminated, *count of them; NULL for a
+ * quote left open (or no memory). util_options_free gives them back. */
+char **util_options_split(const char *s, size_t *count);
+void util_options_free(char **v, size_t count);
+/* Whether value is one NVIDIA's option name (-cl-nv-maxrregcount: 1 to
+ * 9999; -cl-nv-opt-level: 0 to 3; -cl-nv-arch: any) may take. */
+bool util_nv_option_value_ok(const char *name, const char *value);
 
 bool util_log_enabled(enum util_log_cat cat);
 void util_log(enum util_log_cat cat, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -59,12 +59,7 @@ struct cc_options {
     bool opt_disable;      /* -cl-opt-disable */
     const char *cl_std;    /* "CL1.2" unless -cl-std= says otherwise */
 };
-/* Split an options string the way clBuildProgram receives it (white
- * space separates, '...' and "..." group, backslash escapes). NULL on an
- * unterminated quote. */
-char **cc_split_options(const char *s, size_t *count);
-void cc_free_split(char **v, size_t count);
-/* Validate and translate. CC_OK or CC_BAD_OPTIONS (log says which). */
+/* Validate (the options split by util_options_split, util.h) and translate. CC_OK or CC_BAD_OPTIONS (log says which). */
 int cc_options_parse(const char *options, struct cc_options *out);
 void cc_options_free(struct cc_options *o);
 

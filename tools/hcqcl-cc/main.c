@@ -48,7 +48,7 @@ static void usage(FILE *f)
 }
 
 /* Append one build option to the options string, quoted when needed so
- * that cc_split_options() gives it back unchanged. */
+ * that util_options_split() gives it back unchanged. */
 static void add_option(struct cc_buf *o, const char *a)
 {
     if (o->len)

@@ -9,80 +9,10 @@
  * ignored.
  */
 #include "cc.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-char **cc_split_options(const char *s, size_t *count)
-{
-    size_t cap = 8, n = 0;
-    char **v = malloc(cap * sizeof(*v));
-    char *tok = malloc(strlen(s ? s : "") + 1);
-    if (!v || !tok) {
-        free(v);
-        free(tok);
-        return NULL;
-    }
-    const char *p = s ? s : "";
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
-            p++;
-        if (!*p)
-            break;
-        size_t len = 0;
-        char quote = 0;
-        while (*p && (quote || !(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' ||
-                                 *p == '\v'))) {
-            if (quote) {
-                if (*p == quote)
-                    quote = 0;
-                else if (*p == '\\' && quote == '"' && p[1])
-                    tok[len++] = *++p;
-                else
-                    tok[len++] = *p;
-            } else if (*p == '"' || *p == '\'') {
-                quote = *p;
-            } else if (*p == '\\' && p[1]) {
-                tok[len++] = *++p;
-            } else {
-                tok[len++] = *p;
-            }
-            p++;
-        }
-        if (quote) {
-            cc_free_split(v, n);
-            free(tok);
-            return NULL;
-        }
-        if (n + 1 >= cap) {
-            char **nv = realloc(v, (cap *= 2) * sizeof(*v));
-            if (!nv) {
-                cc_free_split(v, n);
-                free(tok);
-                return NULL;
-            }
-            v = nv;
-        }
-        v[n] = strndup(tok, len);
-        if (!v[n]) {
-            cc_free_split(v, n);
-            free(tok);
-            return NULL;
-        }
-        n++;
-    }
-    v[n] = NULL;
-    free(tok);
-    *count = n;
-    return v;
-}
-
-void cc_free_split(char **v, size_t count)
-{
-    for (size_t i = 0; v && i < count; i++)
-        free(v[i]);
-    free(v);
-}
 
 /* Options passed to clang unchanged. */
 static const char *const clang_same[] = {
@@ -115,36 +45,20 @@ static bool in_list(const char *s, const char *const *list, size_t n)
     return false;
 }
 
-static bool all_digits(const char *s)
-{
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
 /* An NVIDIA option with its value (cl_nv_compiler_options): the register
  * limit and the optimisation level go to ptxas; the architecture is the
  * device's whatever is asked (a cubin for another one would not load). */
 static int nv_option(const char *name, const char *value, struct cc_options *o)
 {
-    if (strcmp(name, "-cl-nv-arch") == 0)
-        return CC_OK;
-    if (strcmp(name, "-cl-nv-maxrregcount") == 0 && all_digits(value) && strlen(value) <= 4 &&
-        atoi(value) > 0) {
+    if (!util_nv_option_value_ok(name, value)) {
+        cc_logf("error: invalid value '%s' of build option %s\n", value, name);
+        return CC_BAD_OPTIONS;
+    }
+    if (strcmp(name, "-cl-nv-maxrregcount") == 0)
         cc_argv_addf(&o->ptxas, "--maxrregcount=%s", value);
-        return CC_OK;
-    }
-    /* "N is a positive integer, or 0": ptxas has levels 0 to 3. */
-    if (strcmp(name, "-cl-nv-opt-level") == 0 && all_digits(value) && strlen(value) == 1 &&
-        value[0] <= '3') {
+    else if (strcmp(name, "-cl-nv-opt-level") == 0)
         cc_argv_addf(&o->ptxas, "-O%s", value);
-        return CC_OK;
-    }
-    cc_logf("error: invalid value '%s' of build option %s\n", value, name);
-    return CC_BAD_OPTIONS;
+    return CC_OK;
 }
 
 int cc_options_parse(const char *options, struct cc_options *o)
@@ -153,7 +67,7 @@ int cc_options_parse(const char *options, struct cc_options *o)
     memset(o, 0, sizeof(*o));
     o->cl_std = "CL1.2";
     size_t n = 0;
-    char **v = cc_split_options(options, &n);
+    char **v = util_options_split(options, &n);
     if (!v) {
         cc_logf("error: build options: unterminated quote in \"%s\"\n", options);
         return CC_BAD_OPTIONS;
@@ -217,7 +131,7 @@ int cc_options_parse(const char *options, struct cc_options *o)
             rc = CC_BAD_OPTIONS;
         }
     }
-    cc_free_split(v, n);
+    util_options_free(v, n);
     if (rc != CC_OK)
         cc_options_free(o);
     return rc;
