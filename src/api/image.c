@@ -214,13 +214,13 @@ static void image_rows(const cl_image_desc *d, size_t *rows, size_t *slices)
 }
 
 /* The channel orders a view may give the pixels of an image of order o:
- * its own, or the sRGB / linear twin ("The channel order values
- * supported are", clCreateImage). */
+ * its own, the sRGB / linear twin, or CL_DEPTH for a CL_R image (that
+ * way only; "Compatible Image Channel Orders", clCreateImage). */
 static bool view_order_ok(cl_channel_order want, cl_channel_order o)
 {
     static const cl_channel_order twins[][2] = {
         {CL_sBGRA, CL_BGRA}, {CL_sRGBA, CL_RGBA}, {CL_sRGB, CL_RGB}, {CL_sRGBx, CL_RGBx}};
-    if (want == o)
+    if (want == o || (want == CL_DEPTH && o == CL_R))
         return true;
     for (size_t i = 0; i < UTIL_ARRAY_SIZE(twins); i++)
         if ((want == twins[i][0] && o == twins[i][1]) || (want == twins[i][1] && o == twins[i][0]))
@@ -280,7 +280,7 @@ static cl_int image_view_check(cl_context ctx, cl_mem src, const cl_image_format
                 desc->image_width, desc->image_height, desc->image_row_pitch,
                 desc->image_slice_pitch, (void *)src, src->type, si->desc.image_width,
                 si->desc.image_height, si->info_row_pitch);
-    /* CL_INVALID_IMAGE_FORMAT_DESCRIPTOR (the channel data type must match, the channel orders be the same or an sRGB / linear pair) */
+    /* CL_INVALID_IMAGE_FORMAT_DESCRIPTOR (the channel data type must match, the channel orders be the same, an sRGB / linear pair, or CL_DEPTH of CL_R) */
     HCQCL_CHECK(format->image_channel_data_type == si->format.image_channel_data_type &&
                     view_order_ok(format->image_channel_order, si->format.image_channel_order),
                 CL_INVALID_IMAGE_FORMAT_DESCRIPTOR, "format (0x%x, 0x%x) of an image of (0x%x, 0x%x)",
@@ -401,11 +401,11 @@ static cl_mem image_create(cl_context ctx, const cl_mem_properties *props, cl_me
     /* clGetImageInfo: "If image was created with a non-zero value for
      * image_row_pitch, then the value provided for image_row_pitch by the
      * application is returned" (and the same of the slice pitch),
-     * whatever the store's own pitches. */
+     * whatever the store's own pitches; "For a 1D image, 1D image buffer
+     * and 2D image object return 0" (a slice pitch given with their
+     * host_ptr means nothing). */
     im->info_row_pitch = app_row;
-    im->info_slice_pitch = desc->image_slice_pitch ? desc->image_slice_pitch
-                           : has_slices            ? app_slice
-                                                   : 0;
+    im->info_slice_pitch = has_slices ? app_slice : 0;
     if (from_buffer) {
         /* The buffer's bytes at the application's row pitch. */
         im->row_pitch = im->info_row_pitch = buffer_row;

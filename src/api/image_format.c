@@ -123,7 +123,11 @@ size_t hcqcl_image_format_size(const cl_image_format *f)
         break;
     default: break;
     }
-    return (size_t)ch * type_bytes(t);
+    /* "The number of bits per element determined by the
+     * image_channel_data_type and image_channel_order must be a power of
+     * two" (not so CL_sRGB's or CL_RGx's three channels) */
+    const size_t size = (size_t)ch * type_bytes(t);
+    return util_is_pow2(size) ? size : 0;
 }
 
 bool hcqcl_image_format_supported(const cl_image_format *f, cl_mem_flags flags,
