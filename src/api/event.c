@@ -477,14 +477,18 @@ static void finish_locked(cl_event e, cl_int status)
 /* The command runs (CL_RUNNING): on profiling queues its start timestamp
  * was written; on the others, which record none, it is on the GPU and
  * everything it waits for (its queue's command before it among them) has
- * ended, so the GPU has started it or is about to. e not final. Under
- * T.lock: a final dependency list is released outside it. */
+ * ended, so the GPU has started it or is about to; in phase AFTER its GPU
+ * part ended and its host work (a staged read's copy-out, an SVM free's
+ * callback) runs: running too, as a profiling queue's start timestamp
+ * says, never back to CL_SUBMITTED. e not final. Under T.lock: a final
+ * dependency list is released outside it. */
 static bool started_locked(cl_event e)
 {
     if (e->start)
         return hcq_signal_value(e->start->sig) >= e->start_val;
     cl_int st;
-    return atomic_load(&e->phase) == HCQCL_PH_GPU && deps_final_locked(e, &st);
+    const int ph = atomic_load(&e->phase);
+    return ph == HCQCL_PH_AFTER || (ph == HCQCL_PH_GPU && deps_final_locked(e, &st));
 }
 
 static bool device_lost(cl_event e)
