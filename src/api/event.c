@@ -75,12 +75,29 @@ static struct {
      * (commands without events): internal references. */
     cl_command_queue *heldq;
     size_t nheldq, capheldq;
+    /* Moved by every wake-up of the notifier; while it waits on a GPU
+     * command, the device it waits on (a wake-up pokes it: the wait
+     * hears nothing else). */
+    _Atomic uint32_t woken;
+    struct hcq_device *gpu_wait_dev;
 } T = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .pool_lock = PTHREAD_MUTEX_INITIALIZER,
     .done = PTHREAD_COND_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
 };
+
+/* The notifier has work: wake it from a nap or sleep, or from a wait on
+ * the GPU, which only a poke of that device ends. Under T.lock. */
+static void wake_notifier_locked(void)
+{
+    pthread_cond_signal(&T.wake);
+    atomic_fetch_add(&T.woken, 1);
+    if (T.gpu_wait_dev) {
+        hcq_device_poke(T.gpu_wait_dev);
+        T.gpu_wait_dev = NULL;
+    }
+}
 
 /* ------------------------------------------------------------------ */
 /* Pool and lifetime                                                    */
@@ -354,7 +371,7 @@ void hcqcl_event_track(cl_event e)
     start_notifier_locked();
     /* A gate or an after-hook waits for the notifier: wake it now. */
     if (T.idle || atomic_load(&e->phase) == HCQCL_PH_GATED || e->after_fn)
-        pthread_cond_signal(&T.wake);
+        wake_notifier_locked();
     pthread_mutex_unlock(&T.lock);
 }
 
@@ -470,7 +487,7 @@ static void finish_locked(cl_event e, cl_int status)
      * (it may be napping while an application thread watched e). */
     if (queue_callbacks_locked(e, status < 0 ? status : CL_COMPLETE) ||
         atomic_load(&e->gates_others))
-        pthread_cond_signal(&T.wake);
+        wake_notifier_locked();
     pthread_cond_broadcast(&T.done);
 }
 
@@ -574,7 +591,7 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
         if (hcq_signal_value(e->gpu_sig) < e->gpu_val) {
             /* Started (profiling queues record when): CL_RUNNING. */
             if (e->cbs && started_locked(e) && queue_callbacks_locked(e, CL_RUNNING))
-                pthread_cond_signal(&T.wake);
+                wake_notifier_locked();
             if (!device_lost(e)) {
                 /* Nothing behind it on this timeline is done either. */
                 if (si)
@@ -920,7 +937,7 @@ void hcqcl_event_watch_queue(cl_command_queue q)
     atomic_store(&q->watched, true);
     start_notifier_locked();
     if (T.idle)
-        pthread_cond_signal(&T.wake);
+        wake_notifier_locked();
     pthread_mutex_unlock(&T.lock);
 }
 
@@ -955,6 +972,9 @@ static void *notifier_main(void *arg)
     uint64_t watch_since = 0;
     bool watched_by_app = false;
     for (;;) {
+        /* Before anything is looked at: a wake-up from here on ends the
+         * naps and the GPU wait below. */
+        const uint32_t seen = atomic_load(&T.woken);
         pthread_mutex_lock(&T.lock);
         while (!atomic_load_explicit(&T.ntracked, memory_order_relaxed) && !T.fire_first &&
                !T.nheldq) {
@@ -983,42 +1003,69 @@ static void *notifier_main(void *arg)
             nap_ns = 20000;
             continue;
         }
+
         if (nap_ns >= 80000u)
             flush_held();
         /* Nothing moved for a while: wait on the oldest GPU command in
          * the core, which also notices a lost device (a channel error)
-         * that polling the value alone never would. */
+         * that polling the value alone never would. Only where it is the
+         * first to end: with commands on the GPU on two timelines
+         * (channels, devices), either may end first, and a wait on one
+         * would not see the other end (a callback on a short command
+         * beside a long kernel fired up to 20 ms late: api_event_wake):
+         * naps then. */
         if (nap_ns >= 1000000u) {
             cl_event g = NULL;
+            unsigned busy = 0; /* timelines with a command on the GPU */
             pthread_mutex_lock(&T.lock);
-            for (unsigned si = 0; si < T.nstreams && !g; si++)
-                for (cl_event e = T.streams[si].first; e && !g; e = e->next)
-                    if (atomic_load(&e->phase) == HCQCL_PH_GPU)
-                        g = e;
+            for (unsigned si = 0; si < T.nstreams && busy < 2; si++)
+                for (cl_event e = T.streams[si].first; e && busy < 2; e = e->next)
+                    if (atomic_load(&e->phase) == HCQCL_PH_GPU) {
+                        g = g ? g : e;
+                        busy++;
+                        if (si) /* stream 0 mixes timelines: each counts */
+                            break;
+                    }
+            if (busy > 1)
+                g = NULL;
             /* An application thread already watches it: don't wake for
              * it too (each wake-up costs), nap longer instead. */
             if (g && atomic_load(&g->waiters))
                 g = NULL, watched_by_app = true;
-            if (g)
+            if (g) {
                 hcqcl_event_ref(g);
+                T.gpu_wait_dev = g->q->hdev;
+            }
             pthread_mutex_unlock(&T.lock);
             if (g) {
-                /* Sleeps grow with the time this event has been watched. */
+                /* Sleeps grow with the time this event has been watched;
+                 * new work (a callback, a gate, a host step of a command
+                 * on another device or channel) ends the wait. */
                 if (g != watching) {
                     watching = g;
                     watch_since = util_now_ns();
                 }
-                hcq_signal_wait_since(g->gpu_sig, g->gpu_val, 20000000, watch_since);
+                int r = hcq_signal_wait_stop(g->gpu_sig, g->gpu_val, 20000000, watch_since,
+                                             &T.woken, seen);
+                pthread_mutex_lock(&T.lock);
+                T.gpu_wait_dev = NULL;
+                pthread_mutex_unlock(&T.lock);
                 hcqcl_event_unref(g);
+                if (r == -EINTR)
+                    nap_ns = 20000; /* what woke it may end soon: look often */
                 continue;
             }
         }
-        /* Otherwise back off up to 1 ms, woken early by new work. */
+        /* Otherwise back off up to 1 ms, woken early by new work, after
+         * which the naps start short again. */
         pthread_mutex_lock(&T.lock);
-        if (!T.fire_first)
+        if (!T.fire_first && atomic_load(&T.woken) == seen)
             cond_wait_ns(&T.wake, nap_ns);
         pthread_mutex_unlock(&T.lock);
-        nap_ns = UTIL_MIN(nap_ns * 2, watched_by_app ? 10000000u : 1000000u);
+        if (atomic_load(&T.woken) != seen)
+            nap_ns = 20000;
+        else
+            nap_ns = UTIL_MIN(nap_ns * 2, watched_by_app ? 10000000u : 1000000u);
         watched_by_app = false;
     }
     return NULL;
@@ -1073,7 +1120,7 @@ cl_int hcqcl_event_status(cl_event e)
              * "called when the execution status ... changes to" CL_RUNNING. */
             if (queue_callbacks_locked(e, CL_RUNNING)) {
                 start_notifier_locked();
-                pthread_cond_signal(&T.wake);
+                wake_notifier_locked();
             }
         } else if (atomic_load(&e->phase) == HCQCL_PH_DONE) {
             st = atomic_load(&e->status);
@@ -1330,8 +1377,10 @@ cl_int hcqcl_clSetUserEventStatus(cl_event event, cl_int execution_status)
     if (queue_callbacks_locked(event, execution_status))
         start_notifier_locked();
     pthread_cond_broadcast(&T.done);
-    /* Gated dependents start (or fail) on the notifier's next pass. */
-    pthread_cond_signal(&T.wake);
+    /* Gated dependents start (or fail) on the notifier's next pass, now:
+     * out of a nap, or of a wait on a long command elsewhere (which it
+     * left only at its next look, up to 20 ms on: api_event_wake). */
+    wake_notifier_locked();
     pthread_mutex_unlock(&T.lock);
     return CL_SUCCESS;
 }
@@ -1367,7 +1416,11 @@ cl_int hcqcl_clSetEventCallback(cl_event event, cl_int command_exec_callback_typ
         now = atomic_load(&event->status);
     if (queue_callbacks_locked(event, now)) {
         start_notifier_locked();
-        pthread_cond_signal(&T.wake);
+        wake_notifier_locked();
+    } else if (event->q) {
+        /* To come: the notifier looks for it soon, out of a long nap or
+         * a wait on another command (api_event_wake). */
+        wake_notifier_locked();
     }
     pthread_mutex_unlock(&T.lock);
     return CL_SUCCESS;

@@ -241,6 +241,16 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
  * for all of it. */
 int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
                         uint64_t since_ns, uint64_t eta_ns);
+/* hcq_signal_wait_since that also ends, with -EINTR, once *stop is no
+ * longer seen: for a thread with other things to watch, whose wakers
+ * change *stop and then call hcq_device_poke on s's device. Its sleeps
+ * are ones a poke ends. */
+int hcq_signal_wait_stop(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                         uint64_t since_ns, const _Atomic uint32_t *stop, uint32_t seen);
+/* Wake every thread sleeping in a wait on dev's signals now, as an
+ * interrupt would: each looks again (and a hcq_signal_wait_stop whose
+ * stop moved returns). */
+void hcq_device_poke(struct hcq_device *dev);
 
 /* ------------------------------------------------------------------ */
 /* Queues                                                               */

@@ -16,7 +16,9 @@
  * sleep is never lost: either the flag is still set when the poll starts,
  * or irq_gen has moved and the futex wait returns at once. An interrupt
  * says only that some release of the engine landed: every wake-up is a
- * hint to look again, and every sleep has a timeout. */
+ * hint to look again, and every sleep has a timeout. hcq_device_poke
+ * wakes them all the same way (the seam's poke ends the poller's poll)
+ * for a waiter that watches more than the GPU (hcq_signal_wait_stop). */
 #include "core/priv.h"
 
 #include <errno.h>
@@ -84,6 +86,22 @@ void hcq_irq_teardown(struct hcq_device *dev)
 static struct timespec ts_of(uint64_t ns)
 {
     return (struct timespec){(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+}
+
+void hcq_irq_nap(struct hcq_device *dev, uint32_t gen, uint64_t ns)
+{
+    struct timespec ts = ts_of(ns);
+    syscall(SYS_futex, &dev->irq_gen, FUTEX_WAIT_PRIVATE, gen, &ts, NULL, 0);
+}
+
+/* A wake-up of everyone as an interrupt's: gen moves (the futex sleepers
+ * and naps return) and the poller's poll returns (the seam's poke). */
+void hcq_device_poke(struct hcq_device *dev)
+{
+    atomic_fetch_add(&dev->irq_gen, 1);
+    syscall(SYS_futex, &dev->irq_gen, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+    if (atomic_load_explicit(&dev->irq_on, memory_order_acquire))
+        nvdrv_event_poke(dev->drv, dev->irq_fd);
 }
 
 bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns)

@@ -200,6 +200,9 @@ static inline uint32_t hcq_irq_gen(struct hcq_device *dev)
     return atomic_load_explicit(&dev->irq_gen, memory_order_acquire);
 }
 bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns);
+/* Up to ns, ended early only when irq_gen moves from gen (another
+ * waiter's poll, hcq_device_poke): a sleep that takes no interrupt. */
+void hcq_irq_nap(struct hcq_device *dev, uint32_t gen, uint64_t ns);
 
 /* Mark the device lost (channel error, hang); logs why once (fault.c).
  * _code also records the channel error code hcq_device_fault() returns. */

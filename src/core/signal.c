@@ -230,10 +230,26 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
     return hcq_signal_wait_since(s, target, timeout_ns, util_now_ns());
 }
 
+static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                    uint64_t since_ns, uint64_t eta_ns, const _Atomic uint32_t *stop,
+                    uint32_t seen);
+
 int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
                           uint64_t since_ns)
 {
-    return hcq_signal_wait_eta(s, target, timeout_ns, since_ns, 0);
+    return wait_for(s, target, timeout_ns, since_ns, 0, NULL, 0);
+}
+
+int hcq_signal_wait_stop(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                         uint64_t since_ns, const _Atomic uint32_t *stop, uint32_t seen)
+{
+    return wait_for(s, target, timeout_ns, since_ns, 0, stop, seen);
+}
+
+int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                        uint64_t since_ns, uint64_t eta_ns)
+{
+    return wait_for(s, target, timeout_ns, since_ns, eta_ns, NULL, 0);
 }
 
 /* An expected end closer than this is left to the spin; a longer sleep
@@ -246,8 +262,9 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
 #define WAIT_ETA_SLEEP_MAX_NS 100000000ull
 #define WAIT_ETA_SLICES 32u
 
-int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
-                        uint64_t since_ns, uint64_t eta_ns)
+static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
+                    uint64_t since_ns, uint64_t eta_ns, const _Atomic uint32_t *stop,
+                    uint32_t seen)
 {
     struct hcq_device *dev = s->dev;
     uint64_t v = hcq_signal_value(s);
@@ -288,6 +305,12 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         uint64_t nv = hcq_signal_value(s);
         if (nv >= target) {
             rc = 0;
+            break;
+        }
+        /* After gen: a stop moved later comes with a poke that moves gen
+         * too, which the sleep below sees. */
+        if (stop && atomic_load(stop) != seen) {
+            rc = -EINTR;
             break;
         }
         uint64_t now = util_now_ns();
@@ -352,6 +375,9 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
         slack_lower(&slack);
         if (irq && !pause) {
             woken = hcq_irq_sleep(dev, gen, sleep_ns);
+        } else if (stop) {
+            hcq_irq_nap(dev, gen, sleep_ns); /* a sleep a poke ends */
+            woken = false;
         } else {
             struct timespec ts = {0, (long)sleep_ns};
             nanosleep(&ts, NULL);

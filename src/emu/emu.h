@@ -407,6 +407,8 @@ void emu_event_post(const struct emu_gpu *gpu, uint32_t notify);
 /* The engine notifier a channel's non-stall interrupts raise. */
 uint32_t emu_chan_notifier(const struct emu_chan *c);
 int emu_event_poll(int fd, uint64_t timeout_ns);
+/* The poll of fd returns now (or the next one at once), as for an event. */
+int emu_event_poke(int fd);
 struct emu_gpu *emu_gpu_by_uuid(const uint8_t uuid[16]);
 /* Fault injection: the GPU with this UUID ignores its next n doorbell
  * rings, as the H200 now and then left a submission unrun with several

@@ -171,6 +171,17 @@ int emu_event_poll(int fd, uint64_t timeout_ns)
     return r;
 }
 
+int emu_event_poke(int fd)
+{
+    if (fd < EMU_FD_BASE || fd - EMU_FD_BASE >= EMU_MAX_FDS)
+        return -EBADF;
+    pthread_mutex_lock(&ev.lock);
+    ev.pending[fd - EMU_FD_BASE] = true;
+    pthread_cond_broadcast(&ev.cond);
+    pthread_mutex_unlock(&ev.lock);
+    return 0;
+}
+
 uint32_t emu_chan_notifier(const struct emu_chan *c)
 {
     return NV2080_ENGINE_TYPE_IS_COPY(c->engine)

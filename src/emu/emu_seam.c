@@ -264,6 +264,12 @@ static int emu_poll(void *ctx, int fd, uint64_t timeout_ns)
     return emu_event_poll(fd, timeout_ns);
 }
 
+static int emu_poke(void *ctx, int fd)
+{
+    (void)ctx;
+    return emu_event_poke(fd);
+}
+
 static const struct nvdrv_ops ops = {
     .name = "emulated",
     .open = emu_open,
@@ -272,6 +278,7 @@ static const struct nvdrv_ops ops = {
     .mmap = emu_mmap,
     .munmap = emu_munmap,
     .poll = emu_poll,
+    .poke = emu_poke,
 };
 
 const struct nvdrv_ops *emu_ops(void **ctx)

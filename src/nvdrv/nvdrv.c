@@ -147,6 +147,8 @@ int nvdrv_event_wait(struct nvdrv *d, int fd, uint64_t timeout_ns)
     return d->ops->poll(d->ctx, fd, timeout_ns);
 }
 
+int nvdrv_event_poke(struct nvdrv *d, int fd) { return d->ops->poke(d->ctx, fd); }
+
 void nvdrv_event_close(struct nvdrv *d, int fd)
 {
     if (fd < 0)

@@ -46,6 +46,9 @@ struct nvdrv_ops {
      * 0 on timeout, -errno. Like poll() on the driver's fd, which reports
      * and clears its "dataless event pending" flag. */
     int (*poll)(void *ctx, int fd, uint64_t timeout_ns);
+    /* End a poll of fd now, or the next one at once (it returns 1, as
+     * for an event): a wake-up from the process itself. 0 or -errno. */
+    int (*poke)(void *ctx, int fd);
 };
 
 extern const struct nvdrv_ops nvdrv_kernel_ops;
@@ -1071,13 +1074,14 @@ int nvdrv_rm_map_memory_dma(struct nvdrv *d, uint32_t device, uint32_t hdma, uin
  * registered with NV_ESC_ALLOC_OS_EVENT (out: *fd). nvdrv_event_attach:
  * an NV01_EVENT_OS_EVENT under subdevice for engine notifier index
  * `notify` (NV2080_NOTIFIERS_*), non-stall and without data, posted to
- * fd. nvdrv_event_wait: the seam's poll (1 posted, 0 timeout, -errno).
- * nvdrv_event_close frees the registration and closes fd (RM frees the
+ * fd. nvdrv_event_wait: the seam's poll (1 posted, 0 timeout, -errno);
+ * nvdrv_event_poke ends it early (the seam's poke). nvdrv_event_close frees the registration and closes fd (RM frees the
  * event objects with the client, or the caller with nvdrv_rm_free). */
 int nvdrv_event_open(struct nvdrv *d, int *fd);
 int nvdrv_event_attach(struct nvdrv *d, int fd, uint32_t subdevice, uint32_t notify,
                        uint32_t *handle);
 int nvdrv_event_wait(struct nvdrv *d, int fd, uint64_t timeout_ns);
+int nvdrv_event_poke(struct nvdrv *d, int fd);
 void nvdrv_event_close(struct nvdrv *d, int fd);
 
 /* UVM wrappers: 0, -errno or a positive NV_STATUS (rmStatus). */

@@ -261,6 +261,7 @@ static int shim_poll(void *ctx, int fd, uint64_t timeout_ns)
 {
     return shim_real->poll(shim_ctx, fd, timeout_ns);
 }
+static int shim_poke(void *ctx, int fd) { return shim_real->poke(shim_ctx, fd); }
 static const struct nvdrv_ops shim_ops = {
     .name = "shim",
     .open = shim_open,
@@ -269,6 +270,7 @@ static const struct nvdrv_ops shim_ops = {
     .mmap = shim_mmap,
     .munmap = shim_munmap,
     .poll = shim_poll,
+    .poke = shim_poke,
 };
 
 static void test_versions(void)
