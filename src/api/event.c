@@ -971,6 +971,8 @@ static void *notifier_main(void *arg)
     const void *watching = NULL;
     uint64_t watch_since = 0;
     bool watched_by_app = false;
+    /* Since when nothing moved, and the next doorbell kick's delay. */
+    uint64_t still_since = util_now_ns(), kick_next = 0;
     for (;;) {
         /* Before anything is looked at: a wake-up from here on ends the
          * naps and the GPU wait below. */
@@ -1001,6 +1003,8 @@ static void *notifier_main(void *arg)
         }
         if (tracker_progress()) {
             nap_ns = 20000;
+            still_since = util_now_ns();
+            kick_next = 0;
             continue;
         }
 
@@ -1026,8 +1030,23 @@ static void *notifier_main(void *arg)
                         if (si) /* stream 0 mixes timelines: each counts */
                             break;
                     }
-            if (busy > 1)
+            if (busy > 1) {
+                /* What a wait on g would do meanwhile, for every device
+                 * with a command on the GPU: notice a channel error, ring
+                 * a doorbell the GPU missed. */
+                const uint64_t stalled = util_now_ns() - still_since;
+                uint64_t next = kick_next;
+                for (unsigned si = 0; si < T.nstreams; si++)
+                    for (cl_event e = T.streams[si].first; e; e = e->next)
+                        if (atomic_load(&e->phase) == HCQCL_PH_GPU && e->q) {
+                            next = kick_next; /* each device on the same schedule */
+                            hcq_device_watch(e->q->hdev, stalled, &next);
+                            if (si)
+                                break;
+                        }
+                kick_next = next;
                 g = NULL;
+            }
             /* An application thread already watches it: don't wake for
              * it too (each wake-up costs), nap longer instead. */
             if (g && atomic_load(&g->waiters))

@@ -207,6 +207,14 @@ bool hcq_device_check_lost(struct hcq_device *dev)
     return atomic_load(&dev->lost);
 }
 
+bool hcq_device_watch(struct hcq_device *dev, uint64_t stalled_ns, uint64_t *kick_next)
+{
+    if (!*kick_next)
+        *kick_next = HCQ_KICK_FIRST_NS;
+    hcq_device_kick_stalled(dev, stalled_ns, kick_next);
+    return hcq_device_check_lost(dev);
+}
+
 void hcq_device_fault_reset(struct hcq_device *dev)
 {
     dev->lost_why[0] = 0;

@@ -104,6 +104,14 @@ int hcq_device_timer(struct hcq_device *dev, uint64_t *gpu_ns, uint64_t *host_ns
 
 /* True once a channel error or hang has marked the device lost. */
 bool hcq_device_lost(const struct hcq_device *dev);
+/* What a wait on dev's signals does while nothing moves, for a thread
+ * that watches them between naps instead of waiting on one: read the
+ * channels' error notifiers (a channel error marks dev lost) and, after
+ * stalled_ns without progress, ring again the doorbells of queues whose
+ * entries the GPU has not fetched (at 1 ms, then at each doubling;
+ * *kick_next: 0 at the start and after progress). Returns
+ * hcq_device_lost(dev). */
+bool hcq_device_watch(struct hcq_device *dev, uint64_t stalled_ns, uint64_t *kick_next);
 /* Why the device was lost: copies one line naming the cause into why (if
  * non-NULL; "" while not lost) and returns the channel error code the
  * driver reported (ROBUST_CHANNEL_*, the kernel log's "Xid": 31 MMU
