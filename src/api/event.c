@@ -1007,7 +1007,6 @@ static void *notifier_main(void *arg)
             kick_next = 0;
             continue;
         }
-
         if (nap_ns >= 80000u)
             flush_held();
         /* Nothing moved for a while: wait on the oldest GPU command in
