@@ -1019,30 +1019,32 @@ static void *notifier_main(void *arg)
          * naps then. */
         if (nap_ns >= 1000000u) {
             cl_event g = NULL;
-            unsigned busy = 0; /* timelines with a command on the GPU */
+            unsigned busy = 0, ndevs = 0; /* timelines with a command on the GPU */
+            struct hcq_device *devs[64];  /* their devices, each once */
             pthread_mutex_lock(&T.lock);
-            for (unsigned si = 0; si < T.nstreams && busy < 2; si++)
-                for (cl_event e = T.streams[si].first; e && busy < 2; e = e->next)
+            for (unsigned si = 0; si < T.nstreams; si++)
+                for (cl_event e = T.streams[si].first; e; e = e->next)
                     if (atomic_load(&e->phase) == HCQCL_PH_GPU) {
                         g = g ? g : e;
                         busy++;
+                        unsigned d = 0;
+                        while (e->q && d < ndevs && devs[d] != e->q->hdev)
+                            d++;
+                        if (e->q && d == ndevs && ndevs < UTIL_ARRAY_SIZE(devs))
+                            devs[ndevs++] = e->q->hdev;
                         if (si) /* stream 0 mixes timelines: each counts */
                             break;
                     }
             if (busy > 1) {
                 /* What a wait on g would do meanwhile, for every device
                  * with a command on the GPU: notice a channel error, ring
-                 * a doorbell the GPU missed. */
+                 * a doorbell the GPU missed (each on the same schedule). */
                 const uint64_t stalled = util_now_ns() - still_since;
                 uint64_t next = kick_next;
-                for (unsigned si = 0; si < T.nstreams; si++)
-                    for (cl_event e = T.streams[si].first; e; e = e->next)
-                        if (atomic_load(&e->phase) == HCQCL_PH_GPU && e->q) {
-                            next = kick_next; /* each device on the same schedule */
-                            hcq_device_watch(e->q->hdev, stalled, &next);
-                            if (si)
-                                break;
-                        }
+                for (unsigned d = 0; d < ndevs; d++) {
+                    next = kick_next;
+                    hcq_device_watch(devs[d], stalled, &next);
+                }
                 kick_next = next;
                 g = NULL;
             }
