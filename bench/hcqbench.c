@@ -319,7 +319,7 @@ static void bench_rate_empty(struct hcq_queue *q)
     uint64_t t0 = bench_now_ns();
     for (uint32_t i = 0; i < n; i++) {
         CHECK(launch_empty(q));
-        CHECK(hcq_q_signal_next_quiet(q, &v));
+        CHECK(hcq_q_signal_next(q, &v));
         if (i % batch == batch - 1)
             CHECK(hcq_q_submit(q));
     }

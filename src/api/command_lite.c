@@ -225,10 +225,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
     int held = -1;
     /* Without its release nothing could tell when the command ended (the
      * device is lost, or its ring stopped moving): it fails as it is. */
-    /* Nobody sleeps on an eventless command's value by itself: clFinish
-     * waits for the queue's last one, which a submission releases from
-     * the host with the interrupt while threads sleep on interrupts. */
-    if (hcq_q_signal_next_quiet(hq, &v) == 0)
+    if (hcq_q_signal_next(hq, &v) == 0)
         held = ok ? hcq_q_commit(hq) : hcq_q_submit(hq);
     if (held < 0) {
         /* lc->objs may be the queue's remembered launch, which another

@@ -293,18 +293,12 @@ int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value
 /* After all previous work completes, release value (+ GPU timestamp). */
 int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value);
 /* Release ++last on the queue's timeline; returns that value in *value.
- * Right after a launch, while no host thread sleeps on interrupts, it
- * becomes that QMD's own release (when its grid ends; no interrupt) and
- * the launches around it stay one chain. Otherwise the release waits for
- * the engine to go idle and, while threads sleep on interrupts, is
+ * Right after a launch it becomes that QMD's own release (when its grid
+ * ends; no interrupt: a thread sleeping on it sleeps in steps) and the
+ * launches around it stay one chain. Otherwise the release comes after
+ * the channel's grids and, while threads sleep on interrupts, is
  * followed by the non-stall interrupt that wakes them. */
 int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value);
-/* The same for a value no host thread will sleep on by itself (only the
- * GPU, the queue's last value or polling look at it): right after a
- * launch it always becomes the QMD's release. A submission's last
- * release comes from the host, with the interrupt, only while threads
- * sleep on interrupts. */
-int hcq_q_signal_next_quiet(struct hcq_queue *q, uint64_t *value);
 /* Copy size bytes GPU VA src → dst (split as the engine requires). On a
  * compute queue the core may route this to a copy kernel or fail with
  * -ENOTSUP; src/api puts copies on copy queues. */

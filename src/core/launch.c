@@ -191,20 +191,28 @@ static int patch_qmd(uint32_t *qmd, const struct hcq_kernel *k, const struct hcq
 /* ------------------------------------------------------------------ */
 
 /* Grids launched back to back on one channel overlap [H200]: an in-order
- * queue needs each to start after the one before ended. A wait for idle
- * between them does that through the channel's front end, which then
- * fetches and hands over the next QMD: about 1.9 us per launch on the
- * H200. A dependent QMD is scheduled by the compute engine itself when
- * its parent's grid ends. So the launches of one submission recorded
- * back to back form a chain: the first goes through SEND_PCAS (after a
- * wait for idle if grids may still run), each later one is the
- * dependent of the one before, and a timeline release right after a
- * launch is that QMD's release. A launch's QMD is therefore written out
- * only once what follows it is known: the next launch, a method, or the
- * submission (whose last release stays the QMD's own, or, while threads
- * sleep on interrupts, becomes a host release again after a wait for idle
- * and with the non-stall interrupt: queue.c, submit). Nothing is linked
- * to a QMD already submitted: the GPU may have read it. */
+ * queue needs each to start after the one before ended. A dependent QMD
+ * is scheduled by the compute engine itself when its parent's grid ends.
+ * So the launches of one submission recorded back to back form a chain:
+ * the first goes through SEND_PCAS, each later one is the dependent of
+ * the one before, and a timeline release right after a launch is that
+ * QMD's release. A launch's QMD is therefore written out only once what
+ * follows it is known: the next launch, a method, or the submission.
+ * Nothing is linked to a QMD already submitted: the GPU may have read it.
+ *
+ * Whatever follows a grid that is not its dependent waits for the
+ * release that grid's QMD ends with (hcq_q_after_grids): a semaphore
+ * acquire, which yields the channel while it is blocked. A wait for idle
+ * would do the same for this channel's grids alone (the host's WFI and a
+ * release's wait for idle are scoped to the channel's subcontext), but
+ * the host waits in it with the method stream of the whole channel
+ * group: on an H100 a 2 s kernel on one queue held a short kernel on
+ * another queue of the same context, enqueued 30 ms later, until it
+ * ended (1.97 s), and with acquires instead of the waits for idle the
+ * short kernel was done 0.04-0.07 ms after its user event was set
+ * (docs/gpu-runs.md, 2026-12-06 fifth). A grid whose QMD has no release
+ * of the timeline releases the next value of the queue's `grids` signal
+ * instead, in the same slot. */
 
 static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes)
 {
@@ -220,23 +228,50 @@ void hcq_q_tail_flush(struct hcq_queue *q)
     q->tail.cpu = NULL;
 }
 
-void hcq_q_tail_release(struct hcq_queue *q, uint64_t va, uint64_t value)
+void hcq_q_tail_close(struct hcq_queue *q)
 {
-    nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, va, value);
-    q->tail.released = true;
+    if (!q->tail.released) {
+        const uint64_t v = ++q->grids_last;
+        nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->grids->va, v);
+        q->grid_sig = q->grids;
+        q->grid_val = v;
+    }
+    hcq_q_tail_flush(q);
 }
 
-void hcq_q_tail_unrelease(struct hcq_queue *q)
+void hcq_q_tail_release(struct hcq_queue *q, uint64_t value)
 {
-    if (q->tail.released)
-        nv_qmd_hot_unrelease(q->tail.qmd, &q->dev->qmd_hot);
-    q->tail.released = false;
+    nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->timeline->va, value);
+    q->tail.released = true;
+    q->grid_sig = q->timeline;
+    q->grid_val = value;
+}
+
+bool hcq_q_after_grids(struct hcq_queue *q)
+{
+    if (!q->grids_open)
+        return true;
+    if (q->tail.cpu)
+        hcq_q_tail_close(q);
+    if (!q->grid_sig)
+        return false;
+    /* Yields the channel while blocked, as hcq_q_wait does. */
+    const uint64_t va = q->grid_sig->va, v = q->grid_val;
+    const uint32_t d[5] = {(uint32_t)va, (uint32_t)(va >> 32), (uint32_t)v, (uint32_t)(v >> 32),
+                           NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
+                               NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG,
+                                            q->acquire_switch)};
+    hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, d, 5);
+    q->grids_open = false;
+    return true;
 }
 
 void hcq_q_idle(struct hcq_queue *q)
 {
     if (!q->grids_open)
         return;
+    if (q->tail.cpu)
+        hcq_q_tail_close(q);
     hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
     q->grids_open = false;
 }
@@ -364,12 +399,13 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
      * constant caches are enough [H200: launch tests, 100 000 launches
      * through a wrapping arena; 0.83 M launches/s against 0.76 with the
      * instruction and data caches too, which the QMD invalidates anyway]. */
-    rc = hcq_push_reserve(q, 8);
+    rc = hcq_push_reserve(q, HCQ_AFTER_GRIDS_DW + 6);
     if (rc)
         return rc;
-    /* The first method writes out a pending QMD (hcq_push_incr). */
+    /* After the channel's grids: a wait for the last one's release, or
+     * for idle when that release is not known (hcq_q_after_grids). */
     const bool wait_idle = q->grids_open;
-    if (wait_idle)
+    if (wait_idle && !hcq_q_after_grids(q))
         hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
                NV_INVALIDATE_SHADER_CACHES_CONSTANT);
@@ -378,7 +414,7 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
                NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);
     CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx%s", k->name,
              l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
-             shared_bytes, (unsigned long long)(va + qmd_off), wait_idle ? " (after idle)" : "");
+             shared_bytes, (unsigned long long)(va + qmd_off), wait_idle ? " (after the grids before)" : "");
     q->grids_open = true;
     /* Pending even when the launch is alone: the release after it folds
      * into it, and a submission's last release can stay there (queue.c,

@@ -314,7 +314,6 @@ static inline uint64_t hcq_arena_off(const struct hcq_arena *a, uint64_t c)
 }
 
 #define HCQ_SUBMIT_HISTORY 4096 /* closed submissions remembered */
-#define HCQ_RETIRE_LATE (1ull << 63) /* retire[]: the value is on q->retired */
 #define HCQ_PENDING_GP 64       /* GP entries of the open submission, inline */
 
 /* Banks 0 up to this size are built in cached memory, then copied
@@ -335,6 +334,8 @@ struct hcq_hold {
     /* The channel's state at its start (hcq_q_hold_end puts it back). */
     uint32_t local_gen;
     bool grids_open;
+    const struct hcq_signal *grid_sig;
+    uint64_t grid_val;
     _Atomic int state;
 };
 
@@ -389,16 +390,14 @@ struct hcq_queue {
 
     /* Submissions: seq numbers; retire[seq % N] = timeline value after
      * which that submission's pushbuffer and scratch may be reused (0 =
-     * not known yet: the next timeline release covers it), or, with
-     * HCQ_RETIRE_LATE, the value `retired` must reach instead (queue.c,
-     * submit: a submission that ends with a grid's own release). */
+     * not known yet: the next timeline release covers it). */
     uint64_t seq;      /* sequence number of the open submission */
     uint64_t seq_done; /* all submissions < seq_done are known retired */
     uint64_t retire[HCQ_SUBMIT_HISTORY];
     uint64_t put_at[HCQ_SUBMIT_HISTORY]; /* ring entries written through seq */
     uint64_t rel_value;   /* last timeline release emitted ... */
     uint64_t rel_pb_head; /* ... and pb.head just after it */
-    bool rel_host;        /* it came from the host (not a grid's, not `retired`'s) */
+    bool rel_host;        /* it came from the host (not a grid's) */
     /* hcq_q_commit: the last timeline value of the submission before the
      * last one, and of the last one; units held back since. */
     uint64_t pub_prev, pub_hi;
@@ -407,12 +406,16 @@ struct hcq_queue {
     uint64_t held_read_at; /* when a commit last read it (queue.c, held_clock) */
 
     struct hcq_signal *timeline;
-    /* Written by a host release after a wait for idle that follows a
-     * submission ending with a QMD's release: the value that QMD released
-     * on the timeline, once the engine is done with everything the
-     * submission holds. */
-    struct hcq_signal *retired;
     uint64_t last;
+    /* Where the channel's last grid announces its end (launch.c,
+     * hcq_q_after_grids): its QMD's release of grid_val on grid_sig, the
+     * timeline or `grids` (released by a grid whose QMD carries no
+     * timeline value; grids_last values so far). grid_sig NULL: not
+     * known, the last grid was in a hold's span, which may never run. */
+    struct hcq_signal *grids;
+    uint64_t grids_last;
+    const struct hcq_signal *grid_sig;
+    uint64_t grid_val;
     bool bound;              /* SET_OBJECT emitted */
 
     /* The QMD of the launch recorded last (launch.c): a launch of the
@@ -452,7 +455,7 @@ struct hcq_queue {
         bool released; /* release slot 0 holds a timeline release */
     } tail;
     bool chain;      /* HCQCL_LAUNCH_CHAIN: launches may chain */
-    bool grids_open; /* grids recorded since the last wait for idle */
+    bool grids_open; /* grids recorded since the last wait for them to end */
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
 };
 
@@ -506,23 +509,35 @@ static inline void hcq_push_1(struct hcq_queue *q, uint32_t subc, uint32_t metho
 int hcq_q_scratch(struct hcq_queue *q, uint32_t size, uint32_t align, void **cpu, uint64_t *va);
 
 /* Emit a release of ++last on the queue's timeline from the host (compute:
- * semaphore with WFI + timestamp, then the non-stall interrupt while
- * threads sleep on interrupts; copy: CE semaphore, 64-bit payload) and
- * account it for pushbuffer/scratch recycling, never folded into a QMD
- * (hcq_q_signal_next and hcq_q_signal_next_quiet may fold it). */
+ * after the channel's grids, semaphore with WFI + timestamp, then the
+ * non-stall interrupt while threads sleep on interrupts; copy: CE
+ * semaphore, 64-bit payload) and account it for pushbuffer/scratch
+ * recycling, never folded into a QMD (hcq_q_signal_next may fold it). */
 int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
 
-/* Launch chains (launch.c): write the pending QMD out (any method written
- * after a launch, and every submission, does this first); fold a release
- * of value at va into the pending QMD's release slot, or take it out
- * again (the submission releases it from the host while threads sleep
- * on interrupts); record a wait for
- * the grids of the channel to end when any may still run (before methods
- * that must not overlap them). hcq_q_tail_release needs q->tail.cpu set
- * and not released. */
+/* Launch chains (launch.c): write the pending QMD out as it is
+ * (hcq_q_tail_flush), or with its end announced (hcq_q_tail_close: the
+ * next `grids` value unless it releases the timeline; any method
+ * written after a launch does this first); fold the timeline release of
+ * value into the pending QMD's release slot (needs q->tail.cpu set and
+ * not released). hcq_q_after_grids orders what is recorded next after
+ * every grid of the channel without holding the channel group's method
+ * stream: a semaphore acquire of the last grid's release
+ * (HCQ_AFTER_GRIDS_DW dwords at most); false when that release is not
+ * known, and the caller waits for idle instead. hcq_q_idle waits for
+ * idle (before methods that must not overlap any grid). */
+#define HCQ_AFTER_GRIDS_DW 6u
+/* Dwords of a release (queue.c, push_release: a wait for the channel's
+ * grids, the semaphore, the interrupt). Always left after a verb's
+ * reservation: two of them, so that hcq_q_submit can append its timeline
+ * release without waiting, even after a release in the slack behind a
+ * hold (release_timeline). */
+#define HCQ_RELEASE_DW (HCQ_AFTER_GRIDS_DW + 8u)
+#define HCQ_RELEASE_SLACK_DW (2u * HCQ_RELEASE_DW)
 void hcq_q_tail_flush(struct hcq_queue *q);
-void hcq_q_tail_release(struct hcq_queue *q, uint64_t va, uint64_t value);
-void hcq_q_tail_unrelease(struct hcq_queue *q);
+void hcq_q_tail_close(struct hcq_queue *q);
+void hcq_q_tail_release(struct hcq_queue *q, uint64_t value);
+bool hcq_q_after_grids(struct hcq_queue *q);
 void hcq_q_idle(struct hcq_queue *q);
 
 /* Device local memory (launch.c): make sure the device's local-memory

@@ -22,35 +22,26 @@
 
 #include "nv/nv.h"
 
-/* Dwords always left after a verb's reservation, so that hcq_q_submit
- * can append its timeline release without waiting. */
-#define RELEASE_SLACK_DW 16u
+#define RELEASE_DW HCQ_RELEASE_DW
+#define RELEASE_SLACK_DW HCQ_RELEASE_SLACK_DW
 /* Waiting for the GPU to free ring/arena space longer than this (with no
  * progress) fails the verb with -ENOMEM. */
 #define SPACE_TIMEOUT_NS 30000000000ull
 
-/* The signal and value a submission's retire[] entry stands for. */
-static inline struct hcq_signal *retire_signal(const struct hcq_queue *q, uint64_t retire)
-{
-    return (retire & HCQ_RETIRE_LATE) ? q->retired : q->timeline;
-}
-
 static inline bool retire_reached(const struct hcq_queue *q, uint64_t retire)
 {
-    return hcq_signal_value(retire_signal(q, retire)) >= (retire & ~HCQ_RETIRE_LATE);
+    return hcq_signal_value(q->timeline) >= retire;
 }
 
 /* Wait until a submission with this retire[] entry is retired. */
 static int wait_retired(struct hcq_queue *q, uint64_t retire)
 {
-    struct hcq_signal *s = retire_signal(q, retire);
-    uint64_t value = retire & ~HCQ_RETIRE_LATE;
-    int r = hcq_signal_wait(s, value, SPACE_TIMEOUT_NS);
+    int r = hcq_signal_wait(q->timeline, retire, SPACE_TIMEOUT_NS);
     if (r == -ETIMEDOUT) {
-        CORE_ERR("core: queue 0x%x: GPU made no progress for %llu s (%s %llu < %llu)",
+        CORE_ERR("core: queue 0x%x: GPU made no progress for %llu s (timeline %llu < %llu)",
                  q->h_channel, SPACE_TIMEOUT_NS / 1000000000ull,
-                 s == q->timeline ? "timeline" : "retired",
-                 (unsigned long long)hcq_signal_value(s), (unsigned long long)value);
+                 (unsigned long long)hcq_signal_value(q->timeline),
+                 (unsigned long long)retire);
         return -ENOMEM;
     }
     return r;
@@ -288,7 +279,7 @@ void hcq_push_incr(struct hcq_queue *q, uint32_t subc, uint32_t method, const ui
                    uint32_t n)
 {
     if (q->tail.cpu)
-        hcq_q_tail_flush(q); /* a method after a launch ends its chain */
+        hcq_q_tail_close(q); /* a method after a launch ends its chain */
     volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + hcq_arena_off(&q->pb, q->pb.head));
     q->scratch_unpushed = false;
     p[0] = nv_mthd_incr(subc, method, n);
@@ -381,17 +372,21 @@ static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t val
         hcq_push_1(q, NV_SUBC_COPY, NVC8B5_LAUNCH_DMA,
                    irq ? NV_LAUNCH_DMA_SEMAPHORE_64_TS_INTR : NV_LAUNCH_DMA_SEMAPHORE_64_TS);
     } else {
-        /* The host release waits for the engine to go idle first
-         * (RELEASE_WFI): grids launched back to back on one channel may
-         * overlap [H200: 20 copies of 132 blocks each "ran" at 8.8 TB/s
-         * between releases folded into their QMDs], so this wait is what
-         * orders a command after the ones before it. The non-stall
-         * interrupt follows only while threads sleep on interrupts, and
-         * wakes them (irq.c). An H200 build that had dropped it once left
-         * the first release on a fresh compute channel unseen for 30 s
-         * (0d321cb); a wait that sees no progress now rings the doorbell
-         * again (hcq_device_kick), and releases without an interrupt have
-         * passed the whole suite on the H200 since 151214a. */
+        /* Grids launched back to back on one channel may overlap [H200:
+         * 20 copies of 132 blocks each "ran" at 8.8 TB/s between releases
+         * folded into their QMDs]: the release comes after a wait for the
+         * channel's last grid to end (hcq_q_after_grids, which leaves the
+         * channel group's other channels running meanwhile), and its own
+         * wait for idle (RELEASE_WFI, the subcontext's: on an H100 it did
+         * not wait for a kernel of another queue) then finds the engine
+         * idle. The non-stall interrupt follows only while threads sleep
+         * on interrupts, and wakes them (irq.c). An H200 build that had
+         * dropped it once left the first release on a fresh compute
+         * channel unseen for 30 s (0d321cb); a wait that sees no progress
+         * now rings the doorbell again (hcq_device_kick), and releases
+         * without an interrupt have passed the whole suite on the H200
+         * since 151214a. */
+        hcq_q_after_grids(q);
         push_host_sem(q, va, value, NV_SEM_EXECUTE_RELEASE_64_TS);
         if (irq)
             hcq_push_1(q, NV_SUBC_HOST, NVC86F_NON_STALL_INTERRUPT, 0);
@@ -400,7 +395,7 @@ static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t val
 }
 
 /* The work recorded so far ends with a release of timeline value v, from
- * the host (not a grid's, not one to `retired`) or not. */
+ * the host (not a grid's) or not. */
 static void ends_with_release(struct hcq_queue *q, uint64_t v, bool host)
 {
     q->rel_value = v;
@@ -408,26 +403,26 @@ static void ends_with_release(struct hcq_queue *q, uint64_t v, bool host)
     q->rel_host = host;
 }
 
-/* How a timeline release may come: always from the host, folded into the
- * launch before it unless threads sleep on interrupts (a QMD's release
- * raises none), or folded whenever it follows a launch (no host thread
- * sleeps on the value by itself). */
-enum rel_kind { REL_HOST, REL_FOLD_UNLESS_IRQ, REL_QUIET };
+/* How a timeline release may come: always from the host, or folded into
+ * the launch right before it. A QMD's release raises no interrupt: a
+ * thread that sleeps on its value sleeps in steps (signal.c). Taking it
+ * out to a host release with the interrupt would hold the channel group
+ * until the grid ends (launch.c, "Launch chains"). */
+enum rel_kind { REL_HOST, REL_FOLD };
 
 static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind kind)
 {
     uint64_t v;
-    if (q->tail.cpu && !q->tail.released && kind != REL_HOST &&
-        (kind == REL_QUIET || !irq_wanted(q))) {
+    if (q->tail.cpu && !q->tail.released && kind == REL_FOLD) {
         /* Right after a launch: its QMD releases the value when its grid
          * ends, and that grid started after every earlier one ended (a
          * chain, or a wait for idle before its head). */
         v = ++q->last;
-        hcq_q_tail_release(q, q->timeline->va, v);
+        hcq_q_tail_release(q, v);
         raise_to(&q->timeline->rec_hi, v);
         ends_with_release(q, v, false);
     } else {
-        int r = push_reserve(q, 8, true);
+        int r = push_reserve(q, RELEASE_DW, true);
         if (r == -ENOMEM && holding(q)) {
             /* Behind an open hold no room comes back by waiting: the
              * release goes in the slack every reservation keeps, so that
@@ -435,7 +430,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
              * ends (and can be dropped) where it began. It leaves room
              * for one more: the release that ends the work after the
              * span (hcq_q_hold_end counts on none inside it). */
-            r = arena_room(q, &q->pb, 2 * 8 * 4, 4, false, true);
+            r = arena_room(q, &q->pb, 2 * RELEASE_DW * 4, 4, false, true);
             if (r == 0)
                 note_writer(q);
         }
@@ -457,12 +452,7 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value)
 
 int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value)
 {
-    return release_timeline(q, value, REL_FOLD_UNLESS_IRQ);
-}
-
-int hcq_q_signal_next_quiet(struct hcq_queue *q, uint64_t *value)
-{
-    return release_timeline(q, value, REL_QUIET);
+    return release_timeline(q, value, REL_FOLD);
 }
 
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value)
@@ -490,7 +480,7 @@ int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value)
         /* Values on the timeline come from hcq_q_signal_next only. */
         return -EINVAL;
     }
-    int r = push_reserve(q, 8, true);
+    int r = push_reserve(q, RELEASE_DW, true);
     if (r)
         return r;
     push_release(q, sig, value);
@@ -813,42 +803,33 @@ static int submit_all(struct hcq_queue *q, bool try)
         ring_put(q, q->npending, true, &r);
         return -EAGAIN;
     }
-    uint64_t late = 0;
-    if (q->pb.head != q->rel_pb_head) {
+    if (q->tail.cpu) {
+        /* The work ends with a launch: its QMD releases the submission's
+         * last timeline value when its grid ends (folded already, or
+         * here), seen 0.4-0.6 us sooner on the H200 than a host release
+         * after a wait for idle (launch + wait 3.76-4.15 us against
+         * 4.58-4.71), and without holding the channel group meanwhile
+         * (launch.c, "Launch chains"). The same value retires the
+         * submission: the front end reads a QMD, its bank and its methods
+         * before the grid runs, so once the grid has ended their memory is
+         * reused (it was reused only after a later host release once,
+         * which held the group until the grid ended). No interrupt
+         * follows: a thread sleeping on the value sleeps in steps. */
+        if (!q->tail.released) {
+            const uint64_t v = ++q->last;
+            hcq_q_tail_release(q, v);
+            raise_to(&q->timeline->rec_hi, v);
+            ends_with_release(q, v, false);
+        }
+        hcq_q_tail_flush(q);
+    } else if (q->pb.head != q->rel_pb_head) {
         /* Fits without waiting: every reservation kept the slack. */
-        int r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
+        int r = arena_room(q, &q->pb, RELEASE_DW * 4, 4, false, true);
         if (r)
             return r;
         uint64_t v = ++q->last;
         push_release(q, q->timeline, v);
         ends_with_release(q, v, true);
-    } else if (q->tail.cpu) {
-        /* The work ends with a release folded into a QMD. While no thread
-         * sleeps on interrupts it stays the grid's own release, seen
-         * 0.4-0.6 us sooner on the H200 than a host release after a wait
-         * for idle (launch + wait 3.76-4.15 us against 4.58-4.71; the
-         * QMD's release has no membar of its own, nv_qmd_set_release).
-         * That value says the grid is done, not that the engine is done
-         * with the submission's QMDs and pushbuffer (whether the front end
-         * reads a QMD again after its release, on a context switch say, is
-         * not documented): their memory is reused only once a host release
-         * after a wait for idle has written the same value to `retired`.
-         * Nobody waits for that one: the CPU has moved on when it lands,
-         * and the next launch needs no wait for idle. While a thread
-         * sleeps on interrupts the release comes out of the QMD and
-         * becomes that host release, on the timeline, with the non-stall
-         * interrupt that wakes it (push_release). Either way the release's
-         * method writes the pending QMD out first (hcq_push_incr). */
-        const bool keep = q->tail.released && !irq_wanted(q);
-        int r = arena_room(q, &q->pb, 8 * 4, 4, false, true);
-        if (r)
-            return r;
-        if (keep)
-            late = HCQ_RETIRE_LATE;
-        else
-            hcq_q_tail_unrelease(q);
-        push_release(q, keep ? q->retired : q->timeline, q->rel_value);
-        ends_with_release(q, q->rel_value, !keep);
     }
     /* The last chunk: its entry is the one every other kept free. */
     int r = close_chunk(q, 0);
@@ -857,7 +838,7 @@ static int submit_all(struct hcq_queue *q, bool try)
     ring_put(q, coalesce(q, q->npending), false, &r);
     if (r)
         return r;
-    close_submission(q, q->rel_value | late, q->pb.head, q->scratch.head);
+    close_submission(q, q->rel_value, q->pb.head, q->scratch.head);
     q->pub_prev = q->pub_hi;
     q->pub_hi = q->rel_value;
     q->nheld = 0;
@@ -982,12 +963,12 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
          * submitted alone once the holds before it are decided. Where it
          * ends with one already (the command before's own, after its
          * span: a chain of gated commands), that one serves: a host
-         * release waits for the engine to go idle, and one per command is
+         * release comes after the channel's grids, and one per command is
          * enough. */
         r = 0;
         if (q->pb.head == q->rel_pb_head && q->rel_host && !q->tail.cpu) {
             h->rel = q->rel_value;
-        } else if ((r = push_reserve(q, 8, false)) == 0) {
+        } else if ((r = push_reserve(q, RELEASE_DW, false)) == 0) {
             h->rel = ++q->last;
             push_release(q, q->timeline, h->rel);
             ends_with_release(q, h->rel, true);
@@ -1009,6 +990,8 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
      * the span still waits (launch.c, "the same submission"). */
     h->local_gen = q->local_gen;
     h->grids_open = q->grids_open;
+    h->grid_sig = q->grid_sig;
+    h->grid_val = q->grid_val;
     q->last_bank.seq = UINT64_MAX;
     atomic_store_explicit(&h->state, HCQ_HOLD_OPEN, memory_order_relaxed);
     if (q->hold_last)
@@ -1025,9 +1008,15 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
     if (h->ended)
         return -EINVAL;
     /* The span's last launch is written out as it is: no later launch
-     * becomes its dependent, and no release folds into it. */
-    if (q->tail.cpu)
+     * becomes its dependent, and no release folds into it. A grid in the
+     * span announces an end that may never come (the span may be
+     * dropped): what follows waits for idle instead (hcq_q_after_grids). */
+    if (q->tail.cpu) {
         hcq_q_tail_flush(q);
+        q->grid_sig = NULL;
+    }
+    if (q->grid_sig != h->grid_sig || q->grid_val != h->grid_val)
+        q->grid_sig = NULL;
     int r = close_chunk(q, 1); /* the room arena_room and hcq_q_hold kept */
     if (r)
         return r;
@@ -1203,7 +1192,7 @@ static void queue_free(struct hcq_queue *q)
     hcq_mem_free(q->pb.mem);
     hcq_mem_free(q->scratch.mem);
     hcq_signal_free(q->timeline);
-    hcq_signal_free(q->retired);
+    hcq_signal_free(q->grids);
     for (struct hcq_hold *h = q->hold_first, *n; h; h = n) {
         n = h->next;
         free(h);
@@ -1466,7 +1455,7 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
         (r = hcq_mem_alloc_ex(dev, 0x10000, HCQ_MEM_HOST, HCQ_MEMF_LOW | HCQ_MEMF_RM_SYSMEM,
                               &q->notifier)) ||
         (r = arena_init(q, &q->pb, pb_bytes)) || (r = arena_init(q, &q->scratch, scratch_bytes)) ||
-        (r = hcq_signal_alloc(dev, &q->timeline)) || (r = hcq_signal_alloc(dev, &q->retired)))
+        (r = hcq_signal_alloc(dev, &q->timeline)) || (r = hcq_signal_alloc(dev, &q->grids)))
         goto fail;
     q->wc = arena_kind() == HCQ_MEM_DEVICE_MAPPED && !dev->info.emulated;
     q->ring = (volatile uint64_t *)q->ring_mem->cpu;
@@ -1609,13 +1598,11 @@ void hcq_queue_destroy(struct hcq_queue *q)
         (void)submit(q); /* committed work is the caller's: it runs */
     }
     if (q->seq && !hcq_device_lost(dev)) {
-        /* The timeline's last value too: a grid's own release has no
-         * membar of its own, and the timeline's slot goes back to the
-         * signal pool with the queue. */
+        /* The timeline's last value: the signals' slots go back to the
+         * signal pool with the queue (the `grids` releases landed before
+         * it: each grid starts after the one before ended). */
         const uint64_t last = q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY];
         int r = wait_retired(q, last);
-        if (r == 0)
-            r = hcq_signal_wait(q->timeline, last & ~HCQ_RETIRE_LATE, SPACE_TIMEOUT_NS);
         if (r) {
             CORE_ERR("core: queue 0x%x destroyed with work pending (%d)", q->h_channel, r);
             keep = false;

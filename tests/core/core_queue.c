@@ -245,12 +245,13 @@ static void test_lap_end(struct hcq_device *dev)
     }
     EXPECT_EQ(hcq_q_fill(q, m->va, 4, &one, 4), 0);
     uint64_t rem = q->pb.size - hcq_arena_off(&q->pb, q->pb.head);
-    while (rem >= 72) { /* a reservation of 2 dwords keeps 16 more free */
+    /* A reservation of 2 dwords keeps the slack free after them. */
+    while (rem >= 4 * (2 + HCQ_RELEASE_SLACK_DW)) {
         REQUIRE(hcq_push_reserve(q, 2) == 0);
         hcq_push_1(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 0);
         rem = q->pb.size - hcq_arena_off(&q->pb, q->pb.head);
     }
-    /* The rest (64 or 68 bytes) is the last reservation's slack. */
+    /* The rest (the slack, or 4 bytes more) is the last reservation's. */
     const uint32_t lohi[2] = {0, 0};
     if (rem % 8)
         hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, lohi, 2);

@@ -477,7 +477,7 @@ static void test_launches(void)
 /* A grid's stores to pinned host memory are in place once the CPU sees
  * the release that follows the grid: a host release after a wait for
  * idle (hcq_q_release_timeline), or the quiet release the OpenCL layer
- * uses for commands without events (hcq_q_signal_next_quiet: folded into
+ * uses for commands without events (hcq_q_signal_next: folded into
  * the QMD inside a chain; a submission's last comes from the host). Each
  * thread stores the round's number; right after the value is seen every
  * store is checked, last block first (the ones most likely still in
@@ -520,7 +520,7 @@ static void test_ordering(void)
                 r = gpu_exec(q, k, shapes[s].blocks, 1, 1, shapes[s].threads, 1, 1, 0, &p,
                              sizeof(p));
                 if (!r)
-                    r = quiet ? hcq_q_signal_next_quiet(q, &v) : hcq_q_release_timeline(q, &v);
+                    r = quiet ? hcq_q_signal_next(q, &v) : hcq_q_release_timeline(q, &v);
                 if (!r)
                     r = hcq_q_submit(q);
                 if (!r)
@@ -555,7 +555,7 @@ static void test_ordering(void)
         if (!r)
             r = gpu_exec(q, k, 1, 1, 1, 32, 1, 1, 0, &p, sizeof(p));
         if (!r)
-            r = hcq_q_signal_next_quiet(q, &v2);
+            r = hcq_q_signal_next(q, &v2);
         if (!r)
             r = hcq_q_submit(q);
         /* Spinning here, the test does what every wait of the library

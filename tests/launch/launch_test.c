@@ -297,7 +297,7 @@ static void test_hold(void)
                 REQUIRE(hcq_q_hold(q, &h) == 0);
             if (j == 12) {
                 REQUIRE(hcq_q_hold_end(q, h) == 0);
-                REQUIRE(hcq_q_signal_next_quiet(q, &mid) == 0);
+                REQUIRE(hcq_q_signal_next(q, &mid) == 0);
             }
             struct {
                 uint64_t a, b, c;
@@ -375,10 +375,11 @@ static void test_hold_state(void)
 /* Each launch reads what the one before wrote and overwrites what it
  * read (ping-pong, x' = x + 1 + j over 2^20 elements in 4096 blocks):
  * grids that overlapped would read stale or half-written elements. Every
- * eighth launch is followed by a quiet timeline release (folded into its
- * QMD when launches chain); a wait at L/2 is a method between launches
- * (the chain starts again after a wait for idle), and a host release at
- * 3L/4 ends a chain too (the next needs no wait for idle). Chained, the
+ * eighth launch is followed by a timeline release (folded into its QMD
+ * when launches chain); a wait at L/2 is a method between launches (the
+ * chain starts again after a wait for the grid before), and a host
+ * release at 3L/4 ends a chain too (it waits for the grid before; the
+ * next chain needs no wait). Chained, the
  * launches after a chain's first add no methods. */
 static void test_serial(void)
 {
@@ -406,7 +407,7 @@ static void test_serial(void)
         if (j == 3 * L / 4 - 1)
             REQUIRE(hcq_q_release_timeline(q, &v) == 0);
         else if (j % 8 == 7)
-            REQUIRE(hcq_q_signal_next_quiet(q, &v) == 0);
+            REQUIRE(hcq_q_signal_next(q, &v) == 0);
     }
     const uint64_t pb_bytes = q->pb.head - pb0;
     finish();
@@ -416,12 +417,13 @@ static void test_serial(void)
         bad += pr[i] != (float)(i & 0xFFFF) + (float)(L + L * (L - 1) / 2);
     EXPECT(bad == 0);
     if (q->chain) {
-        /* Three chains: the invalidate and SEND_PCAS (6 dwords) each, a
-         * wait for idle (2) before the one after the acquire (6), and the
-         * host release (6; no interrupt, as nobody sleeps) before the
-         * third. */
+        /* Three chains: the invalidate and SEND_PCAS (6 dwords) each; the
+         * acquire at L/2 (6), after which the next chain's head waits for
+         * the grid before it (an acquire of its `grids` release, 6); the
+         * host release (6; no interrupt, as nobody sleeps) after the same
+         * wait (6) before the third. */
         EXPECT(heads == 3);
-        EXPECT_EQ(pb_bytes, 4 * (6 + 6 + 2 + 6 + 6 + 6));
+        EXPECT_EQ(pb_bytes, 4 * (6 + 6 + 6 + 6 + 6 + 6 + 6));
     } else {
         EXPECT(heads == L);
     }
@@ -432,14 +434,13 @@ static void test_serial(void)
     hcq_mem_free(one);
 }
 
-/* The timeline release after a lone launch (hcq_q_signal_next): while no
- * thread sleeps on interrupts it folds into the launch's QMD and the
- * submission keeps it there; what follows the launch's methods is the
- * host release of the same value on the queue's `retired` signal, which
- * alone lets the submission's memory be reused. Once a thread counts
- * itself as sleeping on interrupts the timeline release comes from the
- * host after a wait for idle, followed by the interrupt. Either way the
- * value comes after the grid's stores. */
+/* The timeline release after a lone launch (hcq_q_signal_next) folds into
+ * the launch's QMD whether or not a thread sleeps on interrupts, and the
+ * submission keeps it there: no host release follows, that value retires
+ * the submission, and no interrupt is promised for it (a sleeper sleeps
+ * in steps). A launch after one of an earlier submission waits for that
+ * one's release (an acquire, 6 dwords), never for idle. The value comes
+ * after the grid's stores. */
 static void test_release(void)
 {
     if (!q->chain) {
@@ -455,11 +456,8 @@ static void test_release(void)
         pb[i] = 1.0f;
     }
     uint32_t grid[3] = {(n + 127) / 128, 1, 1}, block[3] = {128, 1, 1};
-    const bool irq_on = atomic_load(&dev->irq_on);
     for (int round = 0; round < 4; round++) {
         const bool sleeper = round >= 2;
-        if (sleeper && !irq_on)
-            break;
         if (sleeper)
             atomic_fetch_add(&dev->irq_want, 1);
         struct {
@@ -467,32 +465,29 @@ static void test_release(void)
             int32_t k, n;
         } params = {a->va, b->va, c->va, round, (int32_t)n};
         const uint64_t pb0 = q->pb.head;
-        const bool wfi = q->grids_open;
+        const bool after = q->grids_open;
         REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
         uint64_t v;
         REQUIRE(hcq_q_signal_next(q, &v) == 0);
         const bool folded = q->tail.cpu && q->tail.released;
         REQUIRE(hcq_q_submit(q) == 0);
         const uint64_t pb_bytes = q->pb.head - pb0;
-        const uint64_t retire = q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY];
-        EXPECT_EQ(retire, folded ? v | HCQ_RETIRE_LATE : v);
+        EXPECT_EQ(q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY], v);
+        EXPECT(q->grid_sig == hcq_queue_timeline(q) && q->grid_val == v);
+        EXPECT(atomic_load(&hcq_queue_timeline(q)->irq_hi) < v);
         REQUIRE(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS) == 0);
-        if (folded)
-            REQUIRE(hcq_signal_wait(q->retired, v, WAIT_NS) == 0);
         if (sleeper)
             atomic_fetch_sub(&dev->irq_want, 1);
         unsigned bad = 0;
         for (uint32_t i = 0; i < n; i++)
             bad += pc[i] != (float)i + 1.0f + (float)round;
         EXPECT(bad == 0);
-        /* The launch: a wait for idle if grids may run (2 dwords), the
-         * invalidate and SEND_PCAS (6); the host release 6 (on `retired`
-         * when folded), the interrupt 2. */
-        const uint64_t launch = 4 * ((wfi ? 2 : 0) + 6);
-        EXPECT(folded == !sleeper);
-        EXPECT_EQ(pb_bytes, sleeper ? launch + 4 * (6 + 2) : launch + 4 * 6);
-        printf("release: %s, %llu pushbuffer bytes\n",
-               sleeper ? "a thread sleeps on interrupts: from the host" : "the QMD's own",
+        /* The launch: a wait for the grid before (6 dwords) if one may
+         * run, the invalidate and SEND_PCAS (6). */
+        EXPECT(folded);
+        EXPECT_EQ(pb_bytes, 4 * ((after ? 6 : 0) + 6));
+        printf("release: %s, the QMD's own, %llu pushbuffer bytes\n",
+               sleeper ? "a thread sleeps on interrupts" : "no sleeper",
                (unsigned long long)pb_bytes);
     }
     hcq_mem_free(a);
@@ -500,72 +495,113 @@ static void test_release(void)
     hcq_mem_free(c);
 }
 
-/* A submission that ends with its grid's own release is reused only once
- * `retired` has its value: with that value taken back by the CPU, as if
- * the host release after the wait for idle were late, a reservation at
- * the start of the scratch arena's next lap, where the submission's QMD
- * and bank 0 lie, waits, and goes on once the value is back. */
-struct reserve_arg {
-    int rc;
-    atomic_bool done;
-};
-
-/* 64 bytes at the start of the scratch arena's next lap, where the
- * submission's QMD and bank 0 begin. */
-static void *reserve_next_lap(void *arg)
+/* The header and payload of the acquire at pushbuffer offset at, if
+ * there is one: the semaphore's address and value. */
+static bool acquire_at(struct hcq_queue *hq, uint64_t at, uint64_t *va, uint64_t *value)
 {
-    struct reserve_arg *a = arg;
-    void *cpu;
-    uint64_t va;
-    a->rc = hcq_q_scratch(q, 64, 64, &cpu, &va);
-    atomic_store(&a->done, true);
-    return NULL;
+    const uint32_t *p = (const uint32_t *)(hq->pb.cpu + hcq_arena_off(&hq->pb, at));
+    if (p[0] != nv_mthd_incr(NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 5) ||
+        (p[5] & 7u) != NVC86F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ)
+        return false;
+    *va = p[1] | (uint64_t)p[2] << 32;
+    *value = p[3] | (uint64_t)p[4] << 32;
+    return true;
 }
 
-static void test_retire_late(void)
+static bool wfi_at(struct hcq_queue *hq, uint64_t at)
 {
-    if (!q->chain || atomic_load(&dev->irq_want)) {
-        printf("retire: no release folds into a QMD here\n");
-        return;
+    const uint32_t *p = (const uint32_t *)(hq->pb.cpu + hcq_arena_off(&hq->pb, at));
+    return p[0] == nv_mthd_incr(NV_SUBC_HOST, NVC86F_WFI, 1);
+}
+
+/* What follows a grid that is not its dependent waits for that grid's
+ * release, not for the engine to go idle (a wait for idle holds the
+ * channel group's method stream, and with it every other queue's
+ * launches, until the grid ends):
+ * - after a method: the launch's QMD releases the next value of the
+ *   queue's `grids` signal, and the next launch acquires it;
+ * - at the head of the next submission: the acquire of the timeline
+ *   value the last QMD released;
+ * - a host release after a launch: the same acquire first;
+ * - after a hold's span with a grid, whose end may never come (the span
+ *   may be dropped): a wait for idle.
+ * x += 1 each time: every launch sees the one before's result. */
+static void test_after_grids(void)
+{
+    enum { N = 1 << 16 };
+    struct hcq_queue *hq;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
+                                   HCQ_SCRATCH_BYTES, &hq) == 0);
+    struct hcq_mem *x = buffer(N * 4), *one = buffer(N * 4);
+    float *px = x->cpu, *p1 = one->cpu;
+    for (uint32_t i = 0; i < N; i++) {
+        px[i] = (float)(i & 0xFF);
+        p1[i] = 1.0f;
     }
-    const uint32_t n = 256;
-    struct hcq_mem *a = buffer(n * 4), *b = buffer(n * 4), *c = buffer(n * 4);
-    uint32_t grid[3] = {2, 1, 1}, block[3] = {128, 1, 1};
     struct {
         uint64_t a, b, c;
         int32_t k, n;
-    } params = {a->va, b->va, c->va, 0, (int32_t)n};
-    REQUIRE(exec(kernel("vadd"), grid, block, 0, &params, sizeof(params)) == 0);
+    } params = {x->va, one->va, x->va, 0, N};
+    struct hcq_launch l = {.grid = {N / 256, 1, 1}, .block = {256, 1, 1}, .params = &params,
+                           .params_size = sizeof(params)};
+    const struct hcq_kernel *k = kernel("vadd");
+    int adds = 0;
+    uint64_t va, value;
+
+    /* A launch, a method (an acquire of a value already there), a launch. */
+    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    adds++;
+    REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), 0) == 0);
+    EXPECT(hq->grid_sig == hq->grids && hq->grid_val == hq->grids_last);
+    uint64_t at = hq->pb.head;
+    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    adds++;
+    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == hq->grids_last);
     uint64_t v;
-    REQUIRE(hcq_q_signal_next(q, &v) == 0);
-    REQUIRE(hcq_q_submit(q) == 0);
-    REQUIRE(q->retire[(q->seq - 1) % HCQ_SUBMIT_HISTORY] == (v | HCQ_RETIRE_LATE));
-    REQUIRE(hcq_signal_wait(hcq_queue_timeline(q), v, WAIT_NS) == 0);
-    REQUIRE(hcq_signal_wait(q->retired, v, WAIT_NS) == 0);
-    /* The rest of this lap first: it needs nothing back. */
-    const uint64_t off = (q->scratch.head + 63) / 64 * 64 % q->scratch.size;
-    if (off) {
-        void *cpu;
-        uint64_t va;
-        REQUIRE(hcq_q_scratch(q, (uint32_t)(q->scratch.size - off), 64, &cpu, &va) == 0);
-    }
-    const uint64_t saved = q->retired->cpu[0];
-    __atomic_store_n(&q->retired->cpu[0], 0, __ATOMIC_RELEASE);
-    struct reserve_arg arg = {.rc = -1};
-    pthread_t th;
-    REQUIRE(pthread_create(&th, NULL, reserve_next_lap, &arg) == 0);
-    struct timespec ts = {0, 100 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    const bool waited = !atomic_load(&arg.done);
-    __atomic_store_n(&q->retired->cpu[0], saved, __ATOMIC_RELEASE);
-    pthread_join(th, NULL);
-    EXPECT(waited);
-    EXPECT_EQ(arg.rc, 0);
-    printf("retire: the next lap's first bytes %s for `retired`, then reserved (rc %d)\n",
-           waited ? "waited" : "did NOT wait", arg.rc);
-    hcq_mem_free(a);
-    hcq_mem_free(b);
-    hcq_mem_free(c);
+    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+
+    /* The next submission's head. */
+    at = hq->pb.head;
+    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    adds++;
+    EXPECT(acquire_at(hq, at, &va, &value) && va == hcq_queue_timeline(hq)->va && value == v);
+
+    /* A host release right after the launch: the acquire, then the
+     * release. */
+    at = hq->pb.head;
+    REQUIRE(hcq_q_release_timeline(hq, &v) == 0);
+    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == hq->grids_last);
+    EXPECT(!hq->grids_open);
+    REQUIRE(hcq_q_submit(hq) == 0);
+
+    /* A span with a grid, run. */
+    struct hcq_hold *h;
+    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    adds++;
+    REQUIRE(hcq_q_hold(hq, &h) == 0);
+    at = hq->pb.head;
+    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    adds++;
+    EXPECT(acquire_at(hq, at, &va, &value)); /* after the grid in front of the span */
+    REQUIRE(hcq_q_hold_end(hq, h) == 0);
+    EXPECT(hq->grid_sig == NULL && hq->grids_open);
+    at = hq->pb.head;
+    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    adds++;
+    EXPECT(wfi_at(hq, at));
+    hcq_q_hold_decide(h, true);
+    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+    REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < N; i++)
+        bad += px[i] != (float)(i & 0xFF) + (float)adds;
+    EXPECT(bad == 0);
+    printf("after grids: %d launches in order, waits for the grid before by acquire (%u "
+           "elements wrong)\n",
+           adds, bad);
+    hcq_queue_destroy(hq);
+    hcq_mem_free(x);
+    hcq_mem_free(one);
 }
 
 /* The same launch again and again (x += 1 in place, identical
@@ -594,7 +630,7 @@ static void test_repeat(void)
         bank = q->last_bank.va;
         if (j % 8 == 7) {
             uint64_t v;
-            REQUIRE(hcq_q_signal_next_quiet(q, &v) == 0);
+            REQUIRE(hcq_q_signal_next(q, &v) == 0);
         }
     }
     finish();
@@ -727,7 +763,7 @@ int main(int argc, char **argv)
         {"consts", test_consts},       {"chain", test_chain},   {"limits", test_limits},
         {"serial", test_serial},       {"repeat", test_repeat},
         {"copy_fill", test_copy_fill}, {"template", test_template},
-        {"release", test_release},     {"retire", test_retire_late},
+        {"release", test_release},     {"after_grids", test_after_grids},
         {"hold", test_hold},           {"hold_state", test_hold_state},
     };
     setup();
