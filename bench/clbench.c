@@ -89,7 +89,7 @@ struct ctx {
     cl_device_id dev;
     cl_context ctx;
     cl_command_queue q, q2, qprof;
-    cl_kernel empty, copy4;
+    cl_kernel empty, copy4, spin;
 };
 
 static void setup(struct ctx *c, cl_platform_id p)
@@ -126,6 +126,8 @@ static void setup(struct ctx *c, cl_platform_id p)
     c->empty = clCreateKernel(prog, "empty", &err);
     CHECK(err);
     c->copy4 = clCreateKernel(prog, "copy4", &err);
+    CHECK(err);
+    c->spin = clCreateKernel(prog, "spin", &err);
     CHECK(err);
     clReleaseProgram(prog);
     free(src);
@@ -170,6 +172,45 @@ static double user_chain(struct ctx *c, cl_command_queue a, cl_command_queue b, 
             clReleaseEvent(u);
     }
     return percentile(w, 7, 0.5);
+}
+
+/* Median of 5 runs, microseconds from enqueuing an empty kernel on q2 to
+ * the end of clFinish(q2), while a kernel of 40+ ms (one work-item,
+ * lengthened until it takes that long alone) runs on the context's first
+ * queue, flushed 2 ms before. A driver that runs the two queues' kernels
+ * side by side answers in microseconds; one that holds the second queue
+ * behind the first answers with what was left of the long kernel. */
+static double beside_long(struct ctx *c, cl_command_queue q2)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(c->spin, 0, sizeof(m), &m));
+    const size_t one = 1, g = 32, l = 32;
+    for (cl_uint n = 1u << 16;; n *= 2) {
+        CHECK(clSetKernelArg(c->spin, 1, sizeof(n), &n));
+        double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(c->q, c->spin, 1, NULL, &one, &one, 0, NULL, NULL));
+        CHECK(clFinish(c->q));
+        if (now_us() - t0 >= 40000.0 || n >= (1u << 30))
+            break;
+    }
+    double w[5];
+    for (int r = 0; r < 5; r++) {
+        cl_event long_one;
+        CHECK(clEnqueueNDRangeKernel(c->q, c->spin, 1, NULL, &one, &one, 0, NULL, &long_one));
+        CHECK(clFlush(c->q));
+        struct timespec nap = {0, 2000000};
+        nanosleep(&nap, NULL);
+        double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(q2, c->empty, 1, NULL, &g, &l, 0, NULL, NULL));
+        CHECK(clFinish(q2));
+        w[r] = now_us() - t0;
+        CHECK(clWaitForEvents(1, &long_one));
+        clReleaseEvent(long_one);
+    }
+    clReleaseMemObject(m);
+    return percentile(w, 5, 0.5);
 }
 
 static void bench_launch(struct ctx *c)
@@ -231,6 +272,7 @@ static void bench_launch(struct ctx *c)
     emit("user_xchain_us", user_chain(c, c->q, q2, 100, true));
     emit("event_chain_us", user_chain(c, c->q, c->q, 100, false));
     emit("event_xchain_us", user_chain(c, c->q, q2, 100, false));
+    emit("beside_long_us", beside_long(c, q2));
     clReleaseCommandQueue(q2);
 
     /* Profiled duration of an empty kernel. */
@@ -508,6 +550,7 @@ static const struct {
     {"user_xchain_us", "  the same chain across two queues", "us", false},
     {"event_chain_us", "100-kernel event chain, ungated", "us", false},
     {"event_xchain_us", "  the same chain across two queues", "us", false},
+    {"beside_long_us", "kernel on queue 2 beside a long one, done", "us", false},
     {"kernel_profiled_us", "profiled duration, empty kernel", "us", false},
     {"timer_resolution_ns", "profiling timer resolution", "ns", false},
     {"buffer_cycle_us", "4 KiB buffer: make, write, release", "us", false},
