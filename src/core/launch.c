@@ -255,7 +255,14 @@ bool hcq_q_after_grids(struct hcq_queue *q)
         hcq_q_tail_close(q);
     if (!q->grid_sig)
         return false;
-    /* Yields the channel while blocked, as hcq_q_wait does. */
+    /* Yields the channel while blocked, as hcq_q_wait does. Where the
+     * grid is a hold's span's, the hold notes where: a dropped span's
+     * is rewritten (queue.c, unwind_span). */
+    for (struct hcq_hold *h = q->hold_first; h; h = h->next) {
+        if (h->ended && h->span_sig == q->grid_sig && h->span_val == q->grid_val &&
+            h->acq_at == UINT64_MAX)
+            h->acq_at = q->pb.head;
+    }
     const uint64_t va = q->grid_sig->va, v = q->grid_val;
     const uint32_t d[5] = {(uint32_t)va, (uint32_t)(va >> 32), (uint32_t)v, (uint32_t)(v >> 32),
                            NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |

@@ -334,8 +334,14 @@ struct hcq_hold {
     /* The channel's state at its start (hcq_q_hold_end puts it back). */
     uint32_t local_gen;
     bool grids_open;
-    const struct hcq_signal *grid_sig;
-    uint64_t grid_val;
+    /* Where the channel's last grid announces its end (hcq_queue's
+     * grid_sig / grid_val) at the span's start, and at its end when the
+     * span has a grid (span_sig NULL: none); acq_at, the pushbuffer
+     * offset of the acquire of the span's one recorded after the span
+     * (UINT64_MAX: none yet). A dropped span's is never released: that
+     * acquire is rewritten (queue.c, unwind_span). */
+    const struct hcq_signal *pre_sig, *span_sig;
+    uint64_t pre_val, span_val, acq_at;
     _Atomic int state;
 };
 
@@ -411,7 +417,7 @@ struct hcq_queue {
      * hcq_q_after_grids): its QMD's release of grid_val on grid_sig, the
      * timeline or `grids` (released by a grid whose QMD carries no
      * timeline value; grids_last values so far). grid_sig NULL: not
-     * known, the last grid was in a hold's span, which may never run. */
+     * known (a wait for idle serves instead). */
     struct hcq_signal *grids;
     uint64_t grids_last;
     const struct hcq_signal *grid_sig;

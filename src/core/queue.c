@@ -917,6 +917,41 @@ static int submit_before(struct hcq_queue *q, struct hcq_hold *h, bool try)
     return 0;
 }
 
+/* A dropped span's grids never run, and the end its last grid would have
+ * announced never comes: what waits for it waits for the grids before the
+ * span instead, or, where those are not known, for idle. The acquire
+ * recorded after the span (not submitted yet: the span was in front of
+ * it) is rewritten in place, six dwords either way; the queue's and the
+ * later holds' note of the last grid goes back to the one before. */
+static void unwind_span(struct hcq_queue *q, struct hcq_hold *h)
+{
+    if (h->acq_at != UINT64_MAX) {
+        volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + hcq_arena_off(&q->pb, h->acq_at));
+        if (h->pre_sig) {
+            const uint64_t va = h->pre_sig->va;
+            p[1] = (uint32_t)va;
+            p[2] = (uint32_t)(va >> 32);
+            p[3] = (uint32_t)h->pre_val;
+            p[4] = (uint32_t)(h->pre_val >> 32);
+        } else {
+            p[0] = nv_mthd_incr(NV_SUBC_HOST, NVC86F_WFI, 1);
+            p[1] = 0;
+            p[2] = nv_mthd_incr(NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 3); /* three harmless words */
+            p[3] = p[4] = p[5] = 0;
+        }
+    }
+    if (q->grid_sig == h->span_sig && q->grid_val == h->span_val) {
+        q->grid_sig = h->pre_sig;
+        q->grid_val = h->pre_val;
+    }
+    for (struct hcq_hold *n = h->next; n; n = n->next) {
+        if (n->pre_sig == h->span_sig && n->pre_val == h->span_val) {
+            n->pre_sig = h->pre_sig;
+            n->pre_val = h->pre_val;
+        }
+    }
+}
+
 /* Apply the decided holds in order, then submit up to the first open one,
  * or everything when none is left. */
 static int settle(struct hcq_queue *q, bool try)
@@ -929,6 +964,8 @@ static int settle(struct hcq_queue *q, bool try)
             return submit_before(q, h, try);
         if (st == HCQ_HOLD_SKIP) {
             pending_drop(q, h->start, h->end - h->start);
+            if (h->span_sig)
+                unwind_span(q, h);
             dropped = true;
         }
         q->hold_first = h->next;
@@ -990,8 +1027,9 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
      * the span still waits (launch.c, "the same submission"). */
     h->local_gen = q->local_gen;
     h->grids_open = q->grids_open;
-    h->grid_sig = q->grid_sig;
-    h->grid_val = q->grid_val;
+    h->pre_sig = q->grid_sig;
+    h->pre_val = q->grid_val;
+    h->acq_at = UINT64_MAX;
     q->last_bank.seq = UINT64_MAX;
     atomic_store_explicit(&h->state, HCQ_HOLD_OPEN, memory_order_relaxed);
     if (q->hold_last)
@@ -1007,16 +1045,16 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
 {
     if (h->ended)
         return -EINVAL;
-    /* The span's last launch is written out as it is: no later launch
-     * becomes its dependent, and no release folds into it. A grid in the
-     * span announces an end that may never come (the span may be
-     * dropped): what follows waits for idle instead (hcq_q_after_grids). */
-    if (q->tail.cpu) {
-        hcq_q_tail_flush(q);
-        q->grid_sig = NULL;
+    /* The span's last launch is written out with its end announced: no
+     * later launch becomes its dependent, and no release of the
+     * timeline folds into it. What follows waits for that end; should
+     * the span be dropped, for the grids before it (unwind_span). */
+    if (q->tail.cpu)
+        hcq_q_tail_close(q);
+    if (q->grid_sig != h->pre_sig || q->grid_val != h->pre_val) {
+        h->span_sig = q->grid_sig;
+        h->span_val = q->grid_val;
     }
-    if (q->grid_sig != h->grid_sig || q->grid_val != h->grid_val)
-        q->grid_sig = NULL;
     int r = close_chunk(q, 1); /* the room arena_room and hcq_q_hold kept */
     if (r)
         return r;

@@ -523,8 +523,9 @@ static bool wfi_at(struct hcq_queue *hq, uint64_t at)
  * - at the head of the next submission: the acquire of the timeline
  *   value the last QMD released;
  * - a host release after a launch: the same acquire first;
- * - after a hold's span with a grid, whose end may never come (the span
- *   may be dropped): a wait for idle.
+ * - after a hold's span with a grid: the acquire of the `grids` value the
+ *   span's last grid releases; the span dropped, that acquire is
+ *   rewritten to the grid before the span.
  * x += 1 each time: every launch sees the one before's result. */
 static void test_after_grids(void)
 {
@@ -574,24 +575,51 @@ static void test_after_grids(void)
     EXPECT(!hq->grids_open);
     REQUIRE(hcq_q_submit(hq) == 0);
 
-    /* A span with a grid, run. */
+    /* A span with a grid, run, then one dropped. */
+    for (int run = 1; run >= 0; run--) {
+        struct hcq_hold *h;
+        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        adds++;
+        REQUIRE(hcq_q_hold(hq, &h) == 0);
+        const struct hcq_signal *pre_sig = hq->grid_sig;
+        const uint64_t pre_val = hq->grid_val;
+        at = hq->pb.head;
+        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        adds += run;
+        EXPECT(acquire_at(hq, at, &va, &value) && va == pre_sig->va && value == pre_val);
+        REQUIRE(hcq_q_hold_end(hq, h) == 0);
+        EXPECT(hq->grid_sig == hq->grids && hq->grid_val == hq->grids_last && hq->grids_open);
+        const uint64_t span_val = hq->grids_last;
+        at = hq->pb.head;
+        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        adds++;
+        EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == span_val);
+        hcq_q_hold_decide(h, run);
+        REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+        if (run)
+            EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == span_val);
+        else
+            EXPECT(acquire_at(hq, at, &va, &value) && va == pre_sig->va && value == pre_val);
+        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    }
+    /* A queue's first grid in a span, dropped: no grid before it to wait
+     * for, and the acquire after it becomes a wait for idle. */
+    struct hcq_queue *fresh;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
+                                   HCQ_SCRATCH_BYTES, &fresh) == 0);
     struct hcq_hold *h;
-    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    REQUIRE(hcq_q_hold(fresh, &h) == 0);
+    REQUIRE(hcq_q_exec(fresh, k, &l) == 0);
+    REQUIRE(hcq_q_hold_end(fresh, h) == 0);
+    at = fresh->pb.head;
+    REQUIRE(hcq_q_exec(fresh, k, &l) == 0);
     adds++;
-    REQUIRE(hcq_q_hold(hq, &h) == 0);
-    at = hq->pb.head;
-    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
-    adds++;
-    EXPECT(acquire_at(hq, at, &va, &value)); /* after the grid in front of the span */
-    REQUIRE(hcq_q_hold_end(hq, h) == 0);
-    EXPECT(hq->grid_sig == NULL && hq->grids_open);
-    at = hq->pb.head;
-    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
-    adds++;
-    EXPECT(wfi_at(hq, at));
-    hcq_q_hold_decide(h, true);
-    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
-    REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    EXPECT(acquire_at(fresh, at, &va, &value));
+    hcq_q_hold_decide(h, false);
+    REQUIRE(hcq_q_signal_next(fresh, &v) == 0 && hcq_q_submit(fresh) == 0);
+    EXPECT(wfi_at(fresh, at));
+    REQUIRE(hcq_signal_wait(hcq_queue_timeline(fresh), v, WAIT_NS) == 0);
+    hcq_queue_destroy(fresh);
     unsigned bad = 0;
     for (uint32_t i = 0; i < N; i++)
         bad += px[i] != (float)(i & 0xFF) + (float)adds;
