@@ -232,8 +232,26 @@ void hcq_q_tail_close(struct hcq_queue *q)
 {
     if (!q->tail.released) {
         const uint64_t v = ++q->grids_last;
-        nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->grids->va, v);
-        q->grid_sig = q->grids;
+        nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->grids_va, v);
+        q->grid_va = q->grids_va;
+        q->grid_val = v;
+    }
+    hcq_q_tail_flush(q);
+}
+
+void hcq_q_tail_close_span(struct hcq_queue *q)
+{
+    if (!q->tail.released) {
+        hcq_q_tail_close(q);
+        return;
+    }
+    /* Slot 0 holds the timeline's release: `grids` takes slot 1, so that
+     * what follows the span waits on vidmem, not across the bus. */
+    const uint64_t v = ++q->grids_last;
+    const int rc = nv_qmd_set_release(
+        q->tail.qmd, nv_qmd_version_for_class(q->dev->info.compute_class), 1, q->grids_va, v);
+    if (rc == 0) {
+        q->grid_va = q->grids_va;
         q->grid_val = v;
     }
     hcq_q_tail_flush(q);
@@ -243,7 +261,7 @@ void hcq_q_tail_release(struct hcq_queue *q, uint64_t value)
 {
     nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->timeline->va, value);
     q->tail.released = true;
-    q->grid_sig = q->timeline;
+    q->grid_va = q->timeline->va;
     q->grid_val = value;
 }
 
@@ -253,17 +271,22 @@ bool hcq_q_after_grids(struct hcq_queue *q)
         return true;
     if (q->tail.cpu)
         hcq_q_tail_close(q);
-    if (!q->grid_sig)
+    if (!q->grid_va)
         return false;
+    if (q->grid_va == q->timeline->va && hcq_signal_value(q->timeline) >= q->grid_val) {
+        /* Seen ended already (host memory): nothing to wait for. */
+        q->grids_open = false;
+        return true;
+    }
     /* Yields the channel while blocked, as hcq_q_wait does. Where the
      * grid is a hold's span's, the hold notes where: a dropped span's
      * is rewritten (queue.c, unwind_span). */
     for (struct hcq_hold *h = q->hold_first; h; h = h->next) {
-        if (h->ended && h->span_sig == q->grid_sig && h->span_val == q->grid_val &&
+        if (h->ended && h->span_va == q->grid_va && h->span_val == q->grid_val &&
             h->acq_at == UINT64_MAX)
             h->acq_at = q->pb.head;
     }
-    const uint64_t va = q->grid_sig->va, v = q->grid_val;
+    const uint64_t va = q->grid_va, v = q->grid_val;
     const uint32_t d[5] = {(uint32_t)va, (uint32_t)(va >> 32), (uint32_t)v, (uint32_t)(v >> 32),
                            NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
                                NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG,

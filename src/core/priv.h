@@ -335,13 +335,12 @@ struct hcq_hold {
     uint32_t local_gen;
     bool grids_open;
     /* Where the channel's last grid announces its end (hcq_queue's
-     * grid_sig / grid_val) at the span's start, and at its end when the
-     * span has a grid (span_sig NULL: none); acq_at, the pushbuffer
+     * grid_va / grid_val) at the span's start, and at its end when the
+     * span has a grid (span_va 0: none); acq_at, the pushbuffer
      * offset of the acquire of the span's one recorded after the span
      * (UINT64_MAX: none yet). A dropped span's is never released: that
      * acquire is rewritten (queue.c, unwind_span). */
-    const struct hcq_signal *pre_sig, *span_sig;
-    uint64_t pre_val, span_val, acq_at;
+    uint64_t pre_va, pre_val, span_va, span_val, acq_at;
     _Atomic int state;
 };
 
@@ -414,14 +413,13 @@ struct hcq_queue {
     struct hcq_signal *timeline;
     uint64_t last;
     /* Where the channel's last grid announces its end (launch.c,
-     * hcq_q_after_grids): its QMD's release of grid_val on grid_sig, the
-     * timeline or `grids` (released by a grid whose QMD carries no
-     * timeline value; grids_last values so far). grid_sig NULL: not
-     * known (a wait for idle serves instead). */
-    struct hcq_signal *grids;
-    uint64_t grids_last;
-    const struct hcq_signal *grid_sig;
-    uint64_t grid_val;
+     * hcq_q_after_grids): its QMD's release of grid_val at grid_va, the
+     * timeline's or `grids`' (16 bytes of vidmem after the ring's USERD:
+     * a grid written out by a method, or the last of a hold's span,
+     * releases the next of its values, grids_last so far). grid_va 0:
+     * not known (a wait for idle serves instead). */
+    uint64_t grids_va, grids_last;
+    uint64_t grid_va, grid_val;
     bool bound;              /* SET_OBJECT emitted */
 
     /* The QMD of the launch recorded last (launch.c): a launch of the
@@ -542,6 +540,9 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
 #define HCQ_RELEASE_SLACK_DW (2u * HCQ_RELEASE_DW)
 void hcq_q_tail_flush(struct hcq_queue *q);
 void hcq_q_tail_close(struct hcq_queue *q);
+/* The same for a hold's span's last launch, whose timeline release stays:
+ * `grids` then takes the QMD's second release slot. */
+void hcq_q_tail_close_span(struct hcq_queue *q);
 void hcq_q_tail_release(struct hcq_queue *q, uint64_t value);
 bool hcq_q_after_grids(struct hcq_queue *q);
 void hcq_q_idle(struct hcq_queue *q);

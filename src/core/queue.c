@@ -927,8 +927,8 @@ static void unwind_span(struct hcq_queue *q, struct hcq_hold *h)
 {
     if (h->acq_at != UINT64_MAX) {
         volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + hcq_arena_off(&q->pb, h->acq_at));
-        if (h->pre_sig) {
-            const uint64_t va = h->pre_sig->va;
+        if (h->pre_va) {
+            const uint64_t va = h->pre_va;
             p[1] = (uint32_t)va;
             p[2] = (uint32_t)(va >> 32);
             p[3] = (uint32_t)h->pre_val;
@@ -940,13 +940,13 @@ static void unwind_span(struct hcq_queue *q, struct hcq_hold *h)
             p[3] = p[4] = p[5] = 0;
         }
     }
-    if (q->grid_sig == h->span_sig && q->grid_val == h->span_val) {
-        q->grid_sig = h->pre_sig;
+    if (q->grid_va == h->span_va && q->grid_val == h->span_val) {
+        q->grid_va = h->pre_va;
         q->grid_val = h->pre_val;
     }
     for (struct hcq_hold *n = h->next; n; n = n->next) {
-        if (n->pre_sig == h->span_sig && n->pre_val == h->span_val) {
-            n->pre_sig = h->pre_sig;
+        if (n->pre_va == h->span_va && n->pre_val == h->span_val) {
+            n->pre_va = h->pre_va;
             n->pre_val = h->pre_val;
         }
     }
@@ -964,7 +964,7 @@ static int settle(struct hcq_queue *q, bool try)
             return submit_before(q, h, try);
         if (st == HCQ_HOLD_SKIP) {
             pending_drop(q, h->start, h->end - h->start);
-            if (h->span_sig)
+            if (h->span_va)
                 unwind_span(q, h);
             dropped = true;
         }
@@ -1027,7 +1027,7 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
      * the span still waits (launch.c, "the same submission"). */
     h->local_gen = q->local_gen;
     h->grids_open = q->grids_open;
-    h->pre_sig = q->grid_sig;
+    h->pre_va = q->grid_va;
     h->pre_val = q->grid_val;
     h->acq_at = UINT64_MAX;
     q->last_bank.seq = UINT64_MAX;
@@ -1050,9 +1050,9 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
      * timeline folds into it. What follows waits for that end; should
      * the span be dropped, for the grids before it (unwind_span). */
     if (q->tail.cpu)
-        hcq_q_tail_close(q);
-    if (q->grid_sig != h->pre_sig || q->grid_val != h->pre_val) {
-        h->span_sig = q->grid_sig;
+        hcq_q_tail_close_span(q);
+    if (q->grid_va != h->pre_va || q->grid_val != h->pre_val) {
+        h->span_va = q->grid_va;
         h->span_val = q->grid_val;
     }
     int r = close_chunk(q, 1); /* the room arena_room and hcq_q_hold kept */
@@ -1230,7 +1230,6 @@ static void queue_free(struct hcq_queue *q)
     hcq_mem_free(q->pb.mem);
     hcq_mem_free(q->scratch.mem);
     hcq_signal_free(q->timeline);
-    hcq_signal_free(q->grids);
     for (struct hcq_hold *h = q->hold_first, *n; h; h = n) {
         n = h->next;
         free(h);
@@ -1486,19 +1485,24 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
     q->acquire_switch = strcmp(util_env()->acquire, "poll") != 0;
     q->chain = engine == HCQ_ENGINE_COMPUTE && dev->qmd_hot_ok &&
                strcmp(util_env()->launch_chain, "off") != 0;
-    uint64_t ring_bytes = util_align_up((uint64_t)ring_entries * 8 + NV_USERD_SIZE, 4096);
+    /* The ring, USERD, then the `grids` releases' 16 bytes: vidmem that
+     * only the GPU reads, where an acquire reads the GPU's own memory
+     * (a timeline's, in pinned host memory, crosses the bus). */
+    const uint64_t grids_off = util_align_up((uint64_t)ring_entries * 8 + NV_USERD_SIZE, 64);
+    uint64_t ring_bytes = util_align_up(grids_off + 64, 4096);
     int r;
     if ((r = hcq_mem_alloc_ex(dev, ring_bytes, HCQ_MEM_DEVICE_MAPPED,
                               HCQ_MEMF_LOW | HCQ_MEMF_CONTIG, &q->ring_mem)) ||
         (r = hcq_mem_alloc_ex(dev, 0x10000, HCQ_MEM_HOST, HCQ_MEMF_LOW | HCQ_MEMF_RM_SYSMEM,
                               &q->notifier)) ||
         (r = arena_init(q, &q->pb, pb_bytes)) || (r = arena_init(q, &q->scratch, scratch_bytes)) ||
-        (r = hcq_signal_alloc(dev, &q->timeline)) || (r = hcq_signal_alloc(dev, &q->grids)))
+        (r = hcq_signal_alloc(dev, &q->timeline)))
         goto fail;
     q->wc = arena_kind() == HCQ_MEM_DEVICE_MAPPED && !dev->info.emulated;
     q->ring = (volatile uint64_t *)q->ring_mem->cpu;
     q->userd = (volatile uint32_t *)((uint8_t *)q->ring_mem->cpu + (uint64_t)ring_entries * 8);
     memset(q->ring_mem->cpu, 0, ring_bytes);
+    q->grids_va = q->ring_mem->va + grids_off;
     if (q->notifier->cpu)
         memset(q->notifier->cpu, 0, 0x10000);
     if ((r = channel_alloc(q)))
