@@ -211,11 +211,10 @@ static int patch_qmd(uint32_t *qmd, const struct hcq_kernel *k, const struct hcq
  * ended (1.97 s), and with acquires instead of the waits for idle the
  * short kernel was done 0.04-0.07 ms after its user event was set
  * (docs/gpu-runs.md, 2026-12-06 fifth). A grid written out by a method
- * releases the next value of the queue's `grids` semaphore (vidmem after
- * the ring's USERD) in its free slot; the last grid of a hold's span
- * does so in its second slot if the first holds the timeline's, so that
- * what follows the span reads the GPU's own memory, not the timeline's
- * across the bus (a gated chain's kernels took 0.7 us more each). */
+ * (or ending a hold's span) without a release of the timeline releases
+ * the next value of the queue's `grids` signal instead, in the same
+ * slot. A wait for a grid whose release the CPU has already seen is not
+ * recorded. */
 
 static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes)
 {
@@ -236,24 +235,6 @@ void hcq_q_tail_close(struct hcq_queue *q)
     if (!q->tail.released) {
         const uint64_t v = ++q->grids_last;
         nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->grids_va, v);
-        q->grid_va = q->grids_va;
-        q->grid_val = v;
-    }
-    hcq_q_tail_flush(q);
-}
-
-void hcq_q_tail_close_span(struct hcq_queue *q)
-{
-    if (!q->tail.released) {
-        hcq_q_tail_close(q);
-        return;
-    }
-    /* Slot 0 holds the timeline's release: `grids` takes slot 1, so that
-     * what follows the span waits on vidmem, not across the bus. */
-    const uint64_t v = ++q->grids_last;
-    const int rc = nv_qmd_set_release(
-        q->tail.qmd, nv_qmd_version_for_class(q->dev->info.compute_class), 1, q->grids_va, v);
-    if (rc == 0) {
         q->grid_va = q->grids_va;
         q->grid_val = v;
     }

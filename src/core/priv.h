@@ -414,10 +414,11 @@ struct hcq_queue {
     uint64_t last;
     /* Where the channel's last grid announces its end (launch.c,
      * hcq_q_after_grids): its QMD's release of grid_val at grid_va, the
-     * timeline's or `grids`' (16 bytes of vidmem after the ring's USERD:
-     * a grid written out by a method, or the last of a hold's span,
-     * releases the next of its values, grids_last so far). grid_va 0:
-     * not known (a wait for idle serves instead). */
+     * timeline's or `grids`' (a grid written out by a method, or the last
+     * of a hold's span without a timeline release, releases the next of
+     * its values, grids_last so far, at grids_va). grid_va 0: not known
+     * (a wait for idle serves instead). */
+    struct hcq_signal *grids;
     uint64_t grids_va, grids_last;
     uint64_t grid_va, grid_val;
     bool bound;              /* SET_OBJECT emitted */
@@ -540,9 +541,6 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
 #define HCQ_RELEASE_SLACK_DW (2u * HCQ_RELEASE_DW)
 void hcq_q_tail_flush(struct hcq_queue *q);
 void hcq_q_tail_close(struct hcq_queue *q);
-/* The same for a hold's span's last launch, whose timeline release stays:
- * `grids` then takes the QMD's second release slot. */
-void hcq_q_tail_close_span(struct hcq_queue *q);
 void hcq_q_tail_release(struct hcq_queue *q, uint64_t value);
 bool hcq_q_after_grids(struct hcq_queue *q);
 void hcq_q_idle(struct hcq_queue *q);

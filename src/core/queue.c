@@ -1050,7 +1050,7 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
      * timeline folds into it. What follows waits for that end; should
      * the span be dropped, for the grids before it (unwind_span). */
     if (q->tail.cpu)
-        hcq_q_tail_close_span(q);
+        hcq_q_tail_close(q);
     if (q->grid_va != h->pre_va || q->grid_val != h->pre_val) {
         h->span_va = q->grid_va;
         h->span_val = q->grid_val;
@@ -1229,6 +1229,7 @@ static void queue_free(struct hcq_queue *q)
     hcq_mem_free(q->notifier);
     hcq_mem_free(q->pb.mem);
     hcq_mem_free(q->scratch.mem);
+    hcq_signal_free(q->grids);
     hcq_signal_free(q->timeline);
     for (struct hcq_hold *h = q->hold_first, *n; h; h = n) {
         n = h->next;
@@ -1485,24 +1486,20 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
     q->acquire_switch = strcmp(util_env()->acquire, "poll") != 0;
     q->chain = engine == HCQ_ENGINE_COMPUTE && dev->qmd_hot_ok &&
                strcmp(util_env()->launch_chain, "off") != 0;
-    /* The ring, USERD, then the `grids` releases' 16 bytes: vidmem that
-     * only the GPU reads, where an acquire reads the GPU's own memory
-     * (a timeline's, in pinned host memory, crosses the bus). */
-    const uint64_t grids_off = util_align_up((uint64_t)ring_entries * 8 + NV_USERD_SIZE, 64);
-    uint64_t ring_bytes = util_align_up(grids_off + 64, 4096);
+    uint64_t ring_bytes = util_align_up((uint64_t)ring_entries * 8 + NV_USERD_SIZE, 4096);
     int r;
     if ((r = hcq_mem_alloc_ex(dev, ring_bytes, HCQ_MEM_DEVICE_MAPPED,
                               HCQ_MEMF_LOW | HCQ_MEMF_CONTIG, &q->ring_mem)) ||
         (r = hcq_mem_alloc_ex(dev, 0x10000, HCQ_MEM_HOST, HCQ_MEMF_LOW | HCQ_MEMF_RM_SYSMEM,
                               &q->notifier)) ||
         (r = arena_init(q, &q->pb, pb_bytes)) || (r = arena_init(q, &q->scratch, scratch_bytes)) ||
-        (r = hcq_signal_alloc(dev, &q->timeline)))
+        (r = hcq_signal_alloc(dev, &q->timeline)) || (r = hcq_signal_alloc(dev, &q->grids)))
         goto fail;
     q->wc = arena_kind() == HCQ_MEM_DEVICE_MAPPED && !dev->info.emulated;
     q->ring = (volatile uint64_t *)q->ring_mem->cpu;
     q->userd = (volatile uint32_t *)((uint8_t *)q->ring_mem->cpu + (uint64_t)ring_entries * 8);
     memset(q->ring_mem->cpu, 0, ring_bytes);
-    q->grids_va = q->ring_mem->va + grids_off;
+    q->grids_va = q->grids->va;
     if (q->notifier->cpu)
         memset(q->notifier->cpu, 0, 0x10000);
     if ((r = channel_alloc(q)))
