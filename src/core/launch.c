@@ -234,8 +234,8 @@ void hcq_q_tail_close(struct hcq_queue *q)
 {
     if (!q->tail.released) {
         const uint64_t v = ++q->grids_last;
-        nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->grids_va, v);
-        q->grid_va = q->grids_va;
+        nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->grids->va, v);
+        q->grid_va = q->grids->va;
         q->grid_val = v;
     }
     hcq_q_tail_flush(q);
@@ -262,20 +262,14 @@ bool hcq_q_after_grids(struct hcq_queue *q)
         q->grids_open = false;
         return true;
     }
-    /* Yields the channel while blocked, as hcq_q_wait does. Where the
-     * grid is a hold's span's, the hold notes where: a dropped span's
-     * is rewritten (queue.c, unwind_span). */
+    /* Where the grid is a hold's span's, the hold notes where the
+     * acquire lies: a dropped span's is rewritten (queue.c, unwind_span). */
     for (struct hcq_hold *h = q->hold_first; h; h = h->next) {
         if (h->ended && h->span_va == q->grid_va && h->span_val == q->grid_val &&
             h->acq_at == UINT64_MAX)
             h->acq_at = q->pb.head;
     }
-    const uint64_t va = q->grid_va, v = q->grid_val;
-    const uint32_t d[5] = {(uint32_t)va, (uint32_t)(va >> 32), (uint32_t)v, (uint32_t)(v >> 32),
-                           NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
-                               NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG,
-                                            q->acquire_switch)};
-    hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, d, 5);
+    hcq_q_push_acquire(q, q->grid_va, q->grid_val);
     q->grids_open = false;
     return true;
 }

@@ -416,10 +416,10 @@ struct hcq_queue {
      * hcq_q_after_grids): its QMD's release of grid_val at grid_va, the
      * timeline's or `grids`' (a grid written out by a method, or the last
      * of a hold's span without a timeline release, releases the next of
-     * its values, grids_last so far, at grids_va). grid_va 0: not known
-     * (a wait for idle serves instead). */
+     * its values, grids_last so far). grid_va 0: not known (a wait for
+     * idle serves instead). */
     struct hcq_signal *grids;
-    uint64_t grids_va, grids_last;
+    uint64_t grids_last;
     uint64_t grid_va, grid_val;
     bool bound;              /* SET_OBJECT emitted */
 
@@ -539,6 +539,9 @@ int hcq_q_release_timeline(struct hcq_queue *q, uint64_t *value);
  * hold (release_timeline). */
 #define HCQ_RELEASE_DW (HCQ_AFTER_GRIDS_DW + 8u)
 #define HCQ_RELEASE_SLACK_DW (2u * HCQ_RELEASE_DW)
+/* A GPU wait until *va >= value (hcq_q_wait's), in room reserved already
+ * (HCQ_AFTER_GRIDS_DW dwords). */
+void hcq_q_push_acquire(struct hcq_queue *q, uint64_t va, uint64_t value);
 void hcq_q_tail_flush(struct hcq_queue *q);
 void hcq_q_tail_close(struct hcq_queue *q);
 void hcq_q_tail_release(struct hcq_queue *q, uint64_t value);

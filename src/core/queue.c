@@ -22,8 +22,6 @@
 
 #include "nv/nv.h"
 
-#define RELEASE_DW HCQ_RELEASE_DW
-#define RELEASE_SLACK_DW HCQ_RELEASE_SLACK_DW
 /* Waiting for the GPU to free ring/arena space longer than this (with no
  * progress) fails the verb with -ENOMEM. */
 #define SPACE_TIMEOUT_NS 30000000000ull
@@ -267,7 +265,7 @@ static int push_reserve(struct hcq_queue *q, uint32_t ndw, bool allow_submit)
      * that use it: not between hcq_q_scratch and the next push. */
     if (q->scratch_unpushed)
         allow_submit = false;
-    int r = arena_room(q, &q->pb, (uint64_t)(ndw + RELEASE_SLACK_DW) * 4, 4, allow_submit, true);
+    int r = arena_room(q, &q->pb, (uint64_t)(ndw + HCQ_RELEASE_SLACK_DW) * 4, 4, allow_submit, true);
     if (r == 0)
         note_writer(q); /* after arena_room, which may have submitted */
     return r;
@@ -416,13 +414,13 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
     if (q->tail.cpu && !q->tail.released && kind == REL_FOLD) {
         /* Right after a launch: its QMD releases the value when its grid
          * ends, and that grid started after every earlier one ended (a
-         * chain, or a wait for idle before its head). */
+         * chain, or a wait for the grid before its head). */
         v = ++q->last;
         hcq_q_tail_release(q, v);
         raise_to(&q->timeline->rec_hi, v);
         ends_with_release(q, v, false);
     } else {
-        int r = push_reserve(q, RELEASE_DW, true);
+        int r = push_reserve(q, HCQ_RELEASE_DW, true);
         if (r == -ENOMEM && holding(q)) {
             /* Behind an open hold no room comes back by waiting: the
              * release goes in the slack every reservation keeps, so that
@@ -430,7 +428,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
              * ends (and can be dropped) where it began. It leaves room
              * for one more: the release that ends the work after the
              * span (hcq_q_hold_end counts on none inside it). */
-            r = arena_room(q, &q->pb, 2 * RELEASE_DW * 4, 4, false, true);
+            r = arena_room(q, &q->pb, 2 * HCQ_RELEASE_DW * 4, 4, false, true);
             if (r == 0)
                 note_writer(q);
         }
@@ -455,6 +453,17 @@ int hcq_q_signal_next(struct hcq_queue *q, uint64_t *value)
     return release_timeline(q, value, REL_FOLD);
 }
 
+/* Yield the runlist while blocked (HCQCL_ACQUIRE=poll keeps the channel
+ * polling instead). In the device's compute group this yields the group's
+ * other channels' time too, until the scheduler comes back to it; the
+ * H200 suite passes either way. */
+void hcq_q_push_acquire(struct hcq_queue *q, uint64_t va, uint64_t value)
+{
+    push_host_sem(q, va, value,
+                  NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
+                      NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG, q->acquire_switch));
+}
+
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value)
 {
     if (!sig)
@@ -462,13 +471,7 @@ int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value
     int r = push_reserve(q, 6, true);
     if (r)
         return r;
-    /* Yield the runlist while blocked (HCQCL_ACQUIRE=poll keeps the
-     * channel polling instead). In the device's compute group this yields
-     * the group's other channels' time too, until the scheduler comes back
-     * to it; the H200 suite passes either way. */
-    push_host_sem(q, sig->va, value,
-                  NV_SEM_EXECUTE_ACQ_CIRC_GEQ_64 |
-                      NV_FIELD_NUM(NVC86F_SEM_EXECUTE_ACQUIRE_SWITCH_TSG, q->acquire_switch));
+    hcq_q_push_acquire(q, sig->va, value);
     return 0;
 }
 
@@ -480,7 +483,7 @@ int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value)
         /* Values on the timeline come from hcq_q_signal_next only. */
         return -EINVAL;
     }
-    int r = push_reserve(q, RELEASE_DW, true);
+    int r = push_reserve(q, HCQ_RELEASE_DW, true);
     if (r)
         return r;
     push_release(q, sig, value);
@@ -824,7 +827,7 @@ static int submit_all(struct hcq_queue *q, bool try)
         hcq_q_tail_flush(q);
     } else if (q->pb.head != q->rel_pb_head) {
         /* Fits without waiting: every reservation kept the slack. */
-        int r = arena_room(q, &q->pb, RELEASE_DW * 4, 4, false, true);
+        int r = arena_room(q, &q->pb, HCQ_RELEASE_DW * 4, 4, false, true);
         if (r)
             return r;
         uint64_t v = ++q->last;
@@ -1005,7 +1008,7 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
         r = 0;
         if (q->pb.head == q->rel_pb_head && q->rel_host && !q->tail.cpu) {
             h->rel = q->rel_value;
-        } else if ((r = push_reserve(q, RELEASE_DW, false)) == 0) {
+        } else if ((r = push_reserve(q, HCQ_RELEASE_DW, false)) == 0) {
             h->rel = ++q->last;
             push_release(q, q->timeline, h->rel);
             ends_with_release(q, h->rel, true);
@@ -1499,7 +1502,6 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
     q->ring = (volatile uint64_t *)q->ring_mem->cpu;
     q->userd = (volatile uint32_t *)((uint8_t *)q->ring_mem->cpu + (uint64_t)ring_entries * 8);
     memset(q->ring_mem->cpu, 0, ring_bytes);
-    q->grids_va = q->grids->va;
     if (q->notifier->cpu)
         memset(q->notifier->cpu, 0, 0x10000);
     if ((r = channel_alloc(q)))

@@ -554,11 +554,11 @@ static void test_after_grids(void)
     REQUIRE(hcq_q_exec(hq, k, &l) == 0);
     adds++;
     REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), 0) == 0);
-    EXPECT(hq->grid_va == hq->grids_va && hq->grid_val == hq->grids_last);
+    EXPECT(hq->grid_va == hq->grids->va && hq->grid_val == hq->grids_last);
     uint64_t at = hq->pb.head;
     REQUIRE(hcq_q_exec(hq, k, &l) == 0);
     adds++;
-    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids_va && value == hq->grids_last);
+    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == hq->grids_last);
     uint64_t v;
     REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
 
@@ -572,7 +572,7 @@ static void test_after_grids(void)
      * release. */
     at = hq->pb.head;
     REQUIRE(hcq_q_release_timeline(hq, &v) == 0);
-    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids_va && value == hq->grids_last);
+    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == hq->grids_last);
     EXPECT(!hq->grids_open);
     REQUIRE(hcq_q_submit(hq) == 0);
 
@@ -589,16 +589,16 @@ static void test_after_grids(void)
         adds += run;
         EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
         REQUIRE(hcq_q_hold_end(hq, h) == 0);
-        EXPECT(hq->grid_va == hq->grids_va && hq->grid_val == hq->grids_last && hq->grids_open);
+        EXPECT(hq->grid_va == hq->grids->va && hq->grid_val == hq->grids_last && hq->grids_open);
         const uint64_t span_val = hq->grids_last;
         at = hq->pb.head;
         REQUIRE(hcq_q_exec(hq, k, &l) == 0);
         adds++;
-        EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids_va && value == span_val);
+        EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == span_val);
         hcq_q_hold_decide(h, run);
         REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
         if (run)
-            EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids_va && value == span_val);
+            EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == span_val);
         else
             EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
         REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
