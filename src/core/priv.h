@@ -459,6 +459,16 @@ struct hcq_queue {
         uint32_t bytes;
         bool released; /* release slot 0 holds a timeline release */
     } tail;
+    /* A hold's span just ended by a launch (hcq_q_hold_end): its QMD,
+     * written out with the `grids` release, is still in tail.qmd, and
+     * nothing was recorded since (pb.head and scratch.head as then). A
+     * timeline release right here becomes that QMD's release instead
+     * (queue.c, span_release). cpu NULL: none. */
+    struct {
+        void *cpu;
+        struct hcq_hold *hold;
+        uint64_t pb_head, scratch_head;
+    } span_tail;
     bool chain;      /* HCQCL_LAUNCH_CHAIN: launches may chain */
     bool grids_open; /* grids recorded since the last wait for them to end */
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */

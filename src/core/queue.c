@@ -408,6 +408,32 @@ static void ends_with_release(struct hcq_queue *q, uint64_t v, bool host)
  * until the grid ends (launch.c, "Launch chains"). */
 enum rel_kind { REL_HOST, REL_FOLD };
 
+/* Right after a hold's span that a launch ended, with nothing recorded
+ * since: that launch's QMD, held and so not read by the GPU yet, releases
+ * v itself in place of its `grids` value, so that what waits for v on
+ * another queue or the CPU sees it when the grid ends, not after this
+ * channel's acquire of that end and the host release behind it. Both
+ * stay: they keep what follows the span after its grid, and release v
+ * should the span be dropped (unwind_span, which then rewrites the
+ * acquire). The host's release writes v again: nothing on the channel
+ * releases a later value before that acquire has seen the QMD's. */
+static void span_release(struct hcq_queue *q, uint64_t v)
+{
+    void *cpu = q->span_tail.cpu;
+    struct hcq_hold *h = q->span_tail.hold;
+    q->span_tail.cpu = NULL;
+    /* Still the last hold (so not submitted: settle takes decided holds
+     * off the list before it submits them), and nothing after its span. */
+    if (!cpu || h != q->hold_last || q->pb.head != q->span_tail.pb_head ||
+        q->scratch.head != q->span_tail.scratch_head || q->grid_va != h->span_va ||
+        q->grid_val != h->span_val)
+        return;
+    nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->timeline->va, v);
+    hcq_wc_copy_lines(cpu, q->tail.qmd, q->tail.bytes);
+    h->span_va = q->grid_va = q->timeline->va;
+    h->span_val = q->grid_val = v;
+}
+
 static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind kind)
 {
     uint64_t v;
@@ -435,6 +461,8 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
         if (r)
             return r;
         v = ++q->last;
+        if (kind == REL_FOLD && q->span_tail.cpu)
+            span_release(q, v);
         push_release(q, q->timeline, v);
         ends_with_release(q, v, true);
     }
@@ -1052,8 +1080,14 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
      * later launch becomes its dependent, and no release of the
      * timeline folds into it. What follows waits for that end; should
      * the span be dropped, for the grids before it (unwind_span). */
-    if (q->tail.cpu)
+    q->span_tail.cpu = NULL;
+    if (q->tail.cpu) {
+        if (!q->tail.released) {
+            q->span_tail.cpu = q->tail.cpu;
+            q->span_tail.hold = h;
+        }
         hcq_q_tail_close(q);
+    }
     if (q->grid_va != h->pre_va || q->grid_val != h->pre_val) {
         h->span_va = q->grid_va;
         h->span_val = q->grid_val;
@@ -1063,6 +1097,8 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
         return r;
     h->end = q->npending;
     h->ended = true;
+    q->span_tail.pb_head = q->pb.head;
+    q->span_tail.scratch_head = q->scratch.head;
     /* A release the span ends with is dropped with it: neither the next
      * hold nor the submission that ends the work may count on it, so the
      * work after the span ends with a release of its own. */

@@ -603,6 +603,38 @@ static void test_after_grids(void)
             EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
         REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
     }
+    /* A span a launch ends, then the command's own release: the span's
+     * last QMD releases that value itself (it is not submitted yet), and
+     * the acquire after the span waits for it, the host releasing it
+     * again behind; dropped, the acquire waits for the grid before the
+     * span instead and the host's release alone brings the value. */
+    const enum nv_qmd_version qv = nv_qmd_version_for_class(hq->dev->info.compute_class);
+    for (int run = 1; run >= 0; run--) {
+        struct hcq_hold *h;
+        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        adds++;
+        REQUIRE(hcq_q_hold(hq, &h) == 0);
+        const uint64_t pre_va = hq->grid_va;
+        const uint64_t pre_val = hq->grid_val;
+        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        adds += run;
+        REQUIRE(hcq_q_hold_end(hq, h) == 0);
+        const uint32_t *qmd = hq->span_tail.cpu;
+        REQUIRE(qmd != NULL);
+        at = hq->pb.head;
+        REQUIRE(hcq_q_signal_next(hq, &v) == 0);
+        const uint64_t rel_va = nv_qmd_get(qmd, qv, NV_QMD_RELEASE_ADDRESS_LOWER, 0) |
+                                nv_qmd_get(qmd, qv, NV_QMD_RELEASE_ADDRESS_UPPER, 0) << 32;
+        const uint64_t rel_val = nv_qmd_get(qmd, qv, NV_QMD_RELEASE_PAYLOAD_LOWER, 0) |
+                                 nv_qmd_get(qmd, qv, NV_QMD_RELEASE_PAYLOAD_UPPER, 0) << 32;
+        EXPECT(rel_va == hcq_queue_timeline(hq)->va && rel_val == v);
+        EXPECT(acquire_at(hq, at, &va, &value) && va == hcq_queue_timeline(hq)->va && value == v);
+        hcq_q_hold_decide(h, run);
+        REQUIRE(hcq_q_submit(hq) == 0);
+        if (!run)
+            EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
+        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    }
     /* A queue's first grid in a span, dropped: no grid before it to wait
      * for, and the acquire after it becomes a wait for idle. */
     struct hcq_queue *fresh;
