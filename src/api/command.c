@@ -175,6 +175,27 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
  * may decide it as soon as that dependency was decided to run, not ended
  * (event.c, deps_decided_locked), so a chain across channels follows on
  * the GPU. */
+/* The command now waits on the GPU for d, another channel's command. What
+ * d waited for on the GPU in front of its own hold came before d's end:
+ * where that was this channel's timeline, the channel's own grids up to
+ * that value need no wait of their own (a chain across two queues, each
+ * command waiting for the other's last, which waited for this one's). */
+static void waited_for(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_event d)
+{
+    cl_event e = cmd->ev;
+    for (unsigned k = 0; k < UTIL_ARRAY_SIZE(e->waited_sig); k++)
+        if (!e->waited_sig[k]) {
+            e->waited_sig[k] = d->sig;
+            e->waited_val[k] = d->val;
+            break;
+        }
+    if (d->sig != d->gpu_sig)
+        return;
+    for (unsigned k = 0; k < UTIL_ARRAY_SIZE(d->waited_sig); k++)
+        if (d->waited_sig[k] == own)
+            hcq_q_ordered_after(cmd->hq, d->waited_val[k]);
+}
+
 static cl_int record_waits(struct hcqcl_cmd *cmd)
 {
     cl_event e = cmd->ev;
@@ -190,8 +211,10 @@ static cl_int record_waits(struct hcqcl_cmd *cmd)
             gated = true;
             if (i < 64)
                 gates |= 1ull << i;
-        } else if (d->sig != own && hcq_q_wait(cmd->hq, d->sig, d->val) < 0) {
-            return CL_OUT_OF_RESOURCES;
+        } else if (d->sig != own) {
+            if (hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
+                return CL_OUT_OF_RESOURCES;
+            waited_for(cmd, own, d);
         }
     }
     if (!gated)

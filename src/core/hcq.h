@@ -290,6 +290,12 @@ uint64_t hcq_queue_last(const struct hcq_queue *q);
 
 /* GPU waits until *sig >= value (circular compare, 64-bit). */
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
+/* What is recorded next comes after the queue's own timeline value `value`
+ * has been released, through a wait recorded already: one on a command of
+ * another channel that itself waited on the GPU for that value. When the
+ * channel's last grid released that value or an earlier one, nothing
+ * recorded next waits for that grid again (a launch, a release). */
+void hcq_q_ordered_after(struct hcq_queue *q, uint64_t value);
 /* After all previous work completes, release value (+ GPU timestamp). */
 int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value);
 /* Release ++last on the queue's timeline; returns that value in *value.

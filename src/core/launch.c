@@ -274,6 +274,17 @@ bool hcq_q_after_grids(struct hcq_queue *q)
     return true;
 }
 
+/* Two queues' commands each waiting for the other's last (a chain across
+ * them): the wait for the channel's own grid, behind the wait for the
+ * other channel, read a value already there after the blocked one came
+ * back, 3 us on an H100 (docs/performance.md, "Chains across queues"). */
+void hcq_q_ordered_after(struct hcq_queue *q, uint64_t value)
+{
+    if (q && q->grids_open && !q->tail.cpu && q->grid_va == q->timeline->va &&
+        q->grid_val <= value)
+        q->grids_open = false;
+}
+
 void hcq_q_idle(struct hcq_queue *q)
 {
     if (!q->grids_open)

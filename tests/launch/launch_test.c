@@ -635,6 +635,23 @@ static void test_after_grids(void)
             EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
         REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
     }
+    /* Ordered after the grid by a wait recorded already (another
+     * channel's command that waited for its value): no acquire of its
+     * own. A later value than the one waited for keeps it. */
+    for (int ordered = 1; ordered >= 0; ordered--) {
+        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        adds++;
+        REQUIRE(hcq_q_signal_next(hq, &v) == 0);
+        REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), 0) == 0);
+        hcq_q_ordered_after(hq, ordered ? v : v - 1);
+        EXPECT(hq->grids_open == !ordered);
+        at = hq->pb.head;
+        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        adds++;
+        EXPECT(acquire_at(hq, at, &va, &value) == !ordered);
+        REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    }
     /* A queue's first grid in a span, dropped: no grid before it to wait
      * for, and the acquire after it becomes a wait for idle. */
     struct hcq_queue *fresh;
