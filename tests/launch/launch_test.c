@@ -528,6 +528,25 @@ static bool wfi_at(struct hcq_queue *hq, uint64_t at)
  *   span's last grid releases; the span dropped, that acquire is
  *   rewritten to the grid before the span.
  * x += 1 each time: every launch sees the one before's result. */
+/* A launch, then a hold whose span is one more launch (counted in *adds
+ * when the span is to run): the channel's last grid before the span in
+ * *pre_va / *pre_val, the pushbuffer head before the span's launch in *at. */
+static struct hcq_hold *launch_then_span(struct hcq_queue *hq, const struct hcq_kernel *k,
+                                         const struct hcq_launch *l, int run, int *adds,
+                                         uint64_t *pre_va, uint64_t *pre_val, uint64_t *at)
+{
+    struct hcq_hold *h;
+    REQUIRE(hcq_q_exec(hq, k, l) == 0);
+    (*adds)++;
+    REQUIRE(hcq_q_hold(hq, &h) == 0);
+    *pre_va = hq->grid_va;
+    *pre_val = hq->grid_val;
+    *at = hq->pb.head;
+    REQUIRE(hcq_q_exec(hq, k, l) == 0);
+    *adds += run;
+    return h;
+}
+
 static void test_after_grids(void)
 {
     enum { N = 1 << 16 };
@@ -578,15 +597,8 @@ static void test_after_grids(void)
 
     /* A span with a grid, run, then one dropped. */
     for (int run = 1; run >= 0; run--) {
-        struct hcq_hold *h;
-        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
-        adds++;
-        REQUIRE(hcq_q_hold(hq, &h) == 0);
-        const uint64_t pre_va = hq->grid_va;
-        const uint64_t pre_val = hq->grid_val;
-        at = hq->pb.head;
-        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
-        adds += run;
+        uint64_t pre_va, pre_val;
+        struct hcq_hold *h = launch_then_span(hq, k, &l, run, &adds, &pre_va, &pre_val, &at);
         EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
         REQUIRE(hcq_q_hold_end(hq, h) == 0);
         EXPECT(hq->grid_va == hq->grids->va && hq->grid_val == hq->grids_last && hq->grids_open);
@@ -610,14 +622,8 @@ static void test_after_grids(void)
      * span instead and the host's release alone brings the value. */
     const enum nv_qmd_version qv = nv_qmd_version_for_class(hq->dev->info.compute_class);
     for (int run = 1; run >= 0; run--) {
-        struct hcq_hold *h;
-        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
-        adds++;
-        REQUIRE(hcq_q_hold(hq, &h) == 0);
-        const uint64_t pre_va = hq->grid_va;
-        const uint64_t pre_val = hq->grid_val;
-        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
-        adds += run;
+        uint64_t pre_va, pre_val;
+        struct hcq_hold *h = launch_then_span(hq, k, &l, run, &adds, &pre_va, &pre_val, &at);
         REQUIRE(hcq_q_hold_end(hq, h) == 0);
         const uint32_t *qmd = hq->span_tail.cpu;
         REQUIRE(qmd != NULL);
