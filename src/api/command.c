@@ -165,16 +165,6 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
     return CL_SUCCESS;
 }
 
-/* GPU-side waits for every recorded dependency, on the chosen channel:
- * nothing for the same channel (it runs in order), a semaphore wait for
- * other channels of the device; then the gate when any needs one. The
- * waits go first, in front of the hold: they run even when the command is
- * dropped, so that what follows it on the channel still comes after them.
- * A gating dependency on another channel of the device is waited for
- * inside the hold: it reaches the GPU only once decided, and the tracker
- * may decide it as soon as that dependency was decided to run, not ended
- * (event.c, deps_decided_locked), so a chain across channels follows on
- * the GPU. */
 /* The command now waits on the GPU for d, another channel's command. What
  * d waited for on the GPU in front of its own hold came before d's end:
  * where that was this channel's timeline, the channel's own grids up to
@@ -196,6 +186,16 @@ static void waited_for(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_e
             hcq_q_ordered_after(cmd->hq, d->waited_val[k]);
 }
 
+/* GPU-side waits for every recorded dependency, on the chosen channel:
+ * nothing for the same channel (it runs in order), a semaphore wait for
+ * other channels of the device; then the gate when any needs one. The
+ * waits go first, in front of the hold: they run even when the command is
+ * dropped, so that what follows it on the channel still comes after them.
+ * A gating dependency on another channel of the device is waited for
+ * inside the hold: it reaches the GPU only once decided, and the tracker
+ * may decide it as soon as that dependency was decided to run, not ended
+ * (event.c, deps_decided_locked), so a chain across channels follows on
+ * the GPU. */
 static cl_int record_waits(struct hcqcl_cmd *cmd)
 {
     cl_event e = cmd->ev;
