@@ -1080,14 +1080,10 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
      * later launch becomes its dependent, and no release of the
      * timeline folds into it. What follows waits for that end; should
      * the span be dropped, for the grids before it (unwind_span). */
+    void *span_qmd = q->tail.cpu && !q->tail.released ? q->tail.cpu : NULL;
     q->span_tail.cpu = NULL;
-    if (q->tail.cpu) {
-        if (!q->tail.released) {
-            q->span_tail.cpu = q->tail.cpu;
-            q->span_tail.hold = h;
-        }
+    if (q->tail.cpu)
         hcq_q_tail_close(q);
-    }
     if (q->grid_va != h->pre_va || q->grid_val != h->pre_val) {
         h->span_va = q->grid_va;
         h->span_val = q->grid_val;
@@ -1097,6 +1093,8 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
         return r;
     h->end = q->npending;
     h->ended = true;
+    q->span_tail.cpu = span_qmd;
+    q->span_tail.hold = h;
     q->span_tail.pb_head = q->pb.head;
     q->span_tail.scratch_head = q->scratch.head;
     /* A release the span ends with is dropped with it: neither the next

@@ -515,19 +515,6 @@ static bool wfi_at(struct hcq_queue *hq, uint64_t at)
     return p[0] == nv_mthd_incr(NV_SUBC_HOST, NVC86F_WFI, 1);
 }
 
-/* What follows a grid that is not its dependent waits for that grid's
- * release, not for the engine to go idle (a wait for idle holds the
- * channel group's method stream, and with it every other queue's
- * launches, until the grid ends):
- * - after a method: the launch's QMD releases the next value of the
- *   queue's `grids` signal, and the next launch acquires it;
- * - at the head of the next submission: the acquire of the timeline
- *   value the last QMD released;
- * - a host release after a launch: the same acquire first;
- * - after a hold's span with a grid: the acquire of the `grids` value the
- *   span's last grid releases; the span dropped, that acquire is
- *   rewritten to the grid before the span.
- * x += 1 each time: every launch sees the one before's result. */
 /* A launch, then a hold whose span is one more launch (counted in *adds
  * when the span is to run): the channel's last grid before the span in
  * *pre_va / *pre_val, the pushbuffer head before the span's launch in *at. */
@@ -547,6 +534,22 @@ static struct hcq_hold *launch_then_span(struct hcq_queue *hq, const struct hcq_
     return h;
 }
 
+/* What follows a grid that is not its dependent waits for that grid's
+ * release, not for the engine to go idle (a wait for idle holds the
+ * channel group's method stream, and with it every other queue's
+ * launches, until the grid ends):
+ * - after a method: the launch's QMD releases the next value of the
+ *   queue's `grids` signal, and the next launch acquires it;
+ * - at the head of the next submission: the acquire of the timeline
+ *   value the last QMD released;
+ * - a host release after a launch: the same acquire first;
+ * - after a hold's span with a grid: the acquire of the `grids` value the
+ *   span's last grid releases; the span dropped, that acquire is
+ *   rewritten to the grid before the span;
+ * - a span followed directly by the command's own release: the span's
+ *   last QMD releases that value, and the acquire after it waits for it;
+ * - a grid another wait orders already (hcq_q_ordered_after): no acquire.
+ * x += 1 each time: every launch sees the one before's result. */
 static void test_after_grids(void)
 {
     enum { N = 1 << 16 };
