@@ -165,24 +165,32 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
     return CL_SUCCESS;
 }
 
-/* The command now waits on the GPU for d, another channel's command. What
- * d waited for on the GPU in front of its own hold came before d's end:
- * where that was this channel's timeline, the channel's own grids up to
- * that value need no wait of their own (a chain across two queues, each
- * command waiting for the other's last, which waited for this one's). */
-static void waited_for(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_event d)
+/* The command now waits on the GPU for d, another channel's command;
+ * held: inside its hold. What d waited for on the GPU came before d's
+ * end: where that was this channel's timeline, the channel's own grids up
+ * to that value need no wait of their own (a chain across two queues,
+ * each command waiting for the other's last, which waited for this
+ * one's). A wait d recorded inside its own hold ran only if d ran: it
+ * counts where this command is dropped when d is (it waits inside its
+ * hold for d, whose failure passes on: dropped_with_d), or where d was
+ * decided to run before this command was recorded (it has a hold, and
+ * does not gate this one: d settled). */
+static void waited_for(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_event d,
+                       bool held, bool dropped_with_d)
 {
     cl_event e = cmd->ev;
     for (unsigned k = 0; k < UTIL_ARRAY_SIZE(e->waited_sig); k++)
         if (!e->waited_sig[k]) {
             e->waited_sig[k] = d->sig;
             e->waited_val[k] = d->val;
+            if (held)
+                e->waited_held |= (uint8_t)(1u << k);
             break;
         }
     if (d->sig != d->gpu_sig)
         return;
     for (unsigned k = 0; k < UTIL_ARRAY_SIZE(d->waited_sig); k++)
-        if (d->waited_sig[k] == own)
+        if (d->waited_sig[k] == own && (!((d->waited_held >> k) & 1) || !held || dropped_with_d))
             hcq_q_ordered_after(cmd->hq, d->waited_val[k]);
 }
 
@@ -214,7 +222,7 @@ static cl_int record_waits(struct hcqcl_cmd *cmd)
         } else if (d->sig != own) {
             if (hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
                 return CL_OUT_OF_RESOURCES;
-            waited_for(cmd, own, d);
+            waited_for(cmd, own, d, false, false);
         }
     }
     if (!gated)
@@ -223,9 +231,12 @@ static cl_int record_waits(struct hcqcl_cmd *cmd)
     for (size_t i = 0; i < e->ndeps && err == CL_SUCCESS; i++) {
         cl_event d = e->deps[i];
         const bool gates_i = i < 64 ? (gates >> i) & 1 : needs_gate(cmd, d, i < e->nprop, false);
-        if (gates_i && !host_ended(cmd, d) && d->sig != own &&
-            hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
-            err = CL_OUT_OF_RESOURCES;
+        if (gates_i && !host_ended(cmd, d) && d->sig != own) {
+            if (hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
+                err = CL_OUT_OF_RESOURCES;
+            else
+                waited_for(cmd, own, d, true, i < e->nprop);
+        }
     }
     return err;
 }

@@ -1271,11 +1271,13 @@ struct _cl_event {
     /* Completion of the GPU part (channel timeline). */
     const struct hcq_signal *gpu_sig;
     uint64_t gpu_val;
-    /* The first waits for other channels recorded in front of its hold
-     * (run even when it is dropped): its GPU part's end comes after them
-     * (command.c, record_waits). */
+    /* The first waits for other channels it recorded: its GPU part's end
+     * comes after them (command.c, record_waits). Bit k of waited_held:
+     * waited_sig[k] was waited for inside its hold, and so only when it
+     * runs. */
     const struct hcq_signal *waited_sig[2];
     uint64_t waited_val[2];
+    uint8_t waited_held;
     struct hcqcl_slot *start, *end, *own;
     uint64_t start_val, end_val, own_val;
     /* A gated command's hold on its channel (hcq_q_hold): its GPU part

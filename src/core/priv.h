@@ -341,6 +341,10 @@ struct hcq_hold {
      * (UINT64_MAX: none yet). A dropped span's is never released: that
      * acquire is rewritten (queue.c, unwind_span). */
     uint64_t pre_va, pre_val, span_va, span_val, acq_at;
+    /* pending_gp[ustart, uend): what stands in for the span when it is
+     * dropped, submitted only then (queue.c, span_release); empty when
+     * uend == ustart. */
+    unsigned ustart, uend;
     _Atomic int state;
 };
 

@@ -105,6 +105,7 @@ enum { HCQ_HOLD_OPEN, HCQ_HOLD_RUN, HCQ_HOLD_SKIP };
 static inline bool holding(const struct hcq_queue *q) { return q->hold_first != NULL; }
 
 static int close_chunk(struct hcq_queue *q, unsigned spare);
+static int pending_room(struct hcq_queue *q, unsigned n);
 static void pending_drop(struct hcq_queue *q, unsigned at, unsigned n);
 static void update_get(struct hcq_queue *q);
 static int ring_room(struct hcq_queue *q);
@@ -410,28 +411,77 @@ enum rel_kind { REL_HOST, REL_FOLD };
 
 /* Right after a hold's span that a launch ended, with nothing recorded
  * since: that launch's QMD, held and so not read by the GPU yet, releases
- * v itself in place of its `grids` value, so that what waits for v on
- * another queue or the CPU sees it when the grid ends, not after this
- * channel's acquire of that end and the host release behind it. Both
- * stay: they keep what follows the span after its grid, and release v
- * should the span be dropped (unwind_span, which then rewrites the
- * acquire). The host's release writes v again: nothing on the channel
- * releases a later value before that acquire has seen the QMD's. */
-static void span_release(struct hcq_queue *q, uint64_t v)
+ * the command's timeline value v itself in place of its `grids` value, so
+ * that what waits for v on another queue or the CPU sees it when the grid
+ * ends. The span is the last hold (not submitted: settle takes decided
+ * holds off the list before it submits them) and nothing lies after it.
+ * Taken once: returns the QMD's CPU address, NULL when it cannot. */
+static void *span_tail_take(struct hcq_queue *q, struct hcq_hold **out)
 {
     void *cpu = q->span_tail.cpu;
     struct hcq_hold *h = q->span_tail.hold;
     q->span_tail.cpu = NULL;
-    /* Still the last hold (so not submitted: settle takes decided holds
-     * off the list before it submits them), and nothing after its span. */
     if (!cpu || h != q->hold_last || q->pb.head != q->span_tail.pb_head ||
         q->scratch.head != q->span_tail.scratch_head || q->grid_va != h->span_va ||
         q->grid_val != h->span_val)
-        return;
+        return NULL;
+    *out = h;
+    return cpu;
+}
+
+static void span_qmd_release(struct hcq_queue *q, void *cpu, struct hcq_hold *h, uint64_t v)
+{
     nv_qmd_hot_release(q->tail.qmd, &q->dev->qmd_hot, q->timeline->va, v);
     hcq_wc_copy_lines(cpu, q->tail.qmd, q->tail.bytes);
     h->span_va = q->grid_va = q->timeline->va;
     h->span_val = q->grid_val = v;
+}
+
+/* The QMD's release alone ends the command: nothing follows the span on
+ * the channel. A host release after it (behind an acquire of the grid's
+ * end) held the channel group's method stream in front of the other
+ * queues' launches waiting for the same value: a chain of gated commands
+ * across two queues took about twice as long per hop as the same chain
+ * ungated (docs/performance.md, "Chains across queues"). Should the span
+ * be dropped, v must still come, after the grids before the span: that
+ * release (an acquire of the grid before, or a wait for idle, then the
+ * host's release of v) is recorded as GP entries of their own behind the
+ * span, pending_gp[ustart, uend), which settle submits only in place of a
+ * dropped span. What follows waits for v like for any grid's release
+ * (grids_open): either brings it. Not while a thread sleeps on
+ * interrupts (the QMD's release raises none: the caller's host release
+ * does), and not after a grid of the `grids` signal, which a dropped
+ * span before may never release (unwind_span rewrites only acquires it
+ * knows of). Returns false when nothing was recorded. */
+static bool span_alone(struct hcq_queue *q, void *cpu, struct hcq_hold *h, uint64_t *value)
+{
+    if (irq_wanted(q) || (h->grids_open && h->pre_va && h->pre_va != q->timeline->va))
+        return false;
+    /* Room first: nothing may fail once the QMD releases v. The entry,
+     * and two free after it like every other. No submission: the span
+     * must stay last. */
+    if (pending_room(q, 3) || push_reserve(q, HCQ_RELEASE_DW, false))
+        return false;
+    const uint64_t v = ++q->last;
+    span_qmd_release(q, cpu, h, v);
+    h->ustart = q->npending;
+    if (h->grids_open) {
+        if (h->pre_va)
+            hcq_q_push_acquire(q, h->pre_va, h->pre_val);
+        else
+            hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
+    }
+    raise_to(&q->timeline->rec_hi, v);
+    push_host_sem(q, q->timeline->va, v, NV_SEM_EXECUTE_RELEASE_64_TS);
+    (void)close_chunk(q, 2); /* the room was made above */
+    h->uend = q->npending;
+    /* Dropped or not, v comes: nothing recorded later waits for a value
+     * that may not (no acquire to rewrite). */
+    h->span_va = 0;
+    /* The work in front of the next hold ends with v either way. */
+    ends_with_release(q, v, true);
+    *value = v;
+    return true;
 }
 
 static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind kind)
@@ -446,6 +496,13 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
         raise_to(&q->timeline->rec_hi, v);
         ends_with_release(q, v, false);
     } else {
+        struct hcq_hold *sh = NULL;
+        void *span_qmd = kind == REL_FOLD ? span_tail_take(q, &sh) : NULL;
+        if (span_qmd && span_alone(q, span_qmd, sh, &v)) {
+            if (value)
+                *value = v;
+            return 0;
+        }
         int r = push_reserve(q, HCQ_RELEASE_DW, true);
         if (r == -ENOMEM && holding(q)) {
             /* Behind an open hold no room comes back by waiting: the
@@ -461,8 +518,16 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
         if (r)
             return r;
         v = ++q->last;
-        if (kind == REL_FOLD && q->span_tail.cpu)
-            span_release(q, v);
+        /* The QMD releases v, and the host again behind an acquire of
+         * it: that keeps what follows after the grid, brings the
+         * interrupt, and releases v should the span be dropped
+         * (unwind_span then rewrites the acquire). Nothing on the
+         * channel releases a later value before that acquire has seen
+         * the QMD's. The reservation may have submitted: the span must
+         * still be the last. */
+        if (span_qmd && sh == q->hold_last && q->grid_va == sh->span_va &&
+            q->grid_val == sh->span_val)
+            span_qmd_release(q, span_qmd, sh, v);
         push_release(q, q->timeline, v);
         ends_with_release(q, v, true);
     }
@@ -928,6 +993,10 @@ static void pending_drop(struct hcq_queue *q, unsigned at, unsigned n)
             h->start -= n;
         if (h->ended && h->end >= at + n)
             h->end -= n;
+        if (h->uend > h->ustart && h->ustart >= at + n) {
+            h->ustart -= n;
+            h->uend -= n;
+        }
     }
 }
 
@@ -998,6 +1067,9 @@ static int settle(struct hcq_queue *q, bool try)
             if (h->span_va)
                 unwind_span(q, h);
             dropped = true;
+        } else if (h->uend > h->ustart) {
+            /* Run: the span's QMD brings its value (span_alone). */
+            pending_drop(q, h->ustart, h->uend - h->ustart);
         }
         q->hold_first = h->next;
         if (!q->hold_first)

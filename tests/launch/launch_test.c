@@ -509,6 +509,21 @@ static bool acquire_at(struct hcq_queue *hq, uint64_t at, uint64_t *va, uint64_t
     return true;
 }
 
+/* Whether pushbuffer offset at lies in a GP entry of the queue's last
+ * submission. */
+static bool submitted(struct hcq_queue *hq, uint64_t at)
+{
+    const uint64_t va = hq->pb.va + hcq_arena_off(&hq->pb, at);
+    const uint64_t first = hq->seq > 1 ? hq->put_at[(hq->seq - 2) % HCQ_SUBMIT_HISTORY] : 0;
+    for (uint64_t i = first; i < hq->put_at[(hq->seq - 1) % HCQ_SUBMIT_HISTORY]; i++) {
+        const uint64_t e = hq->ring[i % hq->ring_entries];
+        const uint64_t start = nv_gp_entry_va(e);
+        if (va >= start && va < start + 4ull * nv_gp_entry_length(e))
+            return true;
+    }
+    return false;
+}
+
 static bool wfi_at(struct hcq_queue *hq, uint64_t at)
 {
     const uint32_t *p = (const uint32_t *)(hq->pb.cpu + hcq_arena_off(&hq->pb, at));
@@ -547,7 +562,10 @@ static struct hcq_hold *launch_then_span(struct hcq_queue *hq, const struct hcq_
  *   span's last grid releases; the span dropped, that acquire is
  *   rewritten to the grid before the span;
  * - a span followed directly by the command's own release: the span's
- *   last QMD releases that value, and the acquire after it waits for it;
+ *   last QMD releases that value, nothing follows on the channel, and
+ *   the acquire of the grid before and the host's release that stand in
+ *   for a dropped span reach the GPU only then (while a thread sleeps on
+ *   interrupts: the acquire of that value and the host's release);
  * - a grid another wait orders already (hcq_q_ordered_after): no acquire.
  * x += 1 each time: every launch sees the one before's result. */
 static void test_after_grids(void)
@@ -619,12 +637,20 @@ static void test_after_grids(void)
         REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
     }
     /* A span a launch ends, then the command's own release: the span's
-     * last QMD releases that value itself (it is not submitted yet), and
-     * the acquire after the span waits for it, the host releasing it
-     * again behind; dropped, the acquire waits for the grid before the
-     * span instead and the host's release alone brings the value. */
+     * last QMD releases that value itself (it is not submitted yet).
+     * Nothing follows it on the channel: an acquire of the grid before
+     * the span and the host's release of the value lie in GP entries of
+     * their own, submitted only when the span is dropped. While a thread
+     * sleeps on interrupts, the acquire of the QMD's value and the host's
+     * release (with the interrupt) follow the span instead, rewritten to
+     * the grid before should it be dropped. */
     const enum nv_qmd_version qv = nv_qmd_version_for_class(hq->dev->info.compute_class);
-    for (int run = 1; run >= 0; run--) {
+    for (int round = 0; round < 4; round++) {
+        const int run = !(round & 1);
+        const bool sleeper = round >= 2;
+        const bool alone = !(sleeper && atomic_load(&dev->irq_on));
+        if (sleeper)
+            atomic_fetch_add(&dev->irq_want, 1);
         uint64_t pre_va, pre_val;
         struct hcq_hold *h = launch_then_span(hq, k, &l, run, &adds, &pre_va, &pre_val, &at);
         REQUIRE(hcq_q_hold_end(hq, h) == 0);
@@ -637,12 +663,28 @@ static void test_after_grids(void)
         const uint64_t rel_val = nv_qmd_get(qmd, qv, NV_QMD_RELEASE_PAYLOAD_LOWER, 0) |
                                  nv_qmd_get(qmd, qv, NV_QMD_RELEASE_PAYLOAD_UPPER, 0) << 32;
         EXPECT(rel_va == hcq_queue_timeline(hq)->va && rel_val == v);
-        EXPECT(acquire_at(hq, at, &va, &value) && va == hcq_queue_timeline(hq)->va && value == v);
+        EXPECT(hq->grids_open == alone);
+        if (alone) {
+            EXPECT(h->uend == h->ustart + 1);
+            EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
+            EXPECT(hq->grid_va == hcq_queue_timeline(hq)->va && hq->grid_val == v);
+        } else {
+            EXPECT(h->uend == h->ustart);
+            EXPECT(acquire_at(hq, at, &va, &value) && va == hcq_queue_timeline(hq)->va &&
+                   value == v);
+        }
         hcq_q_hold_decide(h, run);
         REQUIRE(hcq_q_submit(hq) == 0);
         if (!run)
             EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
+        /* The stand-in reaches the GPU only for a dropped span. */
+        EXPECT(submitted(hq, at) == (!run || !alone));
         REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+        if (sleeper)
+            atomic_fetch_sub(&dev->irq_want, 1);
+        printf("after grids: span %s, %s: %s\n", run ? "run" : "dropped",
+               sleeper ? "a thread sleeps on interrupts" : "no sleeper",
+               alone ? "the QMD's release alone" : "the host's release behind");
     }
     /* Ordered after the grid by a wait recorded already (another
      * channel's command that waited for its value): no acquire of its

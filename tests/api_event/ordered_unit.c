@@ -1,0 +1,145 @@
+/*
+ * ordered_unit.c — white-box: a gated command whose wait for another
+ * channel's command is ordered after its own channel's last grid already
+ * records no wait of its own for that grid (command.c, waited_for).
+ *
+ * - A chain behind a user event alternating between two queues, each
+ *   fill (a grid: the built-in fill kernel) waiting for the one before:
+ *   from the third on, no span waits for its own channel's timeline. The
+ *   command it waits for waited, inside its own hold, for the value this
+ *   channel's last grid releases.
+ * - Such a wait inside a hold ran only if that command ran. A command
+ *   that depends on it only by order (the in-order queue's previous
+ *   command, on the copy channel) runs even when it is dropped, so it
+ *   keeps the wait for its own grid; one whose wait list names it is
+ *   dropped with it and needs none. Failing the user event shows both:
+ *   the first fill, then the one that runs anyway.
+ * The fills' values show the order the GPU kept.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <stdatomic.h>
+
+#include "api/obj.h"
+#include "core/priv.h"
+#include "check.h"
+#include "unit_setup.h"
+
+enum { N = 1 << 18, CHAIN = 8 }; /* 1 MiB: fills of it are grids */
+
+static cl_mem buffer(cl_context ctx, size_t bytes)
+{
+    cl_int err;
+    cl_mem m = hcqcl_clCreateBuffer(ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    REQUIRE(m, "buffer: %d", err);
+    return m;
+}
+
+static cl_event fill(cl_command_queue q, cl_mem m, size_t bytes, float v, cl_uint nw,
+                     const cl_event *wl)
+{
+    cl_event e = NULL;
+    REQUIRE(hcqcl_clEnqueueFillBuffer(q, m, &v, sizeof(v), 0, bytes, nw, wl, &e) == CL_SUCCESS,
+            "fill");
+    return e;
+}
+
+/* Acquires of the channel's own timeline in the span of e's hold (held
+ * back: the span is still pending, in the pushbuffer). */
+static unsigned own_acquires(cl_event e)
+{
+    struct hcq_queue *hq = e->q->chans[HCQ_ENGINE_COMPUTE][0].hq;
+    const struct hcq_hold *h = e->hold;
+    REQUIRE(hq && h && h->ended && e->gpu_sig == hq->timeline, "a held fill of the queue");
+    const uint64_t va = hq->timeline->va;
+    const uint32_t hdr = nv_mthd_incr(NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 5);
+    unsigned n = 0;
+    for (unsigned i = h->start; i < h->end; i++) {
+        const uint64_t gp = hq->pending_gp[i];
+        const uint32_t *p = (const uint32_t *)(hq->pb.cpu + (nv_gp_entry_va(gp) - hq->pb.va));
+        const uint32_t len = nv_gp_entry_length(gp);
+        for (uint32_t k = 0; k + 5 < len; k++)
+            n += p[k] == hdr && p[k + 1] == (uint32_t)va && p[k + 2] == (uint32_t)(va >> 32) &&
+                 (p[k + 5] & 7u) == NVC86F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ;
+    }
+    return n;
+}
+
+static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
+{
+    cl_int err;
+    cl_mem x = buffer(ctx, N * 4), y = buffer(ctx, N * 4);
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u, ev[CHAIN];
+    REQUIRE(u, "user event: %d", err);
+    for (int i = 0; i < CHAIN; i++) {
+        ev[i] = fill(i & 1 ? b : a, i & 1 ? y : x, N * 4, (float)(i + 1), 1, &prev);
+        EXPECT(atomic_load(&ev[i]->phase) == HCQCL_PH_GATED, "fill %d is not gated", i);
+        prev = ev[i];
+    }
+    for (int i = 0; i < CHAIN; i++) {
+        const unsigned n = own_acquires(ev[i]);
+        /* The first of each queue follows a grid the other queue's
+         * command did not wait for (or none). */
+        if (i >= 2)
+            EXPECT(n == 0, "fill %d waits for its own channel's grid (%u acquires)", i, n);
+    }
+    REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
+    EXPECT(hcqcl_clWaitForEvents(1, &ev[CHAIN - 1]) == CL_SUCCESS, "wait");
+    unit_check_floats(a, x, N, (float)(CHAIN - 1), "x, the chain's last on a");
+    unit_check_floats(b, y, N, (float)CHAIN, "y, the chain's last on b");
+    for (int i = 0; i < CHAIN; i++)
+        hcqcl_clReleaseEvent(ev[i]);
+    hcqcl_clReleaseEvent(u);
+    hcqcl_clReleaseMemObject(x);
+    hcqcl_clReleaseMemObject(y);
+}
+
+/* k0: a fill of x on q's compute channel behind u; d: a small fill on
+ * its copy channel behind u too, after k0 by order (an inside-hold wait
+ * for k0's value); c: a fill of x on the compute channel after d, named
+ * in its wait list (named) or by order only. */
+static void by_order(cl_context ctx, cl_command_queue q, bool named, bool fail)
+{
+    cl_int err;
+    cl_mem x = buffer(ctx, N * 4), small = buffer(ctx, 64);
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(u, "user event: %d", err);
+    cl_event k0 = fill(q, x, N * 4, 1.0f, 0, NULL);
+    REQUIRE(hcqcl_clWaitForEvents(1, &k0) == CL_SUCCESS, "k0");
+    hcqcl_clReleaseEvent(k0);
+    k0 = fill(q, x, N * 4, 2.0f, 1, &u);
+    cl_event d = fill(q, small, 64, 3.0f, 1, &u);
+    REQUIRE(d->gpu_sig != k0->gpu_sig, "the small fill went to the copy channel");
+    EXPECT(atomic_load(&d->phase) == HCQCL_PH_GATED && d->waited_held == 1,
+           "d waited for k0 inside its hold (%#x)", d->waited_held);
+    cl_event c = fill(q, x, N * 4, 4.0f, named ? 1 : 0, named ? &d : NULL);
+    const unsigned n = own_acquires(c);
+    EXPECT(n == (named ? 0u : 1u), "%s: %u acquires of its own channel's grid",
+           named ? "named" : "by order", n);
+    REQUIRE(hcqcl_clSetUserEventStatus(u, fail ? -1 : CL_COMPLETE) == CL_SUCCESS, "set");
+    hcqcl_clWaitForEvents(1, &c); /* fails when c was terminated */
+    /* Failed: k0 and d dropped; c with them when it named d. */
+    const float want = fail ? (named ? 1.0f : 4.0f) : 4.0f;
+    unit_check_floats(q, x, N, want, named ? "x, c named d" : "x, c after d by order");
+    hcqcl_clReleaseEvent(k0);
+    hcqcl_clReleaseEvent(d);
+    hcqcl_clReleaseEvent(c);
+    hcqcl_clReleaseEvent(u);
+    hcqcl_clReleaseMemObject(x);
+    hcqcl_clReleaseMemObject(small);
+}
+
+int main(void)
+{
+    cl_uint n = 0;
+    cl_device_id *devs = unit_devices(&n);
+    cl_context ctx = unit_context(1, devs);
+    cl_command_queue q = unit_queue(ctx, devs[0]), q2 = unit_queue(ctx, devs[0]);
+    chain(ctx, q, q2);
+    for (int named = 0; named < 2; named++)
+        for (int fail = 0; fail < 2; fail++)
+            by_order(ctx, q, named, fail);
+    hcqcl_clReleaseCommandQueue(q);
+    hcqcl_clReleaseCommandQueue(q2);
+    hcqcl_clReleaseContext(ctx);
+    return check_done("api_event_ordered");
+}
