@@ -549,6 +549,21 @@ static struct hcq_hold *launch_then_span(struct hcq_queue *hq, const struct hcq_
     return h;
 }
 
+/* Elements of x (n of them, x[i] = (i & 0xFF) + adds once every launch
+ * recorded so far ran, one after another) that are not, once the queue's
+ * timeline reached v. */
+static unsigned adds_wrong(struct hcq_queue *hq, uint64_t v, const float *x, uint32_t n,
+                           int adds, const char *after)
+{
+    REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+    unsigned bad = 0;
+    for (uint32_t i = 0; i < n; i++)
+        bad += x[i] != (float)(i & 0xFF) + (float)adds;
+    if (bad)
+        printf("after grids: after %s, x[0] = %g, want %d\n", after, (double)x[0], adds);
+    return bad;
+}
+
 /* What follows a grid that is not its dependent waits for that grid's
  * release, not for the engine to go idle (a wait for idle holds the
  * channel group's method stream, and with it every other queue's
@@ -634,7 +649,7 @@ static void test_after_grids(void)
             EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == span_val);
         else
             EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
-        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+        EXPECT(adds_wrong(hq, v, px, N, adds, run ? "a span run" : "a span dropped") == 0);
     }
     /* A span a launch ends, then the command's own release: the span's
      * last QMD releases that value itself (it is not submitted yet).
@@ -679,21 +694,22 @@ static void test_after_grids(void)
             EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
         /* The stand-in reaches the GPU only for a dropped span. */
         EXPECT(submitted(hq, at) == (!run || !alone));
-        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+        EXPECT(adds_wrong(hq, v, px, N, adds, "a span released by its QMD") == 0);
         if (sleeper)
             atomic_fetch_sub(&dev->irq_want, 1);
         printf("after grids: span %s, %s: %s\n", run ? "run" : "dropped",
                sleeper ? "a thread sleeps on interrupts" : "no sleeper",
                alone ? "the QMD's release alone" : "the host's release behind");
     }
-    /* Ordered after the grid by a wait recorded already (another
-     * channel's command that waited for its value): no acquire of its
-     * own. A later value than the one waited for keeps it. */
+    /* Ordered after the grid by a wait recorded already (standing in for
+     * another channel's command that waited for its value: here the wait
+     * itself): no acquire of its own. A wait for an earlier value keeps
+     * it. */
     for (int ordered = 1; ordered >= 0; ordered--) {
         REQUIRE(hcq_q_exec(hq, k, &l) == 0);
         adds++;
         REQUIRE(hcq_q_signal_next(hq, &v) == 0);
-        REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), 0) == 0);
+        REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), ordered ? v : v - 1) == 0);
         hcq_q_ordered_after(hq, ordered ? v : v - 1);
         EXPECT(hq->grids_open == !ordered);
         at = hq->pb.head;
@@ -701,7 +717,7 @@ static void test_after_grids(void)
         adds++;
         EXPECT(acquire_at(hq, at, &va, &value) == !ordered);
         REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
-        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+        EXPECT(adds_wrong(hq, v, px, N, adds, ordered ? "ordered" : "not ordered") == 0);
     }
     /* A queue's first grid in a span, dropped: no grid before it to wait
      * for, and the acquire after it becomes a wait for idle. */
