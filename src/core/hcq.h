@@ -290,6 +290,10 @@ uint64_t hcq_queue_last(const struct hcq_queue *q);
 
 /* GPU waits until *sig >= value (circular compare, 64-bit). */
 int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value);
+/* What is recorded next comes after every grid recorded on the queue so
+ * far: a wait for the last one's release (nothing when none may still
+ * run). */
+int hcq_q_after_own_grids(struct hcq_queue *q);
 /* What is recorded next comes after the queue's own timeline value `value`
  * has been released, through a wait recorded already: one on a command of
  * another channel that itself waited on the GPU for that value. When the

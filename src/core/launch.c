@@ -274,6 +274,20 @@ bool hcq_q_after_grids(struct hcq_queue *q)
     return true;
 }
 
+int hcq_q_after_own_grids(struct hcq_queue *q)
+{
+    if (!q)
+        return -EINVAL;
+    if (!q->grids_open)
+        return 0;
+    int r = hcq_push_reserve(q, HCQ_AFTER_GRIDS_DW);
+    if (r)
+        return r;
+    /* A release not known: the next launch or release waits for idle. */
+    (void)hcq_q_after_grids(q);
+    return 0;
+}
+
 /* Two queues' commands each waiting for the other's last (a chain across
  * them): the wait for the channel's own grid, behind the wait for the
  * other channel, read a value already there after the blocked one came

@@ -14,6 +14,8 @@
  *   keeps the wait for its own grid; one whose wait list names it is
  *   dropped with it and needs none. Failing the user event shows both:
  *   the first fill, then the one that runs anyway.
+ * - An ungated command waiting for another channel's waits for its own
+ *   channel's last grid first.
  * The fills' values show the order the GPU kept.
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -93,6 +95,57 @@ static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
     hcqcl_clReleaseMemObject(y);
 }
 
+/* The acquires recorded on hq's pushbuffer from offset `from` to its
+ * head: up to max of them, their semaphore addresses and values. */
+static unsigned acquires_since(struct hcq_queue *hq, uint64_t from, uint64_t *va,
+                               uint64_t *val, unsigned max)
+{
+    const uint32_t hdr = nv_mthd_incr(NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 5);
+    unsigned n = 0;
+    for (uint64_t at = from; at + 24 <= hq->pb.head && n < max; at += 4) {
+        const uint32_t *p = (const uint32_t *)(hq->pb.cpu + hcq_arena_off(&hq->pb, at));
+        if (p[0] == hdr && (p[5] & 7u) == NVC86F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ) {
+            va[n] = p[1] | (uint64_t)p[2] << 32;
+            val[n] = p[3] | (uint64_t)p[4] << 32;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* A command waiting for another channel's waits for its own channel's
+ * last grid first (held back here, behind a user event, so that it is
+ * still open), then for the other channel. */
+static void own_first(cl_context ctx, cl_command_queue q, cl_command_queue q2)
+{
+    cl_int err;
+    cl_mem x = buffer(ctx, N * 4), y = buffer(ctx, N * 4);
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(u, "user event: %d", err);
+    cl_event k0 = fill(q2, y, N * 4, 1.0f, 1, &u);
+    cl_event k1 = fill(q, x, N * 4, 2.0f, 0, NULL);
+    struct hcq_queue *hq = q2->chans[HCQ_ENGINE_COMPUTE][0].hq;
+    const uint64_t from = hq->pb.head;
+    cl_event k2 = fill(q2, y, N * 4, 3.0f, 1, &k1);
+    EXPECT(atomic_load(&k2->phase) != HCQCL_PH_GATED, "k2 is gated");
+    uint64_t va[4], val[4];
+    const unsigned n = acquires_since(hq, from, va, val, 4);
+    EXPECT(n == 2 && va[0] == hq->timeline->va && val[0] == k0->val && va[1] == k1->sig->va &&
+               val[1] == k1->val,
+           "k2's waits: %u, the first for %#llx >= %llu", n, n ? (unsigned long long)va[0] : 0,
+           n ? (unsigned long long)val[0] : 0);
+    REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
+    EXPECT(hcqcl_clWaitForEvents(1, &k2) == CL_SUCCESS, "wait");
+    unit_check_floats(q2, y, N, 3.0f, "y, k0 then k2");
+    unit_check_floats(q, x, N, 2.0f, "x");
+    hcqcl_clReleaseEvent(k0);
+    hcqcl_clReleaseEvent(k1);
+    hcqcl_clReleaseEvent(k2);
+    hcqcl_clReleaseEvent(u);
+    hcqcl_clReleaseMemObject(x);
+    hcqcl_clReleaseMemObject(y);
+}
+
 /* k0: a fill of x on q's compute channel behind u; d: a small fill on
  * its copy channel behind u too, after k0 by order (an inside-hold wait
  * for k0's value); c: a fill of x on the compute channel after d, named
@@ -135,6 +188,7 @@ int main(void)
     cl_context ctx = unit_context(1, devs);
     cl_command_queue q = unit_queue(ctx, devs[0]), q2 = unit_queue(ctx, devs[0]);
     chain(ctx, q, q2);
+    own_first(ctx, q, q2);
     for (int named = 0; named < 2; named++)
         for (int fail = 0; fail < 2; fail++)
             by_order(ctx, q, named, fail);
