@@ -205,8 +205,8 @@ static void waited_for(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_e
  * value the other channel's next command of a chain across two queues
  * waits for, and both go on when it comes. Blocked on the other
  * channel's later value instead, the ungated chain of two queues took
- * 534-566 us on an H100, against 304-320 in five runs of six
- * (docs/performance.md, "Chains across queues").
+ * 420-566 us on H100s, against 304-375 in seven runs of nine (532-535
+ * in the other two; docs/performance.md, "Chains across queues").
  * A gating dependency on another channel of the device is waited for
  * inside the hold: it reaches the GPU only once decided, and the tracker
  * may decide it as soon as that dependency was decided to run, not ended
