@@ -289,9 +289,11 @@ int hcq_q_after_own_grids(struct hcq_queue *q)
 }
 
 /* Two queues' commands each waiting for the other's last (a chain across
- * them): the wait for the channel's own grid, behind the wait for the
- * other channel, read a value already there after the blocked one came
- * back, 3 us on an H100 (docs/performance.md, "Chains across queues"). */
+ * them): the wait for the other channel orders the launch after the
+ * channel's own grid already. In front of a hold a command waits for its
+ * own grids first anyway (hcq_q_after_own_grids); inside one, a gated
+ * chain across two queues then records one wait per command, not two
+ * (docs/performance.md, "Chains across queues"). */
 void hcq_q_ordered_after(struct hcq_queue *q, uint64_t value)
 {
     if (q && q->grids_open && !q->tail.cpu && q->grid_va == q->timeline->va &&
