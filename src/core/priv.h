@@ -342,7 +342,7 @@ struct hcq_hold {
      * acquire is rewritten (queue.c, unwind_span). */
     uint64_t pre_va, pre_val, span_va, span_val, acq_at;
     /* pending_gp[ustart, uend): what stands in for the span when it is
-     * dropped, submitted only then (queue.c, span_release); empty when
+     * dropped, submitted only then (queue.c, span_alone); empty when
      * uend == ustart. */
     unsigned ustart, uend;
     _Atomic int state;
@@ -467,7 +467,7 @@ struct hcq_queue {
      * written out with the `grids` release, is still in tail.qmd, and
      * nothing was recorded since (pb.head and scratch.head as then). A
      * timeline release right here becomes that QMD's release instead
-     * (queue.c, span_release). cpu NULL: none. */
+     * (queue.c, span_tail_take). cpu NULL: none. */
     struct {
         void *cpu;
         struct hcq_hold *hold;

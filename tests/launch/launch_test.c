@@ -20,6 +20,7 @@
 #include "cubin/cubin.h"
 #include "nv/nv.h"
 #include "check.h"
+#include "rng.h"
 
 
 #define SENTINEL 0x5EED5EEDu
@@ -896,6 +897,123 @@ static void test_limits(void)
     finish();
 }
 
+/* The timeline a thread watches for going back (holds_random). */
+static struct {
+    const struct hcq_signal *sig;
+    _Atomic bool stop;
+    _Atomic unsigned back;
+} watch;
+
+static void *watch_timeline(void *arg)
+{
+    (void)arg;
+    uint64_t prev = 0;
+    while (!atomic_load(&watch.stop)) {
+        const uint64_t v = hcq_signal_value(watch.sig);
+        if (v < prev)
+            atomic_fetch_add(&watch.back, 1);
+        prev = v;
+    }
+    return NULL;
+}
+
+/* Rounds of commands on a queue with a small ring, about two in three of
+ * them behind holds, decided to run or to be dropped in random order
+ * while later ones are recorded: 0-2 launches a command (x += 1 each,
+ * some behind a method), its release folded into the last QMD or from
+ * the host, commits and early submissions between. After each round
+ * every launch that ran is in x exactly once (two grids overlapping, one
+ * dropped that ran or one that ran twice would show), the last value came
+ * (a release nothing brings would hang), and the timeline never went
+ * back. Spans released by their QMD alone (span_alone) are counted. */
+static void test_holds_random(void)
+{
+    enum { N = 1024, CMDS = 40, ROUNDS = 150, MAXH = CMDS };
+    struct hcq_queue *hq;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, 64, HCQ_PB_BYTES, HCQ_SCRATCH_BYTES,
+                                   &hq) == 0);
+    struct hcq_mem *x = buffer(N * 4), *one = buffer(N * 4);
+    float *px = x->cpu, *p1 = one->cpu;
+    for (uint32_t i = 0; i < N; i++) {
+        px[i] = 0.0f;
+        p1[i] = 1.0f;
+    }
+    struct {
+        uint64_t a, b, c;
+        int32_t k, n;
+    } params = {x->va, one->va, x->va, 0, N};
+    const struct hcq_launch l = {.grid = {N / 256, 1, 1}, .block = {256, 1, 1},
+                                 .params = &params, .params_size = sizeof(params)};
+    const struct hcq_kernel *k = kernel("vadd");
+    watch.sig = hcq_queue_timeline(hq);
+    pthread_t watcher;
+    REQUIRE(pthread_create(&watcher, NULL, watch_timeline, NULL) == 0);
+    uint64_t rng = 0x5eed0001;
+    long adds = 0, alone = 0;
+    for (int round = 0; round < ROUNDS; round++) {
+        struct hcq_hold *holds[MAXH];
+        bool run[MAXH], open[MAXH];
+        unsigned nholds = 0;
+        uint64_t v = 0;
+        for (int c = 0; c < CMDS; c++) {
+            const bool gated = test_rand(&rng, 3) != 0, runs = test_rand(&rng, 2);
+            struct hcq_hold *h = NULL;
+            if (gated)
+                REQUIRE(hcq_q_hold(hq, &h) == 0);
+            const uint32_t launches = test_rand(&rng, 3);
+            for (uint32_t i = 0; i < launches; i++) {
+                if (test_rand(&rng, 4) == 0)
+                    REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), 0) == 0);
+                REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+                adds += !gated || runs;
+            }
+            if (gated) {
+                REQUIRE(hcq_q_hold_end(hq, h) == 0);
+                holds[nholds] = h;
+                run[nholds] = runs;
+                open[nholds++] = true;
+            }
+            if (test_rand(&rng, 6) == 0)
+                REQUIRE(hcq_q_release_timeline(hq, &v) == 0);
+            else
+                REQUIRE(hcq_q_signal_next(hq, &v) == 0);
+            alone += gated && h->uend > h->ustart;
+            REQUIRE(hcq_q_commit(hq) >= 0);
+            for (uint32_t d = test_rand(&rng, 4); d > 0 && nholds; d--) {
+                const uint32_t i = test_rand(&rng, nholds);
+                if (open[i])
+                    hcq_q_hold_decide(holds[i], run[i]);
+                open[i] = false;
+            }
+            if (test_rand(&rng, 10) == 0)
+                (void)hcq_q_submit_try(hq);
+        }
+        for (unsigned i = 0; i < nholds; i++)
+            if (open[i])
+                hcq_q_hold_decide(holds[i], run[i]);
+        REQUIRE(hcq_q_submit(hq) == 0);
+        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+        unsigned bad = 0;
+        for (uint32_t i = 0; i < N; i++)
+            bad += px[i] != (float)adds;
+        EXPECT(bad == 0);
+        if (bad) {
+            printf("holds random: round %d: x[0] = %g, want %ld\n", round, (double)px[0], adds);
+            break;
+        }
+    }
+    atomic_store(&watch.stop, true);
+    pthread_join(watcher, NULL);
+    EXPECT(atomic_load(&watch.back) == 0);
+    EXPECT(alone > 0);
+    printf("holds random: %d rounds of %d commands, %ld launches ran, %ld spans released by "
+           "their QMD alone, the timeline went back %u times\n",
+           ROUNDS, CMDS, adds, alone, atomic_load(&watch.back));
+    hcq_queue_destroy(hq);
+    hcq_mem_free(x);
+    hcq_mem_free(one);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "vadd";
@@ -910,6 +1028,7 @@ int main(int argc, char **argv)
         {"copy_fill", test_copy_fill}, {"template", test_template},
         {"release", test_release},     {"after_grids", test_after_grids},
         {"hold", test_hold},           {"hold_state", test_hold_state},
+        {"holds_random", test_holds_random},
     };
     setup();
     int found = 0;
