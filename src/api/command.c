@@ -165,18 +165,10 @@ static cl_int add_dep(struct hcqcl_cmd *cmd, cl_event d, bool fails)
     return CL_SUCCESS;
 }
 
-/* The command now waits on the GPU for d, another channel's command;
- * held: inside its hold. What d waited for on the GPU came before d's
- * end: where that was this channel's timeline, the channel's own grids up
- * to that value need no wait of their own (a chain across two queues,
- * each command waiting for the other's last, which waited for this
- * one's). A wait d recorded inside its own hold ran only if d ran: it
- * counts where this command is dropped when d is (it waits inside its
- * hold for d, whose failure passes on: dropped_with_d), or where d was
- * decided to run before this command was recorded (it has a hold, and
- * does not gate this one: d settled). */
-static void waited_for(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_event d,
-                       bool held, bool dropped_with_d)
+/* The command waited on the GPU for d, another channel's command; held:
+ * inside its hold, where the wait runs only if the command does. Its
+ * event notes the first two such waits, which came before its end. */
+static void note_wait(struct hcqcl_cmd *cmd, cl_event d, bool held)
 {
     cl_event e = cmd->ev;
     for (unsigned k = 0; k < UTIL_ARRAY_SIZE(e->waited_sig); k++)
@@ -185,12 +177,26 @@ static void waited_for(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_e
             e->waited_val[k] = d->val;
             if (held)
                 e->waited_held |= (uint8_t)(1u << k);
-            break;
+            return;
         }
+}
+
+/* Inside its hold, the command waits for d, another channel's command.
+ * What d waited for on the GPU came before d's end: where that was this
+ * channel's timeline, the channel's own grids up to that value need no
+ * wait of their own (a gated chain across two queues, each command
+ * waiting for the other's last, which waited for this one's). A wait d
+ * recorded inside its own hold ran only if d ran: it counts where this
+ * command is dropped when d is (d's failure passes on: dropped_with_d).
+ * In front of a hold the own grids were waited for already
+ * (hcq_q_after_own_grids). */
+static void ordered_by(struct hcqcl_cmd *cmd, const struct hcq_signal *own, cl_event d,
+                       bool dropped_with_d)
+{
     if (d->sig != d->gpu_sig)
         return;
     for (unsigned k = 0; k < UTIL_ARRAY_SIZE(d->waited_sig); k++)
-        if (d->waited_sig[k] == own && (!((d->waited_held >> k) & 1) || !held || dropped_with_d))
+        if (d->waited_sig[k] == own && (!((d->waited_held >> k) & 1) || dropped_with_d))
             hcq_q_ordered_after(cmd->hq, d->waited_val[k]);
 }
 
@@ -232,7 +238,7 @@ static cl_int record_waits(struct hcqcl_cmd *cmd)
                 hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
                 return CL_OUT_OF_RESOURCES;
             own_first = true;
-            waited_for(cmd, own, d, false, false);
+            note_wait(cmd, d, false);
         }
     }
     if (!gated)
@@ -244,8 +250,10 @@ static cl_int record_waits(struct hcqcl_cmd *cmd)
         if (gates_i && !host_ended(cmd, d) && d->sig != own) {
             if (hcq_q_wait(cmd->hq, d->sig, d->val) < 0)
                 err = CL_OUT_OF_RESOURCES;
-            else
-                waited_for(cmd, own, d, true, i < e->nprop);
+            else {
+                note_wait(cmd, d, true);
+                ordered_by(cmd, own, d, i < e->nprop);
+            }
         }
     }
     return err;

@@ -416,14 +416,18 @@ enum rel_kind { REL_HOST, REL_FOLD };
  * ends. The span is the last hold (not submitted: settle takes decided
  * holds off the list before it submits them) and nothing lies after it.
  * Taken once: returns the QMD's CPU address, NULL when it cannot. */
+static bool span_is_last(const struct hcq_queue *q, const struct hcq_hold *h)
+{
+    return h == q->hold_last && q->grid_va == h->span_va && q->grid_val == h->span_val;
+}
+
 static void *span_tail_take(struct hcq_queue *q, struct hcq_hold **out)
 {
     void *cpu = q->span_tail.cpu;
     struct hcq_hold *h = q->span_tail.hold;
     q->span_tail.cpu = NULL;
-    if (!cpu || h != q->hold_last || q->pb.head != q->span_tail.pb_head ||
-        q->scratch.head != q->span_tail.scratch_head || q->grid_va != h->span_va ||
-        q->grid_val != h->span_val)
+    if (!cpu || !span_is_last(q, h) || q->pb.head != q->span_tail.pb_head ||
+        q->scratch.head != q->span_tail.scratch_head)
         return NULL;
     *out = h;
     return cpu;
@@ -525,8 +529,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
          * channel releases a later value before that acquire has seen
          * the QMD's. The reservation may have submitted: the span must
          * still be the last. */
-        if (span_qmd && sh == q->hold_last && q->grid_va == sh->span_va &&
-            q->grid_val == sh->span_val)
+        if (span_qmd && span_is_last(q, sh))
             span_qmd_release(q, span_qmd, sh, v);
         push_release(q, q->timeline, v);
         ends_with_release(q, v, true);
