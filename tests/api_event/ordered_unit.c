@@ -24,6 +24,7 @@
 #include "api/obj.h"
 #include "core/priv.h"
 #include "check.h"
+#include "pb_words.h"
 #include "unit_setup.h"
 
 enum { N = 1 << 18, CHAIN = 8 }; /* 1 MiB: fills of it are grids */
@@ -52,16 +53,14 @@ static unsigned own_acquires(cl_event e)
     struct hcq_queue *hq = e->q->chans[HCQ_ENGINE_COMPUTE][0].hq;
     const struct hcq_hold *h = e->hold;
     REQUIRE(hq && h && h->ended && e->gpu_sig == hq->timeline, "a held fill of the queue");
-    const uint64_t va = hq->timeline->va;
-    const uint32_t hdr = nv_mthd_incr(NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 5);
     unsigned n = 0;
     for (unsigned i = h->start; i < h->end; i++) {
         const uint64_t gp = hq->pending_gp[i];
         const uint32_t *p = (const uint32_t *)(hq->pb.cpu + (nv_gp_entry_va(gp) - hq->pb.va));
         const uint32_t len = nv_gp_entry_length(gp);
+        uint64_t va, value;
         for (uint32_t k = 0; k + 5 < len; k++)
-            n += p[k] == hdr && p[k + 1] == (uint32_t)va && p[k + 2] == (uint32_t)(va >> 32) &&
-                 (p[k + 5] & 7u) == NVC86F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ;
+            n += test_acquire_words(p + k, &va, &value) && va == hq->timeline->va;
     }
     return n;
 }
@@ -100,16 +99,10 @@ static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
 static unsigned acquires_since(struct hcq_queue *hq, uint64_t from, uint64_t *va,
                                uint64_t *val, unsigned max)
 {
-    const uint32_t hdr = nv_mthd_incr(NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, 5);
     unsigned n = 0;
-    for (uint64_t at = from; at + 24 <= hq->pb.head && n < max; at += 4) {
-        const uint32_t *p = (const uint32_t *)(hq->pb.cpu + hcq_arena_off(&hq->pb, at));
-        if (p[0] == hdr && (p[5] & 7u) == NVC86F_SEM_EXECUTE_OPERATION_ACQ_CIRC_GEQ) {
-            va[n] = p[1] | (uint64_t)p[2] << 32;
-            val[n] = p[3] | (uint64_t)p[4] << 32;
-            n++;
-        }
-    }
+    for (uint64_t at = from; at + 24 <= hq->pb.head && n < max; at += 4)
+        n += test_acquire_words((const uint32_t *)(hq->pb.cpu + hcq_arena_off(&hq->pb, at)),
+                                &va[n], &val[n]);
     return n;
 }
 
