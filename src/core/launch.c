@@ -249,8 +249,11 @@ void hcq_q_tail_release(struct hcq_queue *q, uint64_t value)
     q->grid_val = value;
 }
 
-bool hcq_q_after_grids(struct hcq_queue *q)
+/* hcq_q_after_grids, telling which release it waits for when it records
+ * an acquire (*va 0: none). */
+static bool after_grids(struct hcq_queue *q, uint64_t *va, uint64_t *val)
 {
+    *va = 0;
     if (!q->grids_open)
         return true;
     if (q->tail.cpu)
@@ -270,8 +273,16 @@ bool hcq_q_after_grids(struct hcq_queue *q)
             h->acq_at = q->pb.head;
     }
     hcq_q_push_acquire(q, q->grid_va, q->grid_val);
+    *va = q->grid_va;
+    *val = q->grid_val;
     q->grids_open = false;
     return true;
+}
+
+bool hcq_q_after_grids(struct hcq_queue *q)
+{
+    uint64_t va, val;
+    return after_grids(q, &va, &val);
 }
 
 int hcq_q_after_own_grids(struct hcq_queue *q)
@@ -439,14 +450,27 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
         return rc;
     /* After the channel's grids: a wait for the last one's release, or
      * for idle when that release is not known (hcq_q_after_grids). */
+    struct hcq_hold *span = q->hold_last;
+    if (span && (span->ended || span->span_pb != q->pb.head))
+        span = NULL; /* not the first thing in an open hold's span */
+    uint64_t acq_va = 0, acq_val = 0;
     const bool wait_idle = q->grids_open;
-    if (wait_idle && !hcq_q_after_grids(q))
+    if (wait_idle && !after_grids(q, &acq_va, &acq_val))
         hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
                NV_INVALIDATE_SHADER_CACHES_CONSTANT);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B,
                NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);
+    if (span && acq_va && q->chain) {
+        /* The span so far is a wait for the last grid and this launch:
+         * should the span before end with that grid and both be decided
+         * together, its QMD may schedule this one (queue.c, span_link). */
+        span->first_qmd = va + qmd_off;
+        span->first_va = acq_va;
+        span->first_val = acq_val;
+        span->first_pb = q->pb.head;
+    }
     CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx%s", k->name,
              l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],
              shared_bytes, (unsigned long long)(va + qmd_off), wait_idle ? " (after the grids before)" : "");

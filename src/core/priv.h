@@ -345,6 +345,21 @@ struct hcq_hold {
      * dropped, submitted only then (queue.c, span_alone); empty when
      * uend == ustart. */
     unsigned ustart, uend;
+    /* Launch chains across spans (queue.c, span_link). span_pb: pb.head
+     * where the span starts. first_qmd: the GPU address of the span's
+     * first launch's QMD where the span holds nothing else but the wait
+     * for the channel's last grid in front of it, an acquire of
+     * (first_va, first_val), and the launch's methods, which end at
+     * first_pb (0: not so). last: the span's last QMD as span_alone
+     * released its command's value with it, its words and where they
+     * lie (cpu NULL: not so). */
+    uint64_t span_pb, first_qmd, first_va, first_val, first_pb;
+    struct {
+        void *cpu;
+        uint32_t bytes;
+        uint64_t val;
+        uint32_t qmd[96];
+    } last;
     _Atomic int state;
 };
 
@@ -474,6 +489,7 @@ struct hcq_queue {
         uint64_t pb_head, scratch_head;
     } span_tail;
     bool chain;      /* HCQCL_LAUNCH_CHAIN: launches may chain */
+    uint64_t spans_linked; /* span_link's count (tests read it) */
     bool grids_open; /* grids recorded since the last wait for them to end */
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
 };

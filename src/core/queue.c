@@ -468,6 +468,11 @@ static bool span_alone(struct hcq_queue *q, void *cpu, struct hcq_hold *h, uint6
         return false;
     const uint64_t v = ++q->last;
     span_qmd_release(q, cpu, h, v);
+    _Static_assert(sizeof(h->last.qmd) == sizeof(q->tail.qmd), "a hold keeps a whole QMD");
+    memcpy(h->last.qmd, q->tail.qmd, q->tail.bytes);
+    h->last.cpu = cpu;
+    h->last.bytes = q->tail.bytes;
+    h->last.val = v;
     h->ustart = q->npending;
     if (h->grids_open) {
         if (h->pre_va)
@@ -1055,30 +1060,61 @@ static void unwind_span(struct hcq_queue *q, struct hcq_hold *h)
     }
 }
 
+/* Spans p and n, one right behind the other and decided to run in the
+ * same pass (neither submitted, so the GPU has read neither's QMDs): where
+ * n's first launch waits for nothing but p's last grid, whose QMD
+ * releases p's command's value (span_alone), that QMD schedules n's first
+ * launch when its grid ends, a dependent as in a launch chain (launch.c),
+ * and n's methods, the acquire and the launch, are not submitted. A gated
+ * chain on one queue then runs at the pace of an ungated one, where each
+ * span's launch waited in a blocked acquire for the grid before
+ * (docs/performance.md, "Chains across queues"). */
+static bool span_link(struct hcq_queue *q, struct hcq_hold *p, struct hcq_hold *n)
+{
+    if (!p || !p->last.cpu || !n->first_qmd || n->start != p->end ||
+        n->first_va != q->timeline->va || n->first_val != p->last.val)
+        return false;
+    nv_qmd_hot_dependent(p->last.qmd, &q->dev->qmd_hot, n->first_qmd);
+    hcq_wc_copy_lines(p->last.cpu, p->last.qmd, p->last.bytes);
+    pending_drop(q, n->start, n->end - n->start);
+    q->spans_linked++;
+    return true;
+}
+
 /* Apply the decided holds in order, then submit up to the first open one,
  * or everything when none is left. */
 static int settle(struct hcq_queue *q, bool try)
 {
-    struct hcq_hold *h;
+    struct hcq_hold *h, *prev = NULL; /* the span run before h, kept for span_link */
     bool dropped = false;
     while ((h = q->hold_first)) {
         const int st = atomic_load_explicit(&h->state, memory_order_acquire);
-        if (st == HCQ_HOLD_OPEN || !h->ended)
+        if (st == HCQ_HOLD_OPEN || !h->ended) {
+            free(prev);
             return submit_before(q, h, try);
+        }
         if (st == HCQ_HOLD_SKIP) {
             pending_drop(q, h->start, h->end - h->start);
             if (h->span_va)
                 unwind_span(q, h);
             dropped = true;
-        } else if (h->uend > h->ustart) {
+        } else {
+            (void)span_link(q, prev, h);
             /* Run: the span's QMD brings its value (span_alone). */
-            pending_drop(q, h->ustart, h->uend - h->ustart);
+            if (h->uend > h->ustart)
+                pending_drop(q, h->ustart, h->uend - h->ustart);
         }
         q->hold_first = h->next;
         if (!q->hold_first)
             q->hold_last = NULL;
-        free(h);
+        free(prev);
+        prev = NULL;
+        if (st == HCQ_HOLD_RUN)
+            prev = h;
+        else
+            free(h);
     }
+    free(prev);
     if (dropped && nothing_new(q)) {
         /* All that was left is dropped: the arenas' bytes since the last
          * submission come back with it (a submission of nothing, retired
@@ -1136,6 +1172,7 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
     h->pre_va = q->grid_va;
     h->pre_val = q->grid_val;
     h->acq_at = UINT64_MAX;
+    h->span_pb = q->pb.head;
     q->last_bank.seq = UINT64_MAX;
     atomic_store_explicit(&h->state, HCQ_HOLD_OPEN, memory_order_relaxed);
     if (q->hold_last)
@@ -1163,6 +1200,8 @@ int hcq_q_hold_end(struct hcq_queue *q, struct hcq_hold *h)
         h->span_va = q->grid_va;
         h->span_val = q->grid_val;
     }
+    if (h->first_qmd && q->pb.head != h->first_pb)
+        h->first_qmd = 0; /* more than its first launch */
     int r = close_chunk(q, 1); /* the room arena_room and hcq_q_hold kept */
     if (r)
         return r;

@@ -16,6 +16,9 @@
  *   the first fill, then the one that runs anyway.
  * - An ungated command waiting for another channel's waits for its own
  *   channel's last grid first.
+ * - The same gated chain on one queue: each span waits for the grid of
+ *   the one before, and set at once they are decided in one pass, so
+ *   each later span's launch is scheduled by the QMD before (span_link).
  * The fills' values show the order the GPU kept.
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -92,6 +95,32 @@ static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
     hcqcl_clReleaseEvent(u);
     hcqcl_clReleaseMemObject(x);
     hcqcl_clReleaseMemObject(y);
+}
+
+static void one_queue(cl_context ctx, cl_command_queue q)
+{
+    cl_int err;
+    cl_mem x = buffer(ctx, N * 4);
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u, ev[CHAIN];
+    REQUIRE(u, "user event: %d", err);
+    for (int i = 0; i < CHAIN; i++) {
+        ev[i] = fill(q, x, N * 4, (float)(i + 1), 1, &prev);
+        prev = ev[i];
+    }
+    struct hcq_queue *hq = q->chans[HCQ_ENGINE_COMPUTE][0].hq;
+    for (int i = 1; i < CHAIN; i++)
+        EXPECT(own_acquires(ev[i]) == 1 && ev[i]->hold->first_qmd,
+               "fill %d: one wait for the grid before, then its launch", i);
+    const uint64_t links = hq->spans_linked;
+    REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
+    EXPECT(hcqcl_clWaitForEvents(1, &ev[CHAIN - 1]) == CL_SUCCESS, "wait");
+    EXPECT(hq->spans_linked - links == CHAIN - 1, "%llu spans linked, want %d",
+           (unsigned long long)(hq->spans_linked - links), CHAIN - 1);
+    unit_check_floats(q, x, N, (float)CHAIN, "x, the chain's last");
+    for (int i = 0; i < CHAIN; i++)
+        hcqcl_clReleaseEvent(ev[i]);
+    hcqcl_clReleaseEvent(u);
+    hcqcl_clReleaseMemObject(x);
 }
 
 /* The acquires recorded on hq's pushbuffer from offset `from` to its
@@ -181,6 +210,7 @@ int main(void)
     cl_context ctx = unit_context(1, devs);
     cl_command_queue q = unit_queue(ctx, devs[0]), q2 = unit_queue(ctx, devs[0]);
     chain(ctx, q, q2);
+    one_queue(ctx, q);
     own_first(ctx, q, q2);
     for (int named = 0; named < 2; named++)
         for (int fail = 0; fail < 2; fail++)

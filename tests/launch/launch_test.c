@@ -743,6 +743,84 @@ static void test_after_grids(void)
     hcq_mem_free(one);
 }
 
+/* Gated commands of one launch each, every span's launch waiting for the
+ * grid of the span before: spans decided to run in the same pass are
+ * linked (span_link), the earlier one's QMD scheduling the later one's
+ * launch, whose acquire and launch methods are not submitted. Decided
+ * one pass at a time, each span goes to the GPU whole; a span dropped
+ * between two breaks the link there (its stand-in releases the value the
+ * next one waits for). x += 1 per launch that ran, in order. */
+static void test_span_link(void)
+{
+    enum { N = 1 << 16, L = 6 };
+    struct hcq_queue *hq;
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
+                                   HCQ_SCRATCH_BYTES, &hq) == 0);
+    struct hcq_mem *x = buffer(N * 4), *one = buffer(N * 4);
+    float *px = x->cpu, *p1 = one->cpu;
+    for (uint32_t i = 0; i < N; i++) {
+        px[i] = (float)(i & 0xFF);
+        p1[i] = 1.0f;
+    }
+    struct {
+        uint64_t a, b, c;
+        int32_t k, n;
+    } params = {x->va, one->va, x->va, 0, N};
+    struct hcq_launch l = {.grid = {N / 256, 1, 1}, .block = {256, 1, 1}, .params = &params,
+                           .params_size = sizeof(params)};
+    const struct hcq_kernel *k = kernel("vadd");
+    int adds = 0;
+    uint64_t v = 0;
+    REQUIRE(hcq_q_exec(hq, k, &l) == 0); /* a grid for the first span to wait for */
+    adds++;
+    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+    static const char *const names[] = {"decided together", "decided one by one",
+                                        "the third dropped"};
+    for (int mode = 0; mode < 3; mode++) {
+        const bool alone = !atomic_load(&dev->irq_want) || !atomic_load(&dev->irq_on);
+        struct hcq_hold *h[L];
+        uint64_t at[L];
+        const uint64_t links = hq->spans_linked;
+        for (int i = 0; i < L; i++) {
+            REQUIRE(hcq_q_hold(hq, &h[i]) == 0);
+            at[i] = hq->pb.head;
+            REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+            REQUIRE(hcq_q_hold_end(hq, h[i]) == 0);
+            REQUIRE(hcq_q_signal_next(hq, &v) == 0);
+            /* The first waits for no grid once the CPU saw the last end. */
+            EXPECT(i == 0 || h[i]->first_qmd != 0);
+            EXPECT(!alone || h[i]->last.cpu != NULL);
+            EXPECT_EQ(hcq_q_commit(hq), 1);
+        }
+        for (int i = 0; i < L; i++) {
+            const bool runs = !(mode == 2 && i == 2);
+            adds += runs;
+            hcq_q_hold_decide(h[i], runs);
+            if (mode == 1) {
+                REQUIRE(hcq_q_submit(hq) == 0);
+                EXPECT(submitted(hq, at[i]));
+            }
+        }
+        if (mode != 1) {
+            REQUIRE(hcq_q_submit(hq) == 0);
+            for (int i = 0; i < L; i++) {
+                /* Linked: every span but the first, and the one after the
+                 * dropped one; the dropped one is not submitted either. */
+                const bool whole = i == 0 || (mode == 2 && i == 3);
+                EXPECT(!alone || submitted(hq, at[i]) == whole);
+            }
+        }
+        const uint64_t linked = hq->spans_linked - links;
+        EXPECT(!alone || linked == (mode == 0 ? L - 1 : mode == 1 ? 0 : L - 3));
+        EXPECT(adds_wrong(hq, v, px, N, adds, names[mode]) == 0);
+        printf("span link: %s: %llu of %d spans linked to the one before\n", names[mode],
+               (unsigned long long)linked, L);
+    }
+    hcq_queue_destroy(hq);
+    hcq_mem_free(x);
+    hcq_mem_free(one);
+}
+
 /* The same launch again and again (x += 1 in place, identical
  * arguments): each must see the one before's result, and after the
  * first of a submission they share its bank 0 instead of writing their
@@ -999,9 +1077,12 @@ static void test_holds_random(void)
     pthread_join(watcher, NULL);
     EXPECT(atomic_load(&watch.back) == 0);
     EXPECT(alone > 0);
+    EXPECT(hq->spans_linked > 0);
     printf("holds random: %d rounds of %d commands, %ld launches ran, %ld spans released by "
-           "their QMD alone, the timeline went back %u times\n",
-           ROUNDS, CMDS, adds, alone, atomic_load(&watch.back));
+           "their QMD alone, %llu linked to the span before, the timeline went back %u "
+           "times\n",
+           ROUNDS, CMDS, adds, alone, (unsigned long long)hq->spans_linked,
+           atomic_load(&watch.back));
     hcq_queue_destroy(hq);
     hcq_mem_free(x);
     hcq_mem_free(one);
@@ -1021,7 +1102,7 @@ int main(int argc, char **argv)
         {"copy_fill", test_copy_fill}, {"template", test_template},
         {"release", test_release},     {"after_grids", test_after_grids},
         {"hold", test_hold},           {"hold_state", test_hold_state},
-        {"holds_random", test_holds_random},
+        {"holds_random", test_holds_random}, {"span_link", test_span_link},
     };
     setup();
     int found = 0;
