@@ -546,6 +546,50 @@ static struct hcq_hold *launch_then_span(struct hcq_queue *hq, const struct hcq_
     return h;
 }
 
+/* x += 1 per launch (vadd of x and a buffer of ones into x itself), on a
+ * compute queue of its own with a ring of ring_entries: x[i] starts at
+ * (i & 0xFF) (ramp) or 0. */
+struct adds {
+    struct hcq_queue *hq;
+    struct hcq_mem *x, *one;
+    float *px;
+    struct {
+        uint64_t a, b, c;
+        int32_t k, n;
+    } params;
+    struct hcq_launch l;
+    const struct hcq_kernel *k;
+};
+
+static void adds_init(struct adds *s, uint32_t n, uint32_t ring_entries, bool ramp)
+{
+    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, ring_entries, HCQ_PB_BYTES,
+                                   HCQ_SCRATCH_BYTES, &s->hq) == 0);
+    s->x = buffer(n * 4);
+    s->one = buffer(n * 4);
+    s->px = s->x->cpu;
+    float *p1 = s->one->cpu;
+    for (uint32_t i = 0; i < n; i++) {
+        s->px[i] = ramp ? (float)(i & 0xFF) : 0.0f;
+        p1[i] = 1.0f;
+    }
+    s->params.a = s->x->va;
+    s->params.b = s->one->va;
+    s->params.c = s->x->va;
+    s->params.k = 0;
+    s->params.n = (int32_t)n;
+    s->l = (struct hcq_launch){.grid = {n / 256, 1, 1}, .block = {256, 1, 1},
+                               .params = &s->params, .params_size = sizeof(s->params)};
+    s->k = kernel("vadd");
+}
+
+static void adds_fini(struct adds *s)
+{
+    hcq_queue_destroy(s->hq);
+    hcq_mem_free(s->x);
+    hcq_mem_free(s->one);
+}
+
 /* Elements of x (n of them, x[i] = (i & 0xFF) + adds once every launch
  * recorded so far ran, one after another) that are not, once the queue's
  * timeline reached v. */
@@ -583,70 +627,57 @@ static unsigned adds_wrong(struct hcq_queue *hq, uint64_t v, const float *x, uin
 static void test_after_grids(void)
 {
     enum { N = 1 << 16 };
-    struct hcq_queue *hq;
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
-                                   HCQ_SCRATCH_BYTES, &hq) == 0);
-    struct hcq_mem *x = buffer(N * 4), *one = buffer(N * 4);
-    float *px = x->cpu, *p1 = one->cpu;
-    for (uint32_t i = 0; i < N; i++) {
-        px[i] = (float)(i & 0xFF);
-        p1[i] = 1.0f;
-    }
-    struct {
-        uint64_t a, b, c;
-        int32_t k, n;
-    } params = {x->va, one->va, x->va, 0, N};
-    struct hcq_launch l = {.grid = {N / 256, 1, 1}, .block = {256, 1, 1}, .params = &params,
-                           .params_size = sizeof(params)};
-    const struct hcq_kernel *k = kernel("vadd");
+    struct adds s;
+    adds_init(&s, N, HCQ_RING_ENTRIES, true);
     int adds = 0;
     uint64_t va, value;
 
     /* A launch, a method (an acquire of a value already there), a launch. */
-    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
     adds++;
-    REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), 0) == 0);
-    EXPECT(hq->grid_va == hq->grids->va && hq->grid_val == hq->grids_last);
-    uint64_t at = hq->pb.head;
-    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    REQUIRE(hcq_q_wait(s.hq, hcq_queue_timeline(s.hq), 0) == 0);
+    EXPECT(s.hq->grid_va == s.hq->grids->va && s.hq->grid_val == s.hq->grids_last);
+    uint64_t at = s.hq->pb.head;
+    REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
     adds++;
-    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == hq->grids_last);
+    EXPECT(acquire_at(s.hq, at, &va, &value) && va == s.hq->grids->va && value == s.hq->grids_last);
     uint64_t v;
-    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+    REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
 
     /* The next submission's head. */
-    at = hq->pb.head;
-    REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+    at = s.hq->pb.head;
+    REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
     adds++;
-    EXPECT(acquire_at(hq, at, &va, &value) && va == hcq_queue_timeline(hq)->va && value == v);
+    EXPECT(acquire_at(s.hq, at, &va, &value) && va == hcq_queue_timeline(s.hq)->va && value == v);
 
     /* A host release right after the launch: the acquire, then the
      * release. */
-    at = hq->pb.head;
-    REQUIRE(hcq_q_release_timeline(hq, &v) == 0);
-    EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == hq->grids_last);
-    EXPECT(!hq->grids_open);
-    REQUIRE(hcq_q_submit(hq) == 0);
+    at = s.hq->pb.head;
+    REQUIRE(hcq_q_release_timeline(s.hq, &v) == 0);
+    EXPECT(acquire_at(s.hq, at, &va, &value) && va == s.hq->grids->va && value == s.hq->grids_last);
+    EXPECT(!s.hq->grids_open);
+    REQUIRE(hcq_q_submit(s.hq) == 0);
 
     /* A span with a grid, run, then one dropped. */
     for (int run = 1; run >= 0; run--) {
         uint64_t pre_va, pre_val;
-        struct hcq_hold *h = launch_then_span(hq, k, &l, run, &adds, &pre_va, &pre_val, &at);
-        EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
-        REQUIRE(hcq_q_hold_end(hq, h) == 0);
-        EXPECT(hq->grid_va == hq->grids->va && hq->grid_val == hq->grids_last && hq->grids_open);
-        const uint64_t span_val = hq->grids_last;
-        at = hq->pb.head;
-        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        struct hcq_hold *h = launch_then_span(s.hq, s.k, &s.l, run, &adds, &pre_va, &pre_val, &at);
+        EXPECT(acquire_at(s.hq, at, &va, &value) && va == pre_va && value == pre_val);
+        REQUIRE(hcq_q_hold_end(s.hq, h) == 0);
+        EXPECT(s.hq->grid_va == s.hq->grids->va && s.hq->grid_val == s.hq->grids_last &&
+               s.hq->grids_open);
+        const uint64_t span_val = s.hq->grids_last;
+        at = s.hq->pb.head;
+        REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
         adds++;
-        EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == span_val);
+        EXPECT(acquire_at(s.hq, at, &va, &value) && va == s.hq->grids->va && value == span_val);
         hcq_q_hold_decide(h, run);
-        REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+        REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
         if (run)
-            EXPECT(acquire_at(hq, at, &va, &value) && va == hq->grids->va && value == span_val);
+            EXPECT(acquire_at(s.hq, at, &va, &value) && va == s.hq->grids->va && value == span_val);
         else
-            EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
-        EXPECT(adds_wrong(hq, v, px, N, adds, run ? "a span run" : "a span dropped") == 0);
+            EXPECT(acquire_at(s.hq, at, &va, &value) && va == pre_va && value == pre_val);
+        EXPECT(adds_wrong(s.hq, v, s.px, N, adds, run ? "a span run" : "a span dropped") == 0);
     }
     /* A span a launch ends, then the command's own release: the span's
      * last QMD releases that value itself (it is not submitted yet).
@@ -656,7 +687,7 @@ static void test_after_grids(void)
      * sleeps on interrupts, the acquire of the QMD's value and the host's
      * release (with the interrupt) follow the span instead, rewritten to
      * the grid before should it be dropped. */
-    const enum nv_qmd_version qv = nv_qmd_version_for_class(hq->dev->info.compute_class);
+    const enum nv_qmd_version qv = nv_qmd_version_for_class(s.hq->dev->info.compute_class);
     for (int round = 0; round < 4; round++) {
         const int run = !(round & 1);
         const bool sleeper = round >= 2;
@@ -664,34 +695,34 @@ static void test_after_grids(void)
         if (sleeper)
             atomic_fetch_add(&dev->irq_want, 1);
         uint64_t pre_va, pre_val;
-        struct hcq_hold *h = launch_then_span(hq, k, &l, run, &adds, &pre_va, &pre_val, &at);
-        REQUIRE(hcq_q_hold_end(hq, h) == 0);
-        const uint32_t *qmd = hq->span_tail.cpu;
+        struct hcq_hold *h = launch_then_span(s.hq, s.k, &s.l, run, &adds, &pre_va, &pre_val, &at);
+        REQUIRE(hcq_q_hold_end(s.hq, h) == 0);
+        const uint32_t *qmd = s.hq->span_tail.cpu;
         REQUIRE(qmd != NULL);
-        at = hq->pb.head;
-        REQUIRE(hcq_q_signal_next(hq, &v) == 0);
+        at = s.hq->pb.head;
+        REQUIRE(hcq_q_signal_next(s.hq, &v) == 0);
         const uint64_t rel_va = nv_qmd_get(qmd, qv, NV_QMD_RELEASE_ADDRESS_LOWER, 0) |
                                 nv_qmd_get(qmd, qv, NV_QMD_RELEASE_ADDRESS_UPPER, 0) << 32;
         const uint64_t rel_val = nv_qmd_get(qmd, qv, NV_QMD_RELEASE_PAYLOAD_LOWER, 0) |
                                  nv_qmd_get(qmd, qv, NV_QMD_RELEASE_PAYLOAD_UPPER, 0) << 32;
-        EXPECT(rel_va == hcq_queue_timeline(hq)->va && rel_val == v);
-        EXPECT(hq->grids_open == alone);
+        EXPECT(rel_va == hcq_queue_timeline(s.hq)->va && rel_val == v);
+        EXPECT(s.hq->grids_open == alone);
         if (alone) {
             EXPECT(h->uend == h->ustart + 1);
-            EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
-            EXPECT(hq->grid_va == hcq_queue_timeline(hq)->va && hq->grid_val == v);
+            EXPECT(acquire_at(s.hq, at, &va, &value) && va == pre_va && value == pre_val);
+            EXPECT(s.hq->grid_va == hcq_queue_timeline(s.hq)->va && s.hq->grid_val == v);
         } else {
             EXPECT(h->uend == h->ustart);
-            EXPECT(acquire_at(hq, at, &va, &value) && va == hcq_queue_timeline(hq)->va &&
+            EXPECT(acquire_at(s.hq, at, &va, &value) && va == hcq_queue_timeline(s.hq)->va &&
                    value == v);
         }
         hcq_q_hold_decide(h, run);
-        REQUIRE(hcq_q_submit(hq) == 0);
+        REQUIRE(hcq_q_submit(s.hq) == 0);
         if (!run)
-            EXPECT(acquire_at(hq, at, &va, &value) && va == pre_va && value == pre_val);
+            EXPECT(acquire_at(s.hq, at, &va, &value) && va == pre_va && value == pre_val);
         /* The stand-in reaches the GPU only for a dropped span. */
-        EXPECT(submitted(hq, at) == (!run || !alone));
-        EXPECT(adds_wrong(hq, v, px, N, adds, "a span released by its QMD") == 0);
+        EXPECT(submitted(s.hq, at) == (!run || !alone));
+        EXPECT(adds_wrong(s.hq, v, s.px, N, adds, "a span released by its QMD") == 0);
         if (sleeper)
             atomic_fetch_sub(&dev->irq_want, 1);
         printf("after grids: span %s, %s: %s\n", run ? "run" : "dropped",
@@ -703,18 +734,18 @@ static void test_after_grids(void)
      * itself): no acquire of its own. A wait for an earlier value keeps
      * it. */
     for (int ordered = 1; ordered >= 0; ordered--) {
-        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
         adds++;
-        REQUIRE(hcq_q_signal_next(hq, &v) == 0);
-        REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), ordered ? v : v - 1) == 0);
-        hcq_q_ordered_after(hq, ordered ? v : v - 1);
-        EXPECT(hq->grids_open == !ordered);
-        at = hq->pb.head;
-        REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+        REQUIRE(hcq_q_signal_next(s.hq, &v) == 0);
+        REQUIRE(hcq_q_wait(s.hq, hcq_queue_timeline(s.hq), ordered ? v : v - 1) == 0);
+        hcq_q_ordered_after(s.hq, ordered ? v : v - 1);
+        EXPECT(s.hq->grids_open == !ordered);
+        at = s.hq->pb.head;
+        REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
         adds++;
-        EXPECT(acquire_at(hq, at, &va, &value) == !ordered);
-        REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
-        EXPECT(adds_wrong(hq, v, px, N, adds, ordered ? "ordered" : "not ordered") == 0);
+        EXPECT(acquire_at(s.hq, at, &va, &value) == !ordered);
+        REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
+        EXPECT(adds_wrong(s.hq, v, s.px, N, adds, ordered ? "ordered" : "not ordered") == 0);
     }
     /* A queue's first grid in a span, dropped: no grid before it to wait
      * for, and the acquire after it becomes a wait for idle. */
@@ -723,24 +754,22 @@ static void test_after_grids(void)
                                    HCQ_SCRATCH_BYTES, &fresh) == 0);
     struct hcq_hold *h;
     REQUIRE(hcq_q_hold(fresh, &h) == 0);
-    REQUIRE(hcq_q_exec(fresh, k, &l) == 0);
+    REQUIRE(hcq_q_exec(fresh, s.k, &s.l) == 0);
     REQUIRE(hcq_q_hold_end(fresh, h) == 0);
     at = fresh->pb.head;
-    REQUIRE(hcq_q_exec(fresh, k, &l) == 0);
+    REQUIRE(hcq_q_exec(fresh, s.k, &s.l) == 0);
     adds++;
     EXPECT(acquire_at(fresh, at, &va, &value));
     hcq_q_hold_decide(h, false);
     REQUIRE(hcq_q_signal_next(fresh, &v) == 0 && hcq_q_submit(fresh) == 0);
     EXPECT(wfi_at(fresh, at));
-    const unsigned bad = adds_wrong(fresh, v, px, N, adds, "a queue's first grid dropped");
+    const unsigned bad = adds_wrong(fresh, v, s.px, N, adds, "a queue's first grid dropped");
     hcq_queue_destroy(fresh);
     EXPECT(bad == 0);
     printf("after grids: %d launches in order, waits for the grid before by acquire (%u "
            "elements wrong)\n",
            adds, bad);
-    hcq_queue_destroy(hq);
-    hcq_mem_free(x);
-    hcq_mem_free(one);
+    adds_fini(&s);
 }
 
 /* Gated commands of one launch each, every span's launch waiting for the
@@ -753,72 +782,56 @@ static void test_after_grids(void)
 static void test_span_link(void)
 {
     enum { N = 1 << 16, L = 6 };
-    struct hcq_queue *hq;
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, HCQ_RING_ENTRIES, HCQ_PB_BYTES,
-                                   HCQ_SCRATCH_BYTES, &hq) == 0);
-    struct hcq_mem *x = buffer(N * 4), *one = buffer(N * 4);
-    float *px = x->cpu, *p1 = one->cpu;
-    for (uint32_t i = 0; i < N; i++) {
-        px[i] = (float)(i & 0xFF);
-        p1[i] = 1.0f;
-    }
-    struct {
-        uint64_t a, b, c;
-        int32_t k, n;
-    } params = {x->va, one->va, x->va, 0, N};
-    struct hcq_launch l = {.grid = {N / 256, 1, 1}, .block = {256, 1, 1}, .params = &params,
-                           .params_size = sizeof(params)};
-    const struct hcq_kernel *k = kernel("vadd");
+    struct adds s;
+    adds_init(&s, N, HCQ_RING_ENTRIES, true);
     int adds = 0;
     uint64_t v = 0;
-    REQUIRE(hcq_q_exec(hq, k, &l) == 0); /* a grid for the first span to wait for */
+    REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0); /* a grid for the first span to wait for */
     adds++;
-    REQUIRE(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0);
+    REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
     static const char *const names[] = {"decided together", "decided one by one",
                                         "the third dropped"};
     for (int mode = 0; mode < 3; mode++) {
         const bool alone = !atomic_load(&dev->irq_want) || !atomic_load(&dev->irq_on);
         struct hcq_hold *h[L];
         uint64_t at[L];
-        const uint64_t links = hq->spans_linked;
+        const uint64_t links = s.hq->spans_linked;
         for (int i = 0; i < L; i++) {
-            REQUIRE(hcq_q_hold(hq, &h[i]) == 0);
-            at[i] = hq->pb.head;
-            REQUIRE(hcq_q_exec(hq, k, &l) == 0);
-            REQUIRE(hcq_q_hold_end(hq, h[i]) == 0);
-            REQUIRE(hcq_q_signal_next(hq, &v) == 0);
+            REQUIRE(hcq_q_hold(s.hq, &h[i]) == 0);
+            at[i] = s.hq->pb.head;
+            REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
+            REQUIRE(hcq_q_hold_end(s.hq, h[i]) == 0);
+            REQUIRE(hcq_q_signal_next(s.hq, &v) == 0);
             /* The first waits for no grid once the CPU saw the last end. */
             EXPECT(i == 0 || h[i]->first_qmd != 0);
             EXPECT(!alone || h[i]->last.cpu != NULL);
-            EXPECT_EQ(hcq_q_commit(hq), 1);
+            EXPECT_EQ(hcq_q_commit(s.hq), 1);
         }
         for (int i = 0; i < L; i++) {
             const bool runs = !(mode == 2 && i == 2);
             adds += runs;
             hcq_q_hold_decide(h[i], runs);
             if (mode == 1) {
-                REQUIRE(hcq_q_submit(hq) == 0);
-                EXPECT(submitted(hq, at[i]));
+                REQUIRE(hcq_q_submit(s.hq) == 0);
+                EXPECT(submitted(s.hq, at[i]));
             }
         }
         if (mode != 1) {
-            REQUIRE(hcq_q_submit(hq) == 0);
+            REQUIRE(hcq_q_submit(s.hq) == 0);
             for (int i = 0; i < L; i++) {
                 /* Linked: every span but the first, and the one after the
                  * dropped one; the dropped one is not submitted either. */
                 const bool whole = i == 0 || (mode == 2 && i == 3);
-                EXPECT(!alone || submitted(hq, at[i]) == whole);
+                EXPECT(!alone || submitted(s.hq, at[i]) == whole);
             }
         }
-        const uint64_t linked = hq->spans_linked - links;
+        const uint64_t linked = s.hq->spans_linked - links;
         EXPECT(!alone || linked == (mode == 0 ? L - 1 : mode == 1 ? 0 : L - 3));
-        EXPECT(adds_wrong(hq, v, px, N, adds, names[mode]) == 0);
+        EXPECT(adds_wrong(s.hq, v, s.px, N, adds, names[mode]) == 0);
         printf("span link: %s: %llu of %d spans linked to the one before\n", names[mode],
                (unsigned long long)linked, L);
     }
-    hcq_queue_destroy(hq);
-    hcq_mem_free(x);
-    hcq_mem_free(one);
+    adds_fini(&s);
 }
 
 /* The same launch again and again (x += 1 in place, identical
@@ -1000,23 +1013,9 @@ static void *watch_timeline(void *arg)
 static void test_holds_random(void)
 {
     enum { N = 1024, CMDS = 40, ROUNDS = 150, MAXH = CMDS };
-    struct hcq_queue *hq;
-    REQUIRE(hcq_queue_create_sized(dev, HCQ_ENGINE_COMPUTE, 64, HCQ_PB_BYTES, HCQ_SCRATCH_BYTES,
-                                   &hq) == 0);
-    struct hcq_mem *x = buffer(N * 4), *one = buffer(N * 4);
-    float *px = x->cpu, *p1 = one->cpu;
-    for (uint32_t i = 0; i < N; i++) {
-        px[i] = 0.0f;
-        p1[i] = 1.0f;
-    }
-    struct {
-        uint64_t a, b, c;
-        int32_t k, n;
-    } params = {x->va, one->va, x->va, 0, N};
-    const struct hcq_launch l = {.grid = {N / 256, 1, 1}, .block = {256, 1, 1},
-                                 .params = &params, .params_size = sizeof(params)};
-    const struct hcq_kernel *k = kernel("vadd");
-    watch.sig = hcq_queue_timeline(hq);
+    struct adds s;
+    adds_init(&s, N, 64, false);
+    watch.sig = hcq_queue_timeline(s.hq);
     pthread_t watcher;
     REQUIRE(pthread_create(&watcher, NULL, watch_timeline, NULL) == 0);
     uint64_t rng = 0x5eed0001;
@@ -1030,26 +1029,26 @@ static void test_holds_random(void)
             const bool gated = test_rand(&rng, 3) != 0, runs = test_rand(&rng, 2);
             struct hcq_hold *h = NULL;
             if (gated)
-                REQUIRE(hcq_q_hold(hq, &h) == 0);
+                REQUIRE(hcq_q_hold(s.hq, &h) == 0);
             const uint32_t launches = test_rand(&rng, 3);
             for (uint32_t i = 0; i < launches; i++) {
                 if (test_rand(&rng, 4) == 0)
-                    REQUIRE(hcq_q_wait(hq, hcq_queue_timeline(hq), 0) == 0);
-                REQUIRE(hcq_q_exec(hq, k, &l) == 0);
+                    REQUIRE(hcq_q_wait(s.hq, hcq_queue_timeline(s.hq), 0) == 0);
+                REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
                 adds += !gated || runs;
             }
             if (gated) {
-                REQUIRE(hcq_q_hold_end(hq, h) == 0);
+                REQUIRE(hcq_q_hold_end(s.hq, h) == 0);
                 holds[nholds] = h;
                 run[nholds] = runs;
                 open[nholds++] = true;
             }
             if (test_rand(&rng, 6) == 0)
-                REQUIRE(hcq_q_release_timeline(hq, &v) == 0);
+                REQUIRE(hcq_q_release_timeline(s.hq, &v) == 0);
             else
-                REQUIRE(hcq_q_signal_next(hq, &v) == 0);
+                REQUIRE(hcq_q_signal_next(s.hq, &v) == 0);
             alone += gated && h->uend > h->ustart;
-            REQUIRE(hcq_q_commit(hq) >= 0);
+            REQUIRE(hcq_q_commit(s.hq) >= 0);
             for (uint32_t d = test_rand(&rng, 4); d > 0 && nholds; d--) {
                 const uint32_t i = test_rand(&rng, nholds);
                 if (open[i])
@@ -1057,19 +1056,19 @@ static void test_holds_random(void)
                 open[i] = false;
             }
             if (test_rand(&rng, 10) == 0)
-                (void)hcq_q_submit_try(hq);
+                (void)hcq_q_submit_try(s.hq);
         }
         for (unsigned i = 0; i < nholds; i++)
             if (open[i])
                 hcq_q_hold_decide(holds[i], run[i]);
-        REQUIRE(hcq_q_submit(hq) == 0);
-        REQUIRE(hcq_signal_wait(hcq_queue_timeline(hq), v, WAIT_NS) == 0);
+        REQUIRE(hcq_q_submit(s.hq) == 0);
+        REQUIRE(hcq_signal_wait(hcq_queue_timeline(s.hq), v, WAIT_NS) == 0);
         unsigned bad = 0;
         for (uint32_t i = 0; i < N; i++)
-            bad += px[i] != (float)adds;
+            bad += s.px[i] != (float)adds;
         EXPECT(bad == 0);
         if (bad) {
-            printf("holds random: round %d: x[0] = %g, want %ld\n", round, (double)px[0], adds);
+            printf("holds random: round %d: x[0] = %g, want %ld\n", round, (double)s.px[0], adds);
             break;
         }
     }
@@ -1077,15 +1076,13 @@ static void test_holds_random(void)
     pthread_join(watcher, NULL);
     EXPECT(atomic_load(&watch.back) == 0);
     EXPECT(alone > 0);
-    EXPECT(hq->spans_linked > 0);
+    EXPECT(s.hq->spans_linked > 0);
     printf("holds random: %d rounds of %d commands, %ld launches ran, %ld spans released by "
            "their QMD alone, %llu linked to the span before, the timeline went back %u "
            "times\n",
-           ROUNDS, CMDS, adds, alone, (unsigned long long)hq->spans_linked,
+           ROUNDS, CMDS, adds, alone, (unsigned long long)s.hq->spans_linked,
            atomic_load(&watch.back));
-    hcq_queue_destroy(hq);
-    hcq_mem_free(x);
-    hcq_mem_free(one);
+    adds_fini(&s);
 }
 
 int main(int argc, char **argv)
