@@ -665,7 +665,8 @@ cl_int hcqcl_cmd_end(struct hcqcl_cmd *cmd, bool blocking, cl_event *event_out)
     /* The gated GPU part ends here: its END and release always run. */
     if (!err && cmd->gated && hcq_q_hold_end(hq, e->hold) < 0)
         err = CL_OUT_OF_RESOURCES;
-    if (!err && e->end && hcq_q_signal(hq, e->end->sig, e->end_val) < 0)
+    /* Right after a kernel's launch, END is its grid's own end. */
+    if (!err && e->end && hcq_q_signal_grid(hq, e->end->sig, e->end_val) < 0)
         err = CL_OUT_OF_RESOURCES;
     uint64_t v = 0;
     if (!err && hcq_q_signal_next(hq, &v) < 0)

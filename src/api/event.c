@@ -1450,6 +1450,11 @@ cl_int hcqcl_clSetEventCallback(cl_event event, cl_int command_exec_callback_typ
 /* Profiling                                                            */
 /* ------------------------------------------------------------------ */
 
+/* How long a profiling query waits for a kernel's END to land after the
+ * release that completed the event (nanoseconds, not microseconds, on a
+ * GPU): past it the timestamp is read as it is. */
+#define PROFILE_END_WAIT_NS 1000000000ull
+
 /* The event's four times in the host clock, computed once so every
  * query of one event agrees. */
 /* GPU timestamps to the host clock through one correlation pair (g, h),
@@ -1497,9 +1502,15 @@ cl_int hcqcl_clGetEventProfilingInfo(cl_event event, cl_profiling_info param_nam
     HCQCL_CHECK(hcqcl_event_status(event) == CL_COMPLETE, CL_PROFILING_INFO_NOT_AVAILABLE,
                 "event not complete");
     uint64_t g = 0, h = 0;
-    if (!__atomic_load_n(&event->prof_ready, __ATOMIC_RELAXED) &&
-        hcq_device_timer(event->q->hdev, &g, &h) != 0)
-        g = h = 0;
+    if (!__atomic_load_n(&event->prof_ready, __ATOMIC_RELAXED)) {
+        /* A kernel's END comes from its grid's QMD, beside the timeline's
+         * release that completed the event, in no order the host can
+         * count on (hcq_q_signal_grid): its timestamp is read once its
+         * value is in. */
+        (void)hcq_signal_wait(event->end->sig, event->end_val, PROFILE_END_WAIT_NS);
+        if (hcq_device_timer(event->q->hdev, &g, &h) != 0)
+            g = h = 0;
+    }
     pthread_mutex_lock(&T.lock);
     if (!event->prof_ready)
         profile_locked(event, g, h);

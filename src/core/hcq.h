@@ -302,6 +302,11 @@ int hcq_q_after_own_grids(struct hcq_queue *q);
 void hcq_q_ordered_after(struct hcq_queue *q, uint64_t value);
 /* After all previous work completes, release value (+ GPU timestamp). */
 int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value);
+/* The same right after a launch: the launch's QMD releases value, with
+ * the GPU's timestamp, when its grid ends (a second release slot beside
+ * the timeline's, written in no order with it that the host can count
+ * on). Anywhere else, or a second time after one launch: hcq_q_signal. */
+int hcq_q_signal_grid(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value);
 /* Release ++last on the queue's timeline; returns that value in *value.
  * Right after a launch it becomes that QMD's own release (when its grid
  * ends; no interrupt: a thread sleeping on it sleeps in steps) and the

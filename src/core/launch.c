@@ -222,6 +222,7 @@ static void tail_set(struct hcq_queue *q, void *cpu, uint32_t bytes)
     q->tail.cpu = cpu;
     q->tail.bytes = bytes;
     q->tail.released = false;
+    q->tail.released1 = false;
 }
 
 void hcq_q_tail_flush(struct hcq_queue *q)

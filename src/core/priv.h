@@ -477,6 +477,7 @@ struct hcq_queue {
         void *cpu; /* its scratch address; NULL: no QMD pending */
         uint32_t bytes;
         bool released; /* release slot 0 holds a timeline release */
+        bool released1; /* release slot 1 holds another (hcq_q_signal_grid) */
     } tail;
     /* A hold's span just ended by a launch (hcq_q_hold_end): its QMD,
      * written out with the `grids` release, is still in tail.qmd, and

@@ -591,6 +591,23 @@ int hcq_q_signal(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value)
     return 0;
 }
 
+/* A host release after the launch would wait for its grid in a blocked
+ * acquire and stamp the time it woke, about a microsecond after the end
+ * (docs/performance.md, "Profiled kernels"), and would close the launch
+ * to the timeline's release and to the next launch's chain. */
+int hcq_q_signal_grid(struct hcq_queue *q, struct hcq_signal *sig, uint64_t value)
+{
+    if (!q || !sig || sig == q->timeline)
+        return -EINVAL;
+    if (!q->tail.cpu || q->tail.released1 ||
+        nv_qmd_set_release(q->tail.qmd, nv_qmd_version_for_class(q->dev->info.compute_class), 1,
+                           sig->va, value))
+        return hcq_q_signal(q, sig, value);
+    q->tail.released1 = true;
+    raise_to(&sig->rec_hi, value);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Copy engine verbs                                                    */
 /* ------------------------------------------------------------------ */

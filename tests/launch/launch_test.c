@@ -834,6 +834,51 @@ static void test_span_link(void)
     adds_fini(&s);
 }
 
+/* A release right after a launch into another signal (a profiling END):
+ * the launch's QMD releases it from its second slot when the grid ends,
+ * with the GPU's timestamp, and the timeline's release still folds into
+ * the first; nothing is pushed for either. A second such release after
+ * the same launch, or one with no launch pending, is the host's. The QMD
+ * writes both at the grid's end: their timestamps lie within the grid's
+ * end and the host seeing it. */
+static void test_signal_grid(void)
+{
+    enum { N = 1 << 16 };
+    struct adds s;
+    adds_init(&s, N, HCQ_RING_ENTRIES, true);
+    struct hcq_signal *end, *end2;
+    REQUIRE(hcq_signal_alloc(dev, &end) == 0 && hcq_signal_alloc(dev, &end2) == 0);
+    REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
+    const uint64_t at = s.hq->pb.head;
+    EXPECT(hcq_q_signal_grid(s.hq, end, 5) == 0);
+    EXPECT(s.hq->tail.released1 && s.hq->pb.head == at);
+    uint64_t v;
+    REQUIRE(hcq_q_signal_next(s.hq, &v) == 0);
+    EXPECT(s.hq->tail.released && s.hq->pb.head == at);
+    const enum nv_qmd_version qv = nv_qmd_version_for_class(dev->info.compute_class);
+    EXPECT(nv_qmd_get(s.hq->tail.qmd, qv, NV_QMD_RELEASE_ENABLE, 1) == 1 &&
+           nv_qmd_get(s.hq->tail.qmd, qv, NV_QMD_RELEASE_PAYLOAD_LOWER, 1) == 5);
+    EXPECT(hcq_q_signal_grid(s.hq, end2, 9) == 0); /* slot taken: the host's */
+    EXPECT(s.hq->pb.head != at);
+    REQUIRE(hcq_q_submit(s.hq) == 0);
+    EXPECT(adds_wrong(s.hq, v, s.px, N, 1, "a release from the second slot") == 0);
+    EXPECT(hcq_signal_wait(end, 5, WAIT_NS) == 0 && hcq_signal_wait(end2, 9, WAIT_NS) == 0);
+    const uint64_t t_end = hcq_signal_timestamp(end), t_tl = hcq_signal_timestamp(s.hq->timeline);
+    EXPECT(t_end != 0 && t_end <= hcq_signal_timestamp(end2));
+    EXPECT(t_end + 1000000 > t_tl && t_tl + 1000000 > t_end);
+    /* Nothing pending: the host's release. */
+    const uint64_t at2 = s.hq->pb.head;
+    EXPECT(hcq_q_signal_grid(s.hq, end, 6) == 0 && s.hq->pb.head != at2);
+    REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
+    EXPECT(hcq_signal_wait(end, 6, WAIT_NS) == 0);
+    EXPECT(hcq_q_signal_grid(s.hq, s.hq->timeline, 1) == -EINVAL);
+    printf("signal grid: END from the QMD's second slot %llu ns from the timeline's release\n",
+           (unsigned long long)(t_end > t_tl ? t_end - t_tl : t_tl - t_end));
+    hcq_signal_free(end);
+    hcq_signal_free(end2);
+    adds_fini(&s);
+}
+
 /* The same launch again and again (x += 1 in place, identical
  * arguments): each must see the one before's result, and after the
  * first of a submission they share its bank 0 instead of writing their
@@ -1100,6 +1145,7 @@ int main(int argc, char **argv)
         {"release", test_release},     {"after_grids", test_after_grids},
         {"hold", test_hold},           {"hold_state", test_hold_state},
         {"holds_random", test_holds_random}, {"span_link", test_span_link},
+        {"signal_grid", test_signal_grid},
     };
     setup();
     int found = 0;
