@@ -1051,6 +1051,7 @@ static int submit_before(struct hcq_queue *q, struct hcq_hold *h, bool try)
 static void unwind_span(struct hcq_queue *q, struct hcq_hold *h)
 {
     if (h->acq_at != UINT64_MAX) {
+        note_writer(q); /* the deciding thread may not be the recording one */
         volatile uint32_t *p = (volatile uint32_t *)(q->pb.cpu + hcq_arena_off(&q->pb, h->acq_at));
         if (h->pre_va) {
             const uint64_t va = h->pre_va;
@@ -1092,6 +1093,7 @@ static bool span_link(struct hcq_queue *q, struct hcq_hold *p, struct hcq_hold *
         n->first_va != q->timeline->va || n->first_val != p->last.val)
         return false;
     nv_qmd_hot_dependent(p->last.qmd, &q->dev->qmd_hot, n->first_qmd);
+    note_writer(q); /* the deciding thread may not be the recording one */
     hcq_wc_copy_lines(p->last.cpu, p->last.qmd, p->last.bytes);
     pending_drop(q, n->start, n->end - n->start);
     q->spans_linked++;
