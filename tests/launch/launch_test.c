@@ -858,19 +858,25 @@ static void test_signal_grid(void)
     const enum nv_qmd_version qv = nv_qmd_version_for_class(dev->info.compute_class);
     EXPECT(nv_qmd_get(s.hq->tail.qmd, qv, NV_QMD_RELEASE_ENABLE, 1) == 1 &&
            nv_qmd_get(s.hq->tail.qmd, qv, NV_QMD_RELEASE_PAYLOAD_LOWER, 1) == 5);
-    EXPECT(hcq_q_signal_grid(s.hq, end2, 9) == 0); /* slot taken: the host's */
-    EXPECT(s.hq->pb.head != at);
     REQUIRE(hcq_q_submit(s.hq) == 0);
     EXPECT(adds_wrong(s.hq, v, s.px, N, 1, "a release from the second slot") == 0);
-    EXPECT(hcq_signal_wait(end, 5, WAIT_NS) == 0 && hcq_signal_wait(end2, 9, WAIT_NS) == 0);
+    EXPECT(hcq_signal_wait(end, 5, WAIT_NS) == 0);
     const uint64_t t_end = hcq_signal_timestamp(end), t_tl = hcq_signal_timestamp(s.hq->timeline);
-    EXPECT(t_end != 0 && t_end <= hcq_signal_timestamp(end2));
-    EXPECT(t_end + 1000000 > t_tl && t_tl + 1000000 > t_end);
+    EXPECT(t_end != 0 && t_end + 1000000 > t_tl && t_tl + 1000000 > t_end);
+    /* The slot taken: the host's release, after the grid. */
+    REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
+    EXPECT(hcq_q_signal_grid(s.hq, end, 6) == 0);
+    const uint64_t at1 = s.hq->pb.head;
+    EXPECT(hcq_q_signal_grid(s.hq, end2, 9) == 0 && s.hq->pb.head != at1);
+    REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
+    EXPECT(adds_wrong(s.hq, v, s.px, N, 2, "a host release after the second slot") == 0);
+    EXPECT(hcq_signal_wait(end, 6, WAIT_NS) == 0 && hcq_signal_wait(end2, 9, WAIT_NS) == 0);
+    EXPECT(hcq_signal_timestamp(end) <= hcq_signal_timestamp(end2));
     /* Nothing pending: the host's release. */
     const uint64_t at2 = s.hq->pb.head;
-    EXPECT(hcq_q_signal_grid(s.hq, end, 6) == 0 && s.hq->pb.head != at2);
+    EXPECT(hcq_q_signal_grid(s.hq, end, 7) == 0 && s.hq->pb.head != at2);
     REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
-    EXPECT(hcq_signal_wait(end, 6, WAIT_NS) == 0);
+    EXPECT(hcq_signal_wait(end, 7, WAIT_NS) == 0);
     EXPECT(hcq_q_signal_grid(s.hq, s.hq->timeline, 1) == -EINVAL);
     printf("signal grid: END from the QMD's second slot %llu ns from the timeline's release\n",
            (unsigned long long)(t_end > t_tl ? t_end - t_tl : t_tl - t_end));
