@@ -257,6 +257,10 @@ struct emu_chan {
      * only grows), tried first on the next launch. */
     uint64_t kcache_va;
     size_t kcache_idx;
+    /* A launch not run yet (emu_compute.c, "Grids side by side"): the QMD
+     * SEND_PCAS named, on subchannel defer_subch; 0: none. */
+    uint64_t defer_qva;
+    unsigned defer_subch;
     /* Compute-class inline-to-memory cursor. */
     uint64_t i2m_va, i2m_total, i2m_pos;
     uint32_t i2m_line, i2m_pitch;
@@ -301,6 +305,10 @@ void emu_chan_detach(struct emu_chan *c);
 /* Semaphore helpers shared by host, copy and compute (emu_host.c).
  * Writes value (4 or 8 bytes) and, when ts, the PTIMER at +8. */
 bool emu_sem_release(struct emu_chan *c, uint64_t va, uint64_t value, bool is64, bool ts);
+/* Run the launch a channel holds back, if any (emu_compute.c): before a
+ * wait for idle, before a method that needs the grids before it ended,
+ * and when the channel stops for now. false: a channel error. */
+bool emu_compute_flush(struct emu_chan *c);
 
 /* ------------------------------------------------------------------ */
 /* Kernels (emu_kreg.c)                                                 */

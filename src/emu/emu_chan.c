@@ -310,6 +310,7 @@ static void *worker_main(void *arg)
             pthread_mutex_unlock(&gpu->lock);
             bool caught_up;
             progress |= chan_run(c, &caught_up);
+            (void)emu_compute_flush(c); /* stopped for now: what it held back runs */
             pthread_mutex_lock(&gpu->lock);
             c->busy = false;
             if (caught_up && !c->seg_active)

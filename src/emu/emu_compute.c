@@ -132,6 +132,35 @@ static uint64_t qmd_run(struct emu_chan *c, unsigned subch, uint64_t qva)
     return 0;
 }
 
+/* A QMD's grid and the chain of dependents it schedules. */
+static bool run_chain(struct emu_chan *c, unsigned s, uint64_t qva)
+{
+    for (unsigned n = 0; qva; n++) {
+        if (n == EMU_QMD_CHAIN_MAX) {
+            emu_chan_error(c, ROBUST_CHANNEL_GR_EXCEPTION,
+                           "dependent QMD chain longer than %u (a loop?)", EMU_QMD_CHAIN_MAX);
+            return false;
+        }
+        qva = qmd_run(c, s, qva);
+        if (qva == UINT64_MAX)
+            return false;
+    }
+    return true;
+}
+
+/* Grids side by side. Two grids that a channel launches with no wait
+ * between them may run at once on a GPU, in any order [H200: 20 copies
+ * "ran" at 8.8 TB/s between releases folded into their QMDs]. The model
+ * holds each launch back until something needs it ended, and runs a
+ * launch that comes meanwhile first: what orders grids on the GPU (an
+ * acquire of a grid's release, a wait for idle, a release that waits for
+ * idle, a dependent QMD) orders them here too, and a grid that nothing
+ * ordered after the one before is seen to have run ahead of it. The held
+ * launch runs at a wait for idle (host or compute class), a release that
+ * waits for idle, an inline upload or report semaphore of the compute
+ * class, and whenever the channel stops for now (caught up, blocked in an
+ * acquire, or out of its turn). HCQCL_EMU_OVERLAP=off runs each launch as
+ * SEND_PCAS comes. */
 static enum emu_mres pcas2_b(struct emu_chan *c, unsigned s, uint32_t mthd, uint32_t d)
 {
     uint32_t action = NV_FIELD_GET(NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION, d);
@@ -153,24 +182,38 @@ static enum emu_mres pcas2_b(struct emu_chan *c, unsigned s, uint32_t mthd, uint
                        action);
         return EMU_M_ERROR;
     }
-    uint64_t qva = (uint64_t)emu_reg(c, s, NVCBC0_SEND_PCAS_A) << 8;
-    for (unsigned n = 0; qva; n++) {
-        if (n == EMU_QMD_CHAIN_MAX) {
-            emu_chan_error(c, ROBUST_CHANNEL_GR_EXCEPTION,
-                           "dependent QMD chain longer than %u (a loop?)", EMU_QMD_CHAIN_MAX);
-            return EMU_M_ERROR;
-        }
-        qva = qmd_run(c, s, qva);
-        if (qva == UINT64_MAX)
-            return EMU_M_ERROR;
+    const uint64_t qva = (uint64_t)emu_reg(c, s, NVCBC0_SEND_PCAS_A) << 8;
+    if (strcmp(util_env()->emu_overlap, "off") == 0)
+        return run_chain(c, s, qva) ? EMU_M_OK : EMU_M_ERROR;
+    if (!c->defer_qva) {
+        c->defer_qva = qva;
+        c->defer_subch = s;
+        return EMU_M_OK;
     }
-    return EMU_M_OK;
+    /* A second launch with no wait since the one held back: it runs first. */
+    return run_chain(c, s, qva) && emu_compute_flush(c) ? EMU_M_OK : EMU_M_ERROR;
+}
+
+bool emu_compute_flush(struct emu_chan *c)
+{
+    const uint64_t qva = c->defer_qva;
+    if (!qva)
+        return true;
+    c->defer_qva = 0;
+    return atomic_load(&c->error) || run_chain(c, c->defer_subch, qva);
+}
+
+static enum emu_mres wait_idle(struct emu_chan *c, unsigned s, uint32_t mthd, uint32_t d)
+{
+    return emu_compute_flush(c) ? EMU_M_OK : EMU_M_ERROR;
 }
 
 /* Inline-to-memory: LAUNCH_DMA sets up a pitch-linear destination, each
  * LOAD_INLINE_DATA word fills the next 4 bytes. */
 static enum emu_mres i2m_launch(struct emu_chan *c, unsigned s, uint32_t mthd, uint32_t d)
 {
+    if (!emu_compute_flush(c))
+        return EMU_M_ERROR;
     if (NV_FIELD_GET(NVCBC0_LAUNCH_DMA_DST_MEMORY_LAYOUT, d) != 1 ||
         NV_FIELD_GET(NVCBC0_LAUNCH_DMA_COMPLETION_TYPE, d) > 1) {
         emu_chan_error(c, ROBUST_CHANNEL_GR_EXCEPTION,
@@ -201,6 +244,8 @@ static enum emu_mres i2m_data(struct emu_chan *c, unsigned s, uint32_t mthd, uin
 /* Legacy report semaphore: release only. */
 static enum emu_mres report_sem_d(struct emu_chan *c, unsigned s, uint32_t mthd, uint32_t d)
 {
+    if (!emu_compute_flush(c))
+        return EMU_M_ERROR;
     if (NV_FIELD_GET(NVCBC0_SET_REPORT_SEMAPHORE_D_OPERATION, d) != 0) {
         emu_chan_error(c, ROBUST_CHANNEL_GR_EXCEPTION,
                        "SET_REPORT_SEMAPHORE_D 0x%x: only releases are emulated", d);
@@ -217,7 +262,7 @@ static enum emu_mres report_sem_d(struct emu_chan *c, unsigned s, uint32_t mthd,
 
 static const struct emu_mthd compute_mthds[] = {
     {NVCBC0_NO_OPERATION, 1, NULL},
-    {NVCBC0_WAIT_FOR_IDLE, 1, NULL},
+    {NVCBC0_WAIT_FOR_IDLE, 1, wait_idle},
     {NVCBC0_PM_TRIGGER, 1, NULL},
     {NVCBC0_SET_REPORT_SEMAPHORE_PAYLOAD_LOWER, 4, NULL},
     {NVCBC0_LINE_LENGTH_IN, 4, NULL},

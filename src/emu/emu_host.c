@@ -3,8 +3,10 @@
  * (SEM_* and the legacy SEMAPHOREA..D), non-stall interrupts, memory ops,
  * wait-for-idle. Methods below 0x100 reach this class on any subchannel.
  *
- * Everything the model does is complete when the method returns, so WFI,
- * MEM_OP membars and RELEASE_WFI need no work. An acquire that is not
+ * Everything the model does is complete when the method returns but a
+ * compute launch it holds back (emu_compute.c, "Grids side by side"):
+ * WFI and a release with RELEASE_WFI run that first; MEM_OP membars need
+ * no work. An acquire that is not
  * satisfied returns EMU_M_BLOCK: the walker keeps its position and the
  * worker retries on a later round, blocking only this channel.
  */
@@ -70,8 +72,11 @@ static enum emu_mres sem_execute(struct emu_chan *c, unsigned subch, uint32_t mt
     if (is64)
         payload |= (uint64_t)c->host_regs[NVC86F_SEM_PAYLOAD_HI >> 2] << 32;
 
-    if (op == NVC86F_SEM_EXECUTE_OPERATION_RELEASE)
+    if (op == NVC86F_SEM_EXECUTE_OPERATION_RELEASE) {
+        if (NV_FIELD_GET(NVC86F_SEM_EXECUTE_RELEASE_WFI, d) && !emu_compute_flush(c))
+            return EMU_M_ERROR;
         return emu_sem_release(c, va, payload, is64, ts) ? EMU_M_OK : EMU_M_ERROR;
+    }
     if (op > NVC86F_SEM_EXECUTE_OPERATION_REDUCTION) {
         emu_chan_error(c, ROBUST_CHANNEL_PBDMA_ERROR, "SEM_EXECUTE operation %u invalid", op);
         return EMU_M_ERROR;
@@ -141,6 +146,8 @@ static enum emu_mres semaphore_d(struct emu_chan *c, unsigned subch, uint32_t mt
     uint32_t payload = c->host_regs[NVC86F_SEMAPHOREC >> 2];
     uint32_t op = NV_FIELD_GET(NVC86F_SEMAPHORED_OPERATION, d);
     if (op == NVC86F_SEMAPHORED_OPERATION_RELEASE) {
+        if (!emu_compute_flush(c)) /* a legacy release waits for idle */
+            return EMU_M_ERROR;
         bool four = NV_FIELD_GET(NVC86F_SEMAPHORED_RELEASE_SIZE, d);
         if (!four && !emu_sem_release(c, va, 0, true, true)) /* zero the word, stamp */
             return EMU_M_ERROR;
@@ -168,6 +175,11 @@ static enum emu_mres nonstall_intr(struct emu_chan *c, unsigned subch, uint32_t 
     atomic_fetch_add(&c->nonstall_intrs, 1);
     emu_event_post(c->gpu, emu_chan_notifier(c));
     return EMU_M_OK;
+}
+
+static enum emu_mres wfi(struct emu_chan *c, unsigned subch, uint32_t mthd, uint32_t d)
+{
+    return emu_compute_flush(c) ? EMU_M_OK : EMU_M_ERROR;
 }
 
 static enum emu_mres illegal(struct emu_chan *c, unsigned subch, uint32_t mthd, uint32_t d)
@@ -203,7 +215,7 @@ static const struct emu_mthd host_mthds[] = {
     {NVC86F_SET_REFERENCE, 1, set_reference},
     {NVC86F_SEM_ADDR_LO, 4, NULL},
     {NVC86F_SEM_EXECUTE, 1, sem_execute},
-    {NVC86F_WFI, 1, NULL},
+    {NVC86F_WFI, 1, wfi},
     {NVC86F_CRC_CHECK, 1, NULL},
     {NVC86F_YIELD, 1, NULL},
 };

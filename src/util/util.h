@@ -58,6 +58,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \
     X(emu_kernels, "HCQCL_EMU_KERNELS", "", "':'-separated host kernel libraries")         \
     X(emu_unknown, "HCQCL_EMU_UNKNOWN_KERNELS", "fault", "fault | skip: a launch of code no host kernel matches is a channel error or does nothing") \
+    X(emu_overlap, "HCQCL_EMU_OVERLAP", "on", "on | off: an emulated grid launched behind another with no wait between runs first") \
     X(emu_group_shares, "HCQCL_EMU_GROUP_SHARES", "64", "context shares an emulated channel group hands out in its life") \
     X(emu_vram, "HCQCL_EMU_VRAM", "", "emulated GPU memory in bytes (min(RAM/4, 16 GiB))") \
     X(visible_devices, "HCQCL_VISIBLE_DEVICES", "", "comma list of GPU indices or UUIDs") \

@@ -834,6 +834,45 @@ static void test_span_link(void)
     adds_fini(&s);
 }
 
+/* Two grids with no wait between them may run at once, in any order: x =
+ * 1 + 1, then x += 1, with the second launch's wait for the first taken
+ * out (what a missing acquire would record). The emulated device runs a
+ * launch that comes while one is held back first (emu_compute.c, "Grids
+ * side by side"), so the missing wait shows there: x ends at 2, where 3
+ * comes with the wait, as it does everywhere. On a GPU the unordered
+ * pair may land either way: only the ordered one is checked. */
+static void test_overlap(void)
+{
+    enum { N = 1 << 16 };
+    for (int ordered = 1; ordered >= 0; ordered--) {
+        struct adds s;
+        adds_init(&s, N, HCQ_RING_ENTRIES, true);
+        s.hq->chain = false; /* two SEND_PCAS launches, not a dependent */
+        s.params.a = s.one->va; /* x = 1 + 1 */
+        REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
+        if (!ordered)
+            s.hq->grids_open = false; /* the wait left out */
+        s.params.a = s.x->va; /* x += 1 */
+        const uint64_t at = s.hq->pb.head;
+        REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
+        uint64_t va, value; /* no release folded: a wait for idle orders them */
+        EXPECT((acquire_at(s.hq, at, &va, &value) || wfi_at(s.hq, at)) == (bool)ordered);
+        uint64_t v;
+        REQUIRE(hcq_q_signal_next(s.hq, &v) == 0 && hcq_q_submit(s.hq) == 0);
+        REQUIRE(hcq_signal_wait(hcq_queue_timeline(s.hq), v, WAIT_NS) == 0);
+        unsigned threes = 0;
+        for (uint32_t i = 0; i < N; i++)
+            threes += s.px[i] == 3.0f;
+        if (ordered)
+            EXPECT(threes == N);
+        else if (dev->info.emulated)
+            EXPECT(threes == 0);
+        printf("overlap: %s: %u of %d elements saw the first grid's result\n",
+               ordered ? "ordered by a wait" : "no wait between", threes, N);
+        adds_fini(&s);
+    }
+}
+
 /* A release right after a launch into another signal (a profiling END):
  * the launch's QMD releases it from its second slot when the grid ends,
  * with the GPU's timestamp, and the timeline's release still folds into
@@ -1151,7 +1190,7 @@ int main(int argc, char **argv)
         {"release", test_release},     {"after_grids", test_after_grids},
         {"hold", test_hold},           {"hold_state", test_hold_state},
         {"holds_random", test_holds_random}, {"span_link", test_span_link},
-        {"signal_grid", test_signal_grid},
+        {"signal_grid", test_signal_grid}, {"overlap", test_overlap},
     };
     setup();
     int found = 0;
