@@ -529,12 +529,17 @@ static bool wfi_at(struct hcq_queue *hq, uint64_t at)
 
 /* A launch, then a hold whose span is one more launch (counted in *adds
  * when the span is to run): the channel's last grid before the span in
- * *pre_va / *pre_val, the pushbuffer head before the span's launch in *at. */
-static struct hcq_hold *launch_then_span(struct hcq_queue *hq, const struct hcq_kernel *k,
+ * *pre_va / *pre_val, the pushbuffer head before the span's launch in *at.
+ * The first launch waits for gate to reach ++*gv, set once the span's
+ * launch is recorded: the hold submits it, and a grid the CPU has seen
+ * end is not waited for (the span's acquire would be left out). */
+static struct hcq_hold *launch_then_span(struct hcq_queue *hq, struct hcq_signal *gate,
+                                         uint64_t *gv, const struct hcq_kernel *k,
                                          const struct hcq_launch *l, int run, int *adds,
                                          uint64_t *pre_va, uint64_t *pre_val, uint64_t *at)
 {
     struct hcq_hold *h;
+    REQUIRE(hcq_q_wait(hq, gate, ++*gv) == 0);
     REQUIRE(hcq_q_exec(hq, k, l) == 0);
     (*adds)++;
     REQUIRE(hcq_q_hold(hq, &h) == 0);
@@ -543,6 +548,7 @@ static struct hcq_hold *launch_then_span(struct hcq_queue *hq, const struct hcq_
     *at = hq->pb.head;
     REQUIRE(hcq_q_exec(hq, k, l) == 0);
     *adds += run;
+    hcq_signal_set(gate, *gv);
     return h;
 }
 
@@ -630,7 +636,9 @@ static void test_after_grids(void)
     struct adds s;
     adds_init(&s, N, HCQ_RING_ENTRIES, true);
     int adds = 0;
-    uint64_t va, value;
+    uint64_t va, value, gv = 0;
+    struct hcq_signal *gate;
+    REQUIRE(hcq_signal_alloc(dev, &gate) == 0);
 
     /* A launch, a method (an acquire of a value already there), a launch. */
     REQUIRE(hcq_q_exec(s.hq, s.k, &s.l) == 0);
@@ -661,7 +669,8 @@ static void test_after_grids(void)
     /* A span with a grid, run, then one dropped. */
     for (int run = 1; run >= 0; run--) {
         uint64_t pre_va, pre_val;
-        struct hcq_hold *h = launch_then_span(s.hq, s.k, &s.l, run, &adds, &pre_va, &pre_val, &at);
+        struct hcq_hold *h =
+            launch_then_span(s.hq, gate, &gv, s.k, &s.l, run, &adds, &pre_va, &pre_val, &at);
         EXPECT(acquire_at(s.hq, at, &va, &value) && va == pre_va && value == pre_val);
         REQUIRE(hcq_q_hold_end(s.hq, h) == 0);
         EXPECT(s.hq->grid_va == s.hq->grids->va && s.hq->grid_val == s.hq->grids_last &&
@@ -695,7 +704,8 @@ static void test_after_grids(void)
         if (sleeper)
             atomic_fetch_add(&dev->irq_want, 1);
         uint64_t pre_va, pre_val;
-        struct hcq_hold *h = launch_then_span(s.hq, s.k, &s.l, run, &adds, &pre_va, &pre_val, &at);
+        struct hcq_hold *h =
+            launch_then_span(s.hq, gate, &gv, s.k, &s.l, run, &adds, &pre_va, &pre_val, &at);
         REQUIRE(hcq_q_hold_end(s.hq, h) == 0);
         const uint32_t *qmd = s.hq->span_tail.cpu;
         REQUIRE(qmd != NULL);
@@ -769,6 +779,7 @@ static void test_after_grids(void)
     printf("after grids: %d launches in order, waits for the grid before by acquire (%u "
            "elements wrong)\n",
            adds, bad);
+    hcq_signal_free(gate);
     adds_fini(&s);
 }
 
