@@ -12,7 +12,9 @@
  *    emu_compute.c, emu_kreg.c): one worker thread per GPU serves that GPU's
  *    channels round-robin, walking GPFIFO entries and pushbuffers and
  *    executing methods. Host kernels of a launch run on the worker plus a
- *    small pool (emu_kreg.c).
+ *    small pool (emu_kreg.c). A channel's launch is held back until a
+ *    wait needs it ended, and a launch that comes meanwhile runs first
+ *    (emu_compute.c, "Grids side by side").
  *
  * Locks, in the order they may nest: emu.lock → gpu.lock → vm.lock.
  * The worker never takes emu.lock. A channel being processed is marked
