@@ -409,6 +409,12 @@ static void ends_with_release(struct hcq_queue *q, uint64_t v, bool host)
  * until the grid ends (launch.c, "Launch chains"). */
 enum rel_kind { REL_HOST, REL_FOLD };
 
+/* h is the last hold, and the channel's last grid is its span's. */
+static bool span_is_last(const struct hcq_queue *q, const struct hcq_hold *h)
+{
+    return h == q->hold_last && q->grid_va == h->span_va && q->grid_val == h->span_val;
+}
+
 /* Right after a hold's span that a launch ended, with nothing recorded
  * since: that launch's QMD, held and so not read by the GPU yet, releases
  * the command's timeline value v itself in place of its `grids` value, so
@@ -416,11 +422,6 @@ enum rel_kind { REL_HOST, REL_FOLD };
  * ends. The span is the last hold (not submitted: settle takes decided
  * holds off the list before it submits them) and nothing lies after it.
  * Taken once: returns the QMD's CPU address, NULL when it cannot. */
-static bool span_is_last(const struct hcq_queue *q, const struct hcq_hold *h)
-{
-    return h == q->hold_last && q->grid_va == h->span_va && q->grid_val == h->span_val;
-}
-
 static void *span_tail_take(struct hcq_queue *q, struct hcq_hold **out)
 {
     void *cpu = q->span_tail.cpu;

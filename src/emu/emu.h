@@ -311,6 +311,9 @@ bool emu_sem_release(struct emu_chan *c, uint64_t va, uint64_t value, bool is64,
  * wait for idle, before a method that needs the grids before it ended,
  * and when the channel stops for now. false: a channel error. */
 bool emu_compute_flush(struct emu_chan *c);
+/* The wait for idle of the host and the compute class: that flush. */
+enum emu_mres emu_compute_wait_idle(struct emu_chan *c, unsigned subch, uint32_t mthd,
+                                    uint32_t d);
 
 /* ------------------------------------------------------------------ */
 /* Kernels (emu_kreg.c)                                                 */

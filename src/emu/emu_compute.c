@@ -203,7 +203,7 @@ bool emu_compute_flush(struct emu_chan *c)
     return atomic_load(&c->error) || run_chain(c, c->defer_subch, qva);
 }
 
-static enum emu_mres wait_idle(struct emu_chan *c, unsigned s, uint32_t mthd, uint32_t d)
+enum emu_mres emu_compute_wait_idle(struct emu_chan *c, unsigned s, uint32_t mthd, uint32_t d)
 {
     return emu_compute_flush(c) ? EMU_M_OK : EMU_M_ERROR;
 }
@@ -262,7 +262,7 @@ static enum emu_mres report_sem_d(struct emu_chan *c, unsigned s, uint32_t mthd,
 
 static const struct emu_mthd compute_mthds[] = {
     {NVCBC0_NO_OPERATION, 1, NULL},
-    {NVCBC0_WAIT_FOR_IDLE, 1, wait_idle},
+    {NVCBC0_WAIT_FOR_IDLE, 1, emu_compute_wait_idle},
     {NVCBC0_PM_TRIGGER, 1, NULL},
     {NVCBC0_SET_REPORT_SEMAPHORE_PAYLOAD_LOWER, 4, NULL},
     {NVCBC0_LINE_LENGTH_IN, 4, NULL},

@@ -177,11 +177,6 @@ static enum emu_mres nonstall_intr(struct emu_chan *c, unsigned subch, uint32_t 
     return EMU_M_OK;
 }
 
-static enum emu_mres wfi(struct emu_chan *c, unsigned subch, uint32_t mthd, uint32_t d)
-{
-    return emu_compute_flush(c) ? EMU_M_OK : EMU_M_ERROR;
-}
-
 static enum emu_mres illegal(struct emu_chan *c, unsigned subch, uint32_t mthd, uint32_t d)
 {
     emu_chan_error(c, ROBUST_CHANNEL_PBDMA_ERROR, "ILLEGAL method executed (data 0x%x)", d);
@@ -215,7 +210,7 @@ static const struct emu_mthd host_mthds[] = {
     {NVC86F_SET_REFERENCE, 1, set_reference},
     {NVC86F_SEM_ADDR_LO, 4, NULL},
     {NVC86F_SEM_EXECUTE, 1, sem_execute},
-    {NVC86F_WFI, 1, wfi},
+    {NVC86F_WFI, 1, emu_compute_wait_idle},
     {NVC86F_CRC_CHECK, 1, NULL},
     {NVC86F_YIELD, 1, NULL},
 };
