@@ -674,16 +674,16 @@ void hcqcl_event_tell_lost(cl_context ctx, cl_command_queue q)
 }
 
 /* Whether a[i + 1, n) decides another gate of e's queue. */
-static bool more_gates_of(const struct act *a, size_t i, size_t n, cl_command_queue q)
+/* Whether the pass decides another gate after the i-th action. */
+static bool more_gates(const struct act *a, size_t i, size_t n)
 {
     for (size_t k = i + 1; k < n; k++)
-        if (a[k].kind == ACT_GATE && a[k].ev->q == q)
+        if (a[k].kind == ACT_GATE)
             return true;
     return false;
 }
 
-/* Queues with gates decided and not yet flushed, each kept alive by a
- * gate of it later in the pass's actions. */
+/* Queues with gates decided and not yet flushed, each referenced. */
 struct deferred {
     cl_command_queue q[32];
     size_t n;
@@ -691,25 +691,30 @@ struct deferred {
 
 static void flush_deferred(struct deferred *d)
 {
-    for (size_t k = 0; k < d->n; k++)
+    for (size_t k = 0; k < d->n; k++) {
         hcqcl_queue_flush(d->q[k], true);
+        hcqcl_queue_unref(d->q[k]);
+    }
     d->n = 0;
 }
 
-/* Flush q now, or with its last gate of the pass (defer). */
+/* Flush q now, or with the pass's last gate (defer): the gates a pass
+ * decides on several queues are all decided before any of them is
+ * submitted, so that a chain across queues is whole when the first
+ * queue's settle links it (core queue.c, link_across). */
 static void flush_gated(struct deferred *d, cl_command_queue q, bool defer)
 {
     size_t k = 0;
     while (k < d->n && d->q[k] != q)
         k++;
-    if (defer && (k < d->n || d->n < UTIL_ARRAY_SIZE(d->q))) {
-        if (k == d->n)
-            d->q[d->n++] = q;
-        return;
+    if (k == d->n && d->n < UTIL_ARRAY_SIZE(d->q)) {
+        atomic_fetch_add_explicit(&q->internal, 1, memory_order_relaxed);
+        d->q[d->n++] = q;
+    } else if (k == d->n) {
+        hcqcl_queue_flush(q, true); /* the list is full: now */
     }
-    if (k < d->n) /* its last gate: out of the list before it may go */
-        d->q[k] = d->q[--d->n];
-    hcqcl_queue_flush(q, true);
+    if (!defer)
+        flush_deferred(d);
 }
 
 /* Run the actions a pass collected, outside the lock. */
@@ -728,16 +733,16 @@ static void run_acts(struct act *a, size_t n)
             }
             /* Its GPU part runs, or is dropped when a dependency of its
              * wait list failed; the work held behind it goes to the GPU
-             * with the queue's last gate the pass decides (one submission
-             * for a chain behind one user event) or before host work of
-             * the pass that comes first, or at the notifier's next flush
+             * with the last gate the pass decides (one submission for a
+             * chain behind one user event) or before host work of the
+             * pass that comes first, or at the notifier's next flush
              * when an enqueue holds the queue's lock (whose own submission
              * may see it first). */
             hcq_q_hold_decide(e->hold, a[i].status >= 0);
             e->hold = NULL; /* the channel's now */
             atomic_store(&e->decided, true);
             hcqcl_queue_note_held(e->q);
-            flush_gated(&d, e->q, more_gates_of(a, i, n, e->q));
+            flush_gated(&d, e->q, more_gates(a, i, n));
             hcqcl_event_unref(e);
             break;
         case ACT_AFTER:

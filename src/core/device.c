@@ -411,6 +411,7 @@ static void device_destroy(struct hcq_device *dev)
     pthread_mutex_destroy(&dev->small_lock);
     pthread_mutex_destroy(&dev->local_lock);
     pthread_mutex_destroy(&dev->group_lock);
+    pthread_mutex_destroy(&dev->xlink_lock);
     free(dev);
 }
 
@@ -505,6 +506,7 @@ static void enumerate_once(void)
         pthread_mutex_init(&dev->small_lock, NULL);
         pthread_mutex_init(&dev->local_lock, NULL);
         pthread_mutex_init(&dev->group_lock, NULL);
+        pthread_mutex_init(&dev->xlink_lock, NULL);
         dev->drv = &g_drv;
         dev->card = cards[i];
         dev->index = g_count;

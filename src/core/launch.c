@@ -451,26 +451,37 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
         return rc;
     /* After the channel's grids: a wait for the last one's release, or
      * for idle when that release is not known (hcq_q_after_grids). */
-    struct hcq_hold *span = q->hold_last;
+    struct hcq_hold *span = q->hold_last, *xspan = NULL;
+    if (span && !span->ended && span->x_va && span->x_pb == q->pb.head && !k->local_per_thread)
+        xspan = span; /* the span so far is a wait for another command */
     if (span && (span->ended || span->span_pb != q->pb.head))
         span = NULL; /* not the first thing in an open hold's span */
     uint64_t acq_va = 0, acq_val = 0;
     const bool wait_idle = q->grids_open;
-    if (wait_idle && !after_grids(q, &acq_va, &acq_val))
+    bool wfi = false;
+    if (wait_idle && !after_grids(q, &acq_va, &acq_val)) {
         hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
+        wfi = true;
+    }
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_INVALIDATE_SHADER_CACHES_NO_WFI,
                NV_INVALIDATE_SHADER_CACHES_CONSTANT);
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B,
                NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);
-    if (span && acq_va && q->chain) {
+    if ((span && acq_va) || (xspan && !wfi)) {
         /* The span so far is a wait for the last grid and this launch:
          * should the span before end with that grid and both be decided
-         * together, its QMD may schedule this one (queue.c, span_link). */
-        span->first_qmd = va + qmd_off;
-        span->first_va = acq_va;
-        span->first_val = acq_val;
-        span->first_pb = q->pb.head;
+         * together, its QMD may schedule this one (queue.c, span_link).
+         * Or a wait for another command, perhaps the one for the last
+         * grid, and this launch: the QMD of the command waited for may
+         * schedule it, on whichever queue (queue.c, link_across). */
+        struct hcq_hold *h = span ? span : xspan;
+        if (q->chain) {
+            h->first_qmd = va + qmd_off;
+            h->first_va = acq_va;
+            h->first_val = acq_val;
+            h->first_pb = q->pb.head;
+        }
     }
     CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx%s", k->name,
              l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],

@@ -168,6 +168,11 @@ struct hcq_device {
     struct hcq_mem *local_retired[16];
     unsigned nlocal_retired;
 
+    /* Holds that may join a launch chain started on another queue
+     * (queue.c, link_across), linked through xnext, under xlink_lock. */
+    pthread_mutex_t xlink_lock;
+    struct hcq_hold *xlink;
+
     /* Queues of the device (error notifiers to watch), under lock. */
     struct hcq_queue *queues;
     /* Idle queues kept for the next hcq_queue_create (queue.c), under
@@ -360,6 +365,20 @@ struct hcq_hold {
         uint64_t val;
         uint32_t qmd[96];
     } last;
+    /* Launch chains across queues (queue.c, link_across). x_va / x_val:
+     * the wait for another command that is the first thing in the span,
+     * ending at pb.head x_pb (x_va 0: none); with first_qmd as well, the
+     * span is that wait, perhaps the wait for the channel's last grid
+     * (first_va), and one launch that needs no local memory. before: the
+     * timeline value whose release ends the queue's work in front of the
+     * span (before_ok: known). q: the hold's queue. Written by the
+     * recording thread (writer) before the hold is listed in the device's
+     * xlink (xnext, xreg; under xlink_lock), and not changed after. */
+    uint64_t x_va, x_val, x_pb, before;
+    bool before_ok, xreg;
+    struct hcq_hold *xnext;
+    struct hcq_queue *q;
+    uintptr_t writer;
     _Atomic int state;
 };
 
@@ -491,6 +510,7 @@ struct hcq_queue {
     } span_tail;
     bool chain;      /* HCQCL_LAUNCH_CHAIN: launches may chain */
     uint64_t spans_linked; /* span_link's count (tests read it) */
+    uint64_t spans_linked_across; /* link_across's, of this queue's spans */
     bool grids_open; /* grids recorded since the last wait for them to end */
     uint32_t local_gen;      /* dev->local_gen this queue's methods point at */
 };

@@ -100,7 +100,9 @@ static void arena_mark(struct hcq_queue *q, struct hcq_arena *a, uint64_t end)
 
 static int submit(struct hcq_queue *q);
 
-enum { HCQ_HOLD_OPEN, HCQ_HOLD_RUN, HCQ_HOLD_SKIP };
+/* LINKED: decided to run, then made part of a launch chain another
+ * queue's settle submitted (link_across): its own entries are dropped. */
+enum { HCQ_HOLD_OPEN, HCQ_HOLD_RUN, HCQ_HOLD_SKIP, HCQ_HOLD_LINKED };
 
 static inline bool holding(const struct hcq_queue *q) { return q->hold_first != NULL; }
 
@@ -490,6 +492,16 @@ static bool span_alone(struct hcq_queue *q, void *cpu, struct hcq_hold *h, uint6
     h->span_va = 0;
     /* The work in front of the next hold ends with v either way. */
     ends_with_release(q, v, true);
+    if (h->x_va && h->first_qmd && q->chain && q->shared_group) {
+        /* A launch another queue's chain may take (link_across): every
+         * field it reads is written by now. */
+        h->writer = util_thread_self();
+        pthread_mutex_lock(&q->dev->xlink_lock);
+        h->xnext = q->dev->xlink;
+        q->dev->xlink = h;
+        h->xreg = true;
+        pthread_mutex_unlock(&q->dev->xlink_lock);
+    }
     *value = v;
     return true;
 }
@@ -573,7 +585,16 @@ int hcq_q_wait(struct hcq_queue *q, const struct hcq_signal *sig, uint64_t value
     int r = push_reserve(q, 6, true);
     if (r)
         return r;
+    /* The first thing in an open hold's span: the launch after it may
+     * join a chain on another queue (link_across). */
+    struct hcq_hold *h = q->hold_last;
+    const bool opens = h && !h->ended && !h->x_va && h->span_pb == q->pb.head;
     hcq_q_push_acquire(q, sig->va, value);
+    if (opens) {
+        h->x_va = sig->va;
+        h->x_val = value;
+        h->x_pb = q->pb.head;
+    }
     return 0;
 }
 
@@ -1088,10 +1109,16 @@ static void unwind_span(struct hcq_queue *q, struct hcq_hold *h)
  * chain on one queue then runs at the pace of an ungated one, where each
  * span's launch waited in a blocked acquire for the grid before
  * (docs/performance.md, "Chains across queues"). */
+static bool span_linkable(const struct hcq_queue *q, const struct hcq_hold *p,
+                          const struct hcq_hold *n)
+{
+    return p && p->last.cpu && n->first_qmd && !n->x_va && n->start == p->end &&
+           n->first_va == q->timeline->va && n->first_val == p->last.val;
+}
+
 static bool span_link(struct hcq_queue *q, struct hcq_hold *p, struct hcq_hold *n)
 {
-    if (!p || !p->last.cpu || !n->first_qmd || n->start != p->end ||
-        n->first_va != q->timeline->va || n->first_val != p->last.val)
+    if (!span_linkable(q, p, n))
         return false;
     nv_qmd_hot_dependent(p->last.qmd, &q->dev->qmd_hot, n->first_qmd);
     note_writer(q); /* the deciding thread may not be the recording one */
@@ -1101,6 +1128,125 @@ static bool span_link(struct hcq_queue *q, struct hcq_hold *p, struct hcq_hold *
     return true;
 }
 
+/* Launch chains across queues. A chain of commands that each wait for
+ * the one before on another queue of the device (clbench's gated chain
+ * across two queues), decided in one pass behind a user event, crossed
+ * from channel to channel once per command: each waited in a blocked
+ * acquire, until the scheduler came back to its channel after the other
+ * channel's grid ended (5.7-6.1 us per command on H100s against 1.4 for a
+ * chain of dependent QMDs; docs/performance.md, "Chains across queues").
+ * The channels of a device's compute queues are one channel group, each
+ * with a subcontext of its own in one address space, and a QMD is memory
+ * any of them may schedule. So where the span of command n is nothing but
+ * its wait for command p's value, perhaps the wait for its channel's last
+ * grid, and one launch (launch.c notes it, and span_alone lists the hold
+ * in the device's xlink), and p's last QMD releases that value
+ * (span_alone), p's QMD schedules n's launch as its dependent before p's
+ * queue submits p: the chain runs on the channel of its head at the pace
+ * of one queue's, and n's queue drops n's entries when it settles
+ * (HCQ_HOLD_LINKED). What n's span would have waited for on its own
+ * channel must come before n runs: the release that ends its queue's work
+ * in front of the span (`before`) and the last grid's, each seen by the
+ * CPU already, or released by the chain before n, or waited for by the
+ * chain's head. A launch that needs local memory does not join (that is
+ * set up per channel). Holds taken off a queue by its settle leave the
+ * list first, under the same lock, so a hold is either linked or
+ * submitted by its own queue, never both. Returns how many joined the
+ * chain that h heads. */
+enum { XCHAIN_QUEUES = 8 };
+
+struct xchain {
+    const struct hcq_hold *head;
+    unsigned nq;
+    struct {
+        const struct hcq_queue *q;
+        uint64_t lo, hi; /* timeline values the chain releases */
+    } q[XCHAIN_QUEUES];
+};
+
+/* Whether timeline value val of queue tq comes before the chain's next
+ * launch. */
+static bool xchain_released(const struct xchain *c, const struct hcq_queue *tq, uint64_t val)
+{
+    const uint64_t va = tq->timeline->va;
+    const struct hcq_hold *h = c->head;
+    if ((h->x_va == va && val <= h->x_val) ||
+        (h->first_qmd && h->first_va == va && val <= h->first_val))
+        return true;
+    for (unsigned i = 0; i < c->nq; i++)
+        if (c->q[i].q == tq && c->q[i].lo <= val && val <= c->q[i].hi)
+            return true;
+    return hcq_signal_value(tq->timeline) >= val;
+}
+
+static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
+{
+    struct hcq_device *dev = q->dev;
+    if (!h->last.cpu || !q->chain || !q->shared_group)
+        return 0;
+    struct xchain c = {.head = h, .nq = 1, .q = {{q, h->last.val, h->last.val}}};
+    unsigned linked = 0;
+    const uintptr_t me = util_thread_self();
+    bool others = false;
+    struct hcq_hold *p = h;
+    pthread_mutex_lock(&dev->xlink_lock);
+    for (;;) {
+        const uint64_t va = p->q->timeline->va;
+        struct hcq_hold *n = dev->xlink;
+        while (n && (n->x_va != va || n->x_val != p->last.val))
+            n = n->xnext;
+        if (!n || atomic_load_explicit(&n->state, memory_order_acquire) != HCQ_HOLD_RUN ||
+            n->q->group != q->group || !n->before_ok)
+            break;
+        const struct hcq_queue *nq = n->q;
+        unsigned i = 0;
+        while (i < c.nq && c.q[i].q != nq)
+            i++;
+        if (i == XCHAIN_QUEUES || !xchain_released(&c, nq, n->before) ||
+            (n->first_va && !(n->first_va == nq->timeline->va &&
+                              xchain_released(&c, nq, n->first_val))))
+            break;
+        if (!linked)
+            note_writer(q); /* another thread may submit the chain's head */
+        nv_qmd_hot_dependent(p->last.qmd, &dev->qmd_hot, n->first_qmd);
+        hcq_wc_copy_lines(p->last.cpu, p->last.qmd, p->last.bytes);
+        atomic_store_explicit(&n->state, HCQ_HOLD_LINKED, memory_order_relaxed);
+        others = others || n->writer != me;
+        if (i == c.nq) {
+            c.q[i].q = nq;
+            c.q[i].lo = n->last.val;
+            c.nq++;
+        }
+        c.q[i].hi = n->last.val;
+        p = n;
+        linked++;
+    }
+    pthread_mutex_unlock(&dev->xlink_lock);
+    /* The chain's QMDs and banks another thread wrote reach the GPU
+     * before this thread's doorbell does. */
+    if (others)
+        wc_drain_others(q);
+    q->spans_linked_across += linked;
+    return linked;
+}
+
+/* A decided hold leaves the device's list before its queue applies it:
+ * its state then is final. */
+static int hold_take(struct hcq_queue *q, struct hcq_hold *h, int st)
+{
+    if (!h->xreg)
+        return st;
+    pthread_mutex_lock(&q->dev->xlink_lock);
+    struct hcq_hold **pp = &q->dev->xlink;
+    while (*pp != h)
+        pp = &(*pp)->xnext;
+    *pp = h->xnext;
+    h->xreg = false;
+    st = atomic_load_explicit(&h->state, memory_order_relaxed);
+    pthread_mutex_unlock(&q->dev->xlink_lock);
+    return st;
+}
+
 /* Apply the decided holds in order, then submit up to the first open one,
  * or everything when none is left. */
 static int settle(struct hcq_queue *q, bool try)
@@ -1108,28 +1254,43 @@ static int settle(struct hcq_queue *q, bool try)
     struct hcq_hold *h, *prev = NULL; /* the span run before h, kept for span_link */
     bool dropped = false;
     while ((h = q->hold_first)) {
-        const int st = atomic_load_explicit(&h->state, memory_order_acquire);
+        int st = atomic_load_explicit(&h->state, memory_order_acquire);
         if (st == HCQ_HOLD_OPEN || !h->ended) {
             free(prev);
             return submit_before(q, h, try);
         }
+        st = hold_take(q, h, st);
+        bool dep_free = false; /* its last QMD may still schedule a launch */
         if (st == HCQ_HOLD_SKIP) {
             pending_drop(q, h->start, h->end - h->start);
             if (h->span_va)
                 unwind_span(q, h);
             dropped = true;
+        } else if (st == HCQ_HOLD_LINKED) {
+            /* Its launch is scheduled by the QMD before it in a chain
+             * (link_across): none of its entries, its stand-in's either. */
+            pending_drop(q, h->start, h->end - h->start);
+            if (h->uend > h->ustart)
+                pending_drop(q, h->ustart, h->uend - h->ustart);
         } else {
             (void)span_link(q, prev, h);
             /* Run: the span's QMD brings its value (span_alone). */
             if (h->uend > h->ustart)
                 pending_drop(q, h->ustart, h->uend - h->ustart);
+            /* A span right behind that can join it on this queue does;
+             * else a chain may go on across queues. */
+            struct hcq_hold *n = h->next;
+            dep_free = n && n->ended &&
+                       atomic_load_explicit(&n->state, memory_order_acquire) == HCQ_HOLD_RUN &&
+                       span_linkable(q, h, n);
+            dep_free = dep_free || !link_across(q, h);
         }
         q->hold_first = h->next;
         if (!q->hold_first)
             q->hold_last = NULL;
         free(prev);
         prev = NULL;
-        if (st == HCQ_HOLD_RUN)
+        if (dep_free)
             prev = h;
         else
             free(h);
@@ -1152,10 +1313,13 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
     if (!h)
         return -ENOMEM;
     int r;
+    h->q = q;
     if (!holding(q)) {
         /* Everything before it goes now: the span starts the next
          * submission, pending_gp[0]. */
         r = submit_all(q, false);
+        h->before = q->rel_value;
+        h->before_ok = q->pb.head == q->rel_pb_head && !q->tail.cpu;
     } else {
         /* Behind an open hold: the work since ends with a release of its
          * own (from the host, never a grid's), so that it can be
@@ -1177,6 +1341,8 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
         h->start = q->npending;
         h->pb_end = q->pb.head;
         h->scratch_end = q->scratch.head;
+        h->before = h->rel;
+        h->before_ok = r == 0;
     }
     if (r) {
         free(h);
@@ -1404,6 +1570,7 @@ static void queue_free(struct hcq_queue *q)
     hcq_signal_free(q->timeline);
     for (struct hcq_hold *h = q->hold_first, *n; h; h = n) {
         n = h->next;
+        (void)hold_take(q, h, 0);
         free(h);
     }
     if (q->pending_gp != q->pending_inline)

@@ -16,6 +16,8 @@
  *   the first fill, then the one that runs anyway.
  * - An ungated command waiting for another channel's waits for its own
  *   channel's last grid first.
+ *   Set at once, they are decided in one pass, and the first fill's QMD
+ *   heads a chain of all of them across the two queues (link_across).
  * - The same gated chain on one queue: each span waits for the grid of
  *   the one before, and set at once they are decided in one pass, so
  *   each later span's launch is scheduled by the QMD before (span_link).
@@ -72,6 +74,13 @@ static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
 {
     cl_int err;
     cl_mem x = buffer(ctx, N * 4), y = buffer(ctx, N * 4);
+    /* Each queue's work before the chain is done by the time it starts:
+     * the chain may then begin on either queue (link_across). */
+    for (int i = 0; i < 2; i++) {
+        cl_event e = fill(i ? b : a, i ? y : x, N * 4, 0.0f, 0, NULL);
+        REQUIRE(hcqcl_clWaitForEvents(1, &e) == CL_SUCCESS, "warm-up fill");
+        hcqcl_clReleaseEvent(e);
+    }
     cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u, ev[CHAIN];
     REQUIRE(u, "user event: %d", err);
     for (int i = 0; i < CHAIN; i++) {
@@ -86,8 +95,19 @@ static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
         if (i >= 2)
             EXPECT(n == 0, "fill %d waits for its own channel's grid (%u acquires)", i, n);
     }
+    struct hcq_queue *ha = a->chans[HCQ_ENGINE_COMPUTE][0].hq,
+                     *hb = b->chans[HCQ_ENGINE_COMPUTE][0].hq;
+    for (int i = 1; i < CHAIN; i++)
+        EXPECT(ev[i]->hold->x_va == ev[i - 1]->gpu_sig->va && ev[i]->hold->first_qmd,
+               "fill %d: a wait for fill %d, then its launch", i, i - 1);
+    const uint64_t links = ha->spans_linked_across + hb->spans_linked_across;
     REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
     EXPECT(hcqcl_clWaitForEvents(1, &ev[CHAIN - 1]) == CL_SUCCESS, "wait");
+    /* Decided in one pass: the first fill's QMD heads a chain of them all
+     * (queue.c, link_across). */
+    const uint64_t linked = ha->spans_linked_across + hb->spans_linked_across - links;
+    EXPECT(linked == CHAIN - 1, "%llu spans linked across the queues, want %d",
+           (unsigned long long)linked, CHAIN - 1);
     unit_check_floats(a, x, N, (float)(CHAIN - 1), "x, the chain's last on a");
     unit_check_floats(b, y, N, (float)CHAIN, "y, the chain's last on b");
     for (int i = 0; i < CHAIN; i++)
