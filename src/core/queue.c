@@ -1187,7 +1187,7 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
     struct xchain c = {.head = h, .nq = 1, .q = {{q, h->last.val, h->last.val}}};
     unsigned linked = 0;
     const uintptr_t me = util_thread_self();
-    bool others = false;
+    bool drained = false;
     struct hcq_hold *p = h;
     pthread_mutex_lock(&dev->xlink_lock);
     for (;;) {
@@ -1208,10 +1208,15 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
             break;
         if (!linked)
             note_writer(q); /* another thread may submit the chain's head */
+        if (!drained && (n->writer != me || (p != h && p->writer != me))) {
+            /* Another thread's QMD and banks reach memory before this
+             * thread rewrites the QMD and rings the doorbell. */
+            wc_drain_others(q);
+            drained = true;
+        }
         nv_qmd_hot_dependent(p->last.qmd, &dev->qmd_hot, n->first_qmd);
         hcq_wc_copy_lines(p->last.cpu, p->last.qmd, p->last.bytes);
         atomic_store_explicit(&n->state, HCQ_HOLD_LINKED, memory_order_relaxed);
-        others = others || n->writer != me;
         if (i == c.nq) {
             c.q[i].q = nq;
             c.q[i].lo = n->last.val;
@@ -1222,10 +1227,6 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
         linked++;
     }
     pthread_mutex_unlock(&dev->xlink_lock);
-    /* The chain's QMDs and banks another thread wrote reach the GPU
-     * before this thread's doorbell does. */
-    if (others)
-        wc_drain_others(q);
     q->spans_linked_across += linked;
     return linked;
 }
