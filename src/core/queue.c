@@ -1227,6 +1227,9 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
         linked++;
     }
     pthread_mutex_unlock(&dev->xlink_lock);
+    if (linked)
+        CORE_LOG("queue 0x%x: %u launches of %u queues joined the chain after value %llu",
+                 q->h_channel, linked, c.nq, (unsigned long long)h->last.val);
     q->spans_linked_across += linked;
     return linked;
 }
