@@ -771,7 +771,10 @@ static size_t tracker_progress(void)
      * of an empty tracker would only take the lock. */
     if (!atomic_load_explicit(&T.ntracked, memory_order_relaxed))
         return 0;
-    struct act a[32];
+    /* A pass's gates are all decided before its first flush: a chain of
+     * up to 127 commands behind one user event is linked whole
+     * (run_acts, flush_gated). */
+    struct act a[128];
     size_t total = 0, n;
     do {
         /* Around it all: what a pass makes final it releases after. */
