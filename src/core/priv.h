@@ -328,9 +328,10 @@ static inline uint64_t hcq_arena_off(const struct hcq_arena *a, uint64_t c)
 #define HCQ_BANK_PARAMS 256u
 
 /* A hold (hcq_q_hold): its span, once ended, is pending_gp[start, end);
- * the work in front of it ends with the release of rel, at arena heads
- * pb_end / scratch_end (when start > 0). state: HCQ_HOLD_*, written by
- * hcq_q_hold_decide from any thread. */
+ * the work in front of it ends with the release of rel (rel_ok: known,
+ * always when start > 0), at arena heads pb_end / scratch_end (when
+ * start > 0). state: HCQ_HOLD_*, written by hcq_q_hold_decide from any
+ * thread. */
 struct hcq_hold {
     struct hcq_hold *next;
     unsigned start, end;
@@ -369,13 +370,12 @@ struct hcq_hold {
      * the wait for another command that is the first thing in the span,
      * ending at pb.head x_pb (x_va 0: none); with first_qmd as well, the
      * span is that wait, perhaps the wait for the channel's last grid
-     * (first_va), and one launch that needs no local memory. before: the
-     * timeline value whose release ends the queue's work in front of the
-     * span (before_ok: known). q: the hold's queue. Written by the
-     * recording thread (writer) before the hold is listed in the device's
-     * xlink (xnext, xreg; under xlink_lock), and not changed after. */
-    uint64_t x_va, x_val, x_pb, before;
-    bool before_ok, xreg;
+     * (first_va), and one launch that needs no local memory. q: the
+     * hold's queue. Written by the recording thread (writer) before the
+     * hold is listed in the device's xlink (xnext, xreg; under
+     * xlink_lock), and not changed after. */
+    uint64_t x_va, x_val, x_pb;
+    bool rel_ok, xreg;
     struct hcq_hold *xnext;
     struct hcq_queue *q;
     uintptr_t writer;

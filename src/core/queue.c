@@ -1146,7 +1146,7 @@ static bool span_link(struct hcq_queue *q, struct hcq_hold *p, struct hcq_hold *
  * of one queue's, and n's queue drops n's entries when it settles
  * (HCQ_HOLD_LINKED). What n's span would have waited for on its own
  * channel must come before n runs: the release that ends its queue's work
- * in front of the span (`before`) and the last grid's, each seen by the
+ * in front of the span (rel) and the last grid's, each seen by the
  * CPU already, or released by the chain before n, or waited for by the
  * chain's head. A launch that needs local memory does not join (that is
  * set up per channel). Holds taken off a queue by its settle leave the
@@ -1196,13 +1196,13 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
         while (n && (n->x_va != va || n->x_val != p->last.val))
             n = n->xnext;
         if (!n || atomic_load_explicit(&n->state, memory_order_acquire) != HCQ_HOLD_RUN ||
-            n->q->group != q->group || !n->before_ok)
+            n->q->group != q->group || !n->rel_ok)
             break;
         const struct hcq_queue *nq = n->q;
         unsigned i = 0;
         while (i < c.nq && c.q[i].q != nq)
             i++;
-        if (i == XCHAIN_QUEUES || !xchain_released(&c, nq, n->before) ||
+        if (i == XCHAIN_QUEUES || !xchain_released(&c, nq, n->rel) ||
             (n->first_va && !(n->first_va == nq->timeline->va &&
                               xchain_released(&c, nq, n->first_val))))
             break;
@@ -1234,6 +1234,15 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
     return linked;
 }
 
+static void xlink_remove_locked(struct hcq_device *dev, struct hcq_hold *h)
+{
+    struct hcq_hold **pp = &dev->xlink;
+    while (*pp != h)
+        pp = &(*pp)->xnext;
+    *pp = h->xnext;
+    h->xreg = false;
+}
+
 /* A decided hold leaves the device's list before its queue applies it:
  * its state then is final. */
 static int hold_take(struct hcq_queue *q, struct hcq_hold *h, int st)
@@ -1241,11 +1250,7 @@ static int hold_take(struct hcq_queue *q, struct hcq_hold *h, int st)
     if (!h->xreg)
         return st;
     pthread_mutex_lock(&q->dev->xlink_lock);
-    struct hcq_hold **pp = &q->dev->xlink;
-    while (*pp != h)
-        pp = &(*pp)->xnext;
-    *pp = h->xnext;
-    h->xreg = false;
+    xlink_remove_locked(q->dev, h);
     st = atomic_load_explicit(&h->state, memory_order_relaxed);
     pthread_mutex_unlock(&q->dev->xlink_lock);
     return st;
@@ -1283,11 +1288,12 @@ static int settle(struct hcq_queue *q, bool try)
                 pending_drop(q, h->ustart, h->uend - h->ustart);
             /* A span right behind that can join it on this queue does;
              * else a chain may go on across queues. */
-            struct hcq_hold *n = h->next;
-            dep_free = n && n->ended &&
-                       atomic_load_explicit(&n->state, memory_order_acquire) == HCQ_HOLD_RUN &&
-                       span_linkable(q, h, n);
-            dep_free = dep_free || !link_across(q, h);
+            const struct hcq_hold *n = h->next;
+            const bool next_joins =
+                n && n->ended &&
+                atomic_load_explicit(&n->state, memory_order_acquire) == HCQ_HOLD_RUN &&
+                span_linkable(q, h, n);
+            dep_free = next_joins || !link_across(q, h);
         }
         q->hold_first = h->next;
         if (!q->hold_first)
@@ -1322,8 +1328,8 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
         /* Everything before it goes now: the span starts the next
          * submission, pending_gp[0]. */
         r = submit_all(q, false);
-        h->before = q->rel_value;
-        h->before_ok = q->pb.head == q->rel_pb_head && !q->tail.cpu;
+        h->rel = q->rel_value;
+        h->rel_ok = q->pb.head == q->rel_pb_head && !q->tail.cpu;
     } else {
         /* Behind an open hold: the work since ends with a release of its
          * own (from the host, never a grid's), so that it can be
@@ -1345,8 +1351,7 @@ int hcq_q_hold(struct hcq_queue *q, struct hcq_hold **out)
         h->start = q->npending;
         h->pb_end = q->pb.head;
         h->scratch_end = q->scratch.head;
-        h->before = h->rel;
-        h->before_ok = r == 0;
+        h->rel_ok = true;
     }
     if (r) {
         free(h);
@@ -1574,7 +1579,11 @@ static void queue_free(struct hcq_queue *q)
     hcq_signal_free(q->timeline);
     for (struct hcq_hold *h = q->hold_first, *n; h; h = n) {
         n = h->next;
-        (void)hold_take(q, h, 0);
+        if (h->xreg) {
+            pthread_mutex_lock(&q->dev->xlink_lock);
+            xlink_remove_locked(q->dev, h);
+            pthread_mutex_unlock(&q->dev->xlink_lock);
+        }
         free(h);
     }
     if (q->pending_gp != q->pending_inline)
