@@ -673,7 +673,6 @@ void hcqcl_event_tell_lost(cl_context ctx, cl_command_queue q)
     hcqcl_context_notify(ctx, msg, NULL, 0);
 }
 
-/* Whether a[i + 1, n) decides another gate of e's queue. */
 /* Whether the pass decides another gate after the i-th action. */
 static bool more_gates(const struct act *a, size_t i, size_t n)
 {

@@ -468,20 +468,18 @@ int hcq_q_exec(struct hcq_queue *q, const struct hcq_kernel *k, const struct hcq
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_PCAS_A, (uint32_t)((va + qmd_off) >> 8));
     hcq_push_1(q, NV_SUBC_COMPUTE, NVCBC0_SEND_SIGNALING_PCAS2_B,
                NVCBC0_SEND_SIGNALING_PCAS2_B_PCAS_ACTION_PREFETCH_SCHEDULE);
-    if ((span && acq_va) || (xspan && !wfi)) {
-        /* The span so far is a wait for the last grid and this launch:
-         * should the span before end with that grid and both be decided
-         * together, its QMD may schedule this one (queue.c, span_link).
-         * Or a wait for another command, perhaps the one for the last
-         * grid, and this launch: the QMD of the command waited for may
-         * schedule it, on whichever queue (queue.c, link_across). */
-        struct hcq_hold *h = span ? span : xspan;
-        if (q->chain) {
-            h->first_qmd = va + qmd_off;
-            h->first_va = acq_va;
-            h->first_val = acq_val;
-            h->first_pb = q->pb.head;
-        }
+    /* The span so far is a wait for the last grid and this launch:
+     * should the span before end with that grid and both be decided
+     * together, its QMD may schedule this one (queue.c, span_link). Or a
+     * wait for another command, perhaps the one for the last grid, and
+     * this launch: the QMD of the command waited for may schedule it, on
+     * whichever queue (queue.c, link_across). */
+    struct hcq_hold *first = span && acq_va ? span : xspan && !wfi ? xspan : NULL;
+    if (first && q->chain) {
+        first->first_qmd = va + qmd_off;
+        first->first_va = acq_va;
+        first->first_val = acq_val;
+        first->first_pb = q->pb.head;
     }
     CORE_LOG("exec %s grid %ux%ux%u block %ux%ux%u shared 0x%x qmd 0x%llx%s", k->name,
              l->grid[0], l->grid[1], l->grid[2], l->block[0], l->block[1], l->block[2],

@@ -1109,6 +1109,14 @@ static void unwind_span(struct hcq_queue *q, struct hcq_hold *h)
  * chain on one queue then runs at the pace of an ungated one, where each
  * span's launch waited in a blocked acquire for the grid before
  * (docs/performance.md, "Chains across queues"). */
+/* p's last QMD, not read by the GPU yet, schedules the launch whose QMD
+ * is at qmd when its grid ends. */
+static void span_schedule(struct hcq_device *dev, struct hcq_hold *p, uint64_t qmd)
+{
+    nv_qmd_hot_dependent(p->last.qmd, &dev->qmd_hot, qmd);
+    hcq_wc_copy_lines(p->last.cpu, p->last.qmd, p->last.bytes);
+}
+
 static bool span_linkable(const struct hcq_queue *q, const struct hcq_hold *p,
                           const struct hcq_hold *n)
 {
@@ -1120,9 +1128,8 @@ static bool span_link(struct hcq_queue *q, struct hcq_hold *p, struct hcq_hold *
 {
     if (!span_linkable(q, p, n))
         return false;
-    nv_qmd_hot_dependent(p->last.qmd, &q->dev->qmd_hot, n->first_qmd);
     note_writer(q); /* the deciding thread may not be the recording one */
-    hcq_wc_copy_lines(p->last.cpu, p->last.qmd, p->last.bytes);
+    span_schedule(q->dev, p, n->first_qmd);
     pending_drop(q, n->start, n->end - n->start);
     q->spans_linked++;
     return true;
@@ -1214,8 +1221,7 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
             wc_drain_others(q);
             drained = true;
         }
-        nv_qmd_hot_dependent(p->last.qmd, &dev->qmd_hot, n->first_qmd);
-        hcq_wc_copy_lines(p->last.cpu, p->last.qmd, p->last.bytes);
+        span_schedule(dev, p, n->first_qmd);
         atomic_store_explicit(&n->state, HCQ_HOLD_LINKED, memory_order_relaxed);
         if (i == c.nq) {
             c.q[i].q = nq;
