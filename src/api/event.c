@@ -46,6 +46,7 @@ struct stream {
     /* Those, oldest first, linked through gnext: a pass looks at them
      * without walking the commands queued behind a gate. */
     cl_event gfirst, glast;
+    uint64_t seq; /* the next command's sseq */
 };
 
 static struct {
@@ -80,6 +81,13 @@ static struct {
      * hears nothing else). */
     _Atomic uint32_t woken;
     struct hcq_device *gpu_wait_dev;
+    /* A pass came back full and its thread goes on with another before it
+     * flushes the queues whose gates it decided (tracker_progress): the
+     * gates that thread's decisions make decidable are its own to decide,
+     * or another thread's flush would submit part of a chain. Others
+     * leave gates alone meanwhile (gates_skipped: and look again after). */
+    uintptr_t multipass;
+    bool gates_skipped;
 } T = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .pool_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -349,6 +357,7 @@ void hcqcl_event_track(cl_event e)
     }
     struct stream *s = &T.streams[si];
     e->stream = si;
+    e->sseq = s->seq++;
     e->prev = s->last;
     e->next = NULL;
     if (s->last)
@@ -393,18 +402,22 @@ static bool deps_final_locked(cl_event e, cl_int *st)
     return true;
 }
 
-/* How far down its stream a look for d goes: deeper ones are taken as
- * having something undecided before them. */
+/* How far down its stream a look for d goes when decided: deeper ones
+ * are taken as having something undecided before them. */
 enum { CLEAR_WALK = 64 };
 
 /* Whether every command before tracked d on its channel was decided: none
- * of them gated (decided: their holds decided too, not only collected by
- * a pass that has yet to run its actions). Stream 0 mixes channels.
- * Under T.lock. */
+ * of them gated, which the stream's oldest gated command says at once
+ * (decided: their holds decided too, not only collected by a pass that
+ * has yet to run its actions). Stream 0 mixes channels. Under T.lock. */
 static bool clear_before_locked(cl_event d, bool decided)
 {
     if (!d->stream || d->stream >= T.nstreams)
         return false;
+    if (!decided) {
+        const cl_event g = T.streams[d->stream].gfirst;
+        return !g || g->sseq > d->sseq;
+    }
     cl_event x = T.streams[d->stream].first;
     for (unsigned n = 0; x && x != d && n < CLEAR_WALK; x = x->next, n++)
         if (decided ? !atomic_load(&x->decided) : atomic_load(&x->phase) == HCQCL_PH_GATED)
@@ -618,8 +631,12 @@ static size_t collect_stream_locked(unsigned si, struct act *a, size_t n, size_t
             a[n++] = (struct act){ACT_FINISHED, e, st};
         }
     }
-    if (s->ngated && n < cap)
-        n = collect_gated_locked(s, a, n, cap, deps_later);
+    if (s->ngated && n < cap) {
+        if (T.multipass && T.multipass != util_thread_self())
+            T.gates_skipped = true;
+        else
+            n = collect_gated_locked(s, a, n, cap, deps_later);
+    }
     return n;
 }
 
@@ -716,18 +733,19 @@ static void flush_gated(struct deferred *d, cl_command_queue q, bool defer)
         flush_deferred(d);
 }
 
-/* Run the actions a pass collected, outside the lock. */
-static void run_acts(struct act *a, size_t n)
+/* Run the actions a pass collected, outside the lock. d: the queues
+ * whose gates are decided and not yet flushed; more: another pass follows
+ * at once (this one was full), so the last gate's flush waits for it. */
+static void run_acts(struct act *a, size_t n, struct deferred *d, bool more)
 {
     /* Work decided to run goes to the GPU before any host work of the
      * pass (a gate's staging copy, a callback) can delay it. */
-    struct deferred d = {.n = 0};
     for (size_t i = 0; i < n; i++) {
         cl_event e = a[i].ev;
         switch (a[i].kind) {
         case ACT_GATE:
             if (e->before_fn) {
-                flush_deferred(&d);
+                flush_deferred(d);
                 e->before_fn(e->before_arg, a[i].status);
             }
             /* Its GPU part runs, or is dropped when a dependency of its
@@ -740,12 +758,12 @@ static void run_acts(struct act *a, size_t n)
             hcq_q_hold_decide(e->hold, a[i].status >= 0);
             e->hold = NULL; /* the channel's now */
             atomic_store(&e->decided, true);
-            hcqcl_queue_note_held(e->q);
-            flush_gated(&d, e->q, more_gates(a, i, n));
+            hcqcl_queue_note_decided(e->q);
+            flush_gated(d, e->q, more || more_gates(a, i, n));
             hcqcl_event_unref(e);
             break;
         case ACT_AFTER:
-            flush_deferred(&d);
+            flush_deferred(d);
             e->after_fn(e->after_arg, a[i].status);
             pthread_mutex_lock(&T.lock);
             finish_locked(e, a[i].status);
@@ -770,21 +788,38 @@ static size_t tracker_progress(void)
      * of an empty tracker would only take the lock. */
     if (!atomic_load_explicit(&T.ntracked, memory_order_relaxed))
         return 0;
-    /* A pass's gates are all decided before its first flush: a chain of
-     * up to 127 commands behind one user event is linked whole
-     * (run_acts, flush_gated). */
+    /* A pass's gates are all decided before its first flush, and so are
+     * those of the passes that follow a full one: a chain behind one user
+     * event is linked whole (run_acts, flush_gated). */
     struct act a[128];
+    struct deferred d = {.n = 0};
+    const uintptr_t me = util_thread_self();
     size_t total = 0, n;
+    bool owner = false;
     do {
         /* Around it all: what a pass makes final it releases after. */
         const unsigned slot = hcqcl_cmd_release_begin();
         pthread_mutex_lock(&T.lock);
         n = collect_locked(a, UTIL_ARRAY_SIZE(a), UINT32_MAX);
+        if (n == UTIL_ARRAY_SIZE(a) && !T.multipass) {
+            T.multipass = me;
+            owner = true;
+        }
         pthread_mutex_unlock(&T.lock);
-        run_acts(a, n);
+        run_acts(a, n, &d, n == UTIL_ARRAY_SIZE(a));
         hcqcl_cmd_release_end(slot);
         total += n;
     } while (n == UTIL_ARRAY_SIZE(a));
+    flush_deferred(&d);
+    if (owner) {
+        pthread_mutex_lock(&T.lock);
+        T.multipass = 0;
+        if (T.gates_skipped) {
+            T.gates_skipped = false;
+            wake_notifier_locked();
+        }
+        pthread_mutex_unlock(&T.lock);
+    }
     return total;
 }
 
@@ -799,9 +834,10 @@ void hcqcl_event_retire(cl_event e)
      * the stretch too. */
     const unsigned slot = hcqcl_cmd_release_begin();
     struct act a[8];
+    struct deferred d = {.n = 0};
     size_t n = collect_locked(a, UTIL_ARRAY_SIZE(a), e->stream);
     pthread_mutex_unlock(&T.lock);
-    run_acts(a, n);
+    run_acts(a, n, &d, false);
     hcqcl_cmd_release_end(slot);
 }
 

@@ -1314,6 +1314,7 @@ struct _cl_event {
     struct _cl_event *prev, *next; /* tracker stream / pool */
     struct _cl_event *gnext;       /* its stream's next gated command */
     unsigned stream;               /* its tracker stream (event.c) */
+    uint64_t sseq;                 /* its place in that stream, rising */
 };
 
 /* Event internals for command.c / queue.c (event.c). */
@@ -1364,6 +1365,11 @@ void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except
  * and since when (a release store; the notifier's check of it is backed
  * by q->lock: see command_lite.c, hcqcl_lite_end). */
 void hcqcl_queue_note_held(cl_command_queue q);
+/* The tracker decided a gate of q and flushes q once its passes are done
+ * (event.c, flush_gated): the notifier's count of how long q held work
+ * starts again, so that it does not submit the part of a chain decided so
+ * far while the tracker is still deciding the rest. Any thread. */
+void hcqcl_queue_note_decided(cl_command_queue q);
 
 /* True when q is a live command queue (non-NULL, ours, type QUEUE). */
 bool hcqcl_queue_valid(cl_command_queue q);

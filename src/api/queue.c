@@ -365,6 +365,12 @@ void hcqcl_queue_note_held(cl_command_queue q)
     atomic_store_explicit(&q->held, true, memory_order_release);
 }
 
+void hcqcl_queue_note_decided(cl_command_queue q)
+{
+    atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
+    atomic_store_explicit(&q->held, true, memory_order_release);
+}
+
 bool hcqcl_queue_flush(cl_command_queue q, bool try)
 {
     if (!atomic_load_explicit(&q->held, memory_order_relaxed))

@@ -1131,7 +1131,8 @@ static bool span_link(struct hcq_queue *q, struct hcq_hold *p, struct hcq_hold *
     note_writer(q); /* the deciding thread may not be the recording one */
     span_schedule(q->dev, p, n->first_qmd);
     pending_drop(q, n->start, n->end - n->start);
-    q->spans_linked++;
+    /* Written under q's lock, read by tests anywhere: a relaxed store. */
+    __atomic_store_n(&q->spans_linked, q->spans_linked + 1, __ATOMIC_RELAXED);
     return true;
 }
 
@@ -1236,7 +1237,7 @@ static unsigned link_across(struct hcq_queue *q, struct hcq_hold *h)
     if (linked)
         CORE_LOG("queue 0x%x: %u launches of %u queues joined the chain after value %llu",
                  q->h_channel, linked, c.nq, (unsigned long long)h->last.val);
-    q->spans_linked_across += linked;
+    __atomic_store_n(&q->spans_linked_across, q->spans_linked_across + linked, __ATOMIC_RELAXED);
     return linked;
 }
 

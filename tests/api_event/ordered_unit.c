@@ -24,6 +24,7 @@
  * The fills' values show the order the GPU kept.
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "api/obj.h"
@@ -32,7 +33,10 @@
 #include "pb_words.h"
 #include "unit_setup.h"
 
-enum { N = 1 << 18, CHAIN = 8 }; /* 1 MiB: fills of it are grids */
+/* 1 MiB: fills of it are grids. LONG: more gates than one tracker pass
+ * takes (event.c, 128 actions), decided over several passes and still
+ * flushed, and linked, as one chain. */
+enum { N = 1 << 18, CHAIN = 8, LONG = 300 };
 
 static cl_mem buffer(cl_context ctx, size_t bytes)
 {
@@ -70,7 +74,23 @@ static unsigned own_acquires(cl_event e)
     return n;
 }
 
-static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
+/* Set u, then give the tracker up to 5 s to link `want` spans (*count,
+ * rising) before this thread waits. A wait submits its queue's work as far
+ * as it was decided then (hcqcl_queue_flush): part of a chain the tracker
+ * (the notifier, say) is still deciding, or the chain's second queue
+ * before its first, whose chain then starts behind a blocked acquire on
+ * the second (docs/status.md). */
+static uint64_t ld(const uint64_t *count) { return __atomic_load_n(count, __ATOMIC_RELAXED); }
+
+static void set_and_link(cl_event u, const uint64_t *count, uint64_t want)
+{
+    REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
+    const uint64_t t0 = util_now_ns();
+    while (ld(count) < want && util_now_ns() - t0 < 5000000000ull)
+        sched_yield();
+}
+
+static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b, int len)
 {
     cl_int err;
     cl_mem x = buffer(ctx, N * 4), y = buffer(ctx, N * 4);
@@ -81,14 +101,14 @@ static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
         REQUIRE(hcqcl_clWaitForEvents(1, &e) == CL_SUCCESS, "warm-up fill");
         hcqcl_clReleaseEvent(e);
     }
-    cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u, ev[CHAIN];
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u, ev[LONG];
     REQUIRE(u, "user event: %d", err);
-    for (int i = 0; i < CHAIN; i++) {
+    for (int i = 0; i < len; i++) {
         ev[i] = fill(i & 1 ? b : a, i & 1 ? y : x, N * 4, (float)(i + 1), 1, &prev);
         EXPECT(atomic_load(&ev[i]->phase) == HCQCL_PH_GATED, "fill %d is not gated", i);
         prev = ev[i];
     }
-    for (int i = 0; i < CHAIN; i++) {
+    for (int i = 0; i < len; i++) {
         const unsigned n = own_acquires(ev[i]);
         /* The first of each queue follows a grid the other queue's
          * command did not wait for (or none). */
@@ -97,47 +117,48 @@ static void chain(cl_context ctx, cl_command_queue a, cl_command_queue b)
     }
     struct hcq_queue *ha = a->chans[HCQ_ENGINE_COMPUTE][0].hq,
                      *hb = b->chans[HCQ_ENGINE_COMPUTE][0].hq;
-    for (int i = 1; i < CHAIN; i++)
+    for (int i = 1; i < len; i++)
         EXPECT(ev[i]->hold->x_va == ev[i - 1]->gpu_sig->va && ev[i]->hold->first_qmd,
                "fill %d: a wait for fill %d, then its launch", i, i - 1);
-    const uint64_t links = ha->spans_linked_across + hb->spans_linked_across;
-    REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
-    EXPECT(hcqcl_clWaitForEvents(1, &ev[CHAIN - 1]) == CL_SUCCESS, "wait");
-    /* Decided in one pass: the first fill's QMD heads a chain of them all
-     * (queue.c, link_across). */
-    const uint64_t linked = ha->spans_linked_across + hb->spans_linked_across - links;
-    EXPECT(linked == CHAIN - 1, "%llu spans linked across the queues, want %d",
-           (unsigned long long)linked, CHAIN - 1);
-    unit_check_floats(a, x, N, (float)(CHAIN - 1), "x, the chain's last on a");
-    unit_check_floats(b, y, N, (float)CHAIN, "y, the chain's last on b");
-    for (int i = 0; i < CHAIN; i++)
+    const uint64_t links = ld(&ha->spans_linked_across) + ld(&hb->spans_linked_across);
+    /* Queue a holds the chain's head: its settle links the rest. */
+    set_and_link(u, &ha->spans_linked_across, ld(&ha->spans_linked_across) + (uint64_t)len - 1);
+    EXPECT(hcqcl_clWaitForEvents(1, &ev[len - 1]) == CL_SUCCESS, "wait");
+    /* Decided before the first flush: the first fill's QMD heads a chain
+     * of them all (queue.c, link_across). */
+    const uint64_t linked = ld(&ha->spans_linked_across) + ld(&hb->spans_linked_across) - links;
+    EXPECT(linked == (uint64_t)len - 1, "%llu spans linked across the queues, want %d",
+           (unsigned long long)linked, len - 1);
+    unit_check_floats(a, x, N, (float)(len - 1), "x, the chain's last on a");
+    unit_check_floats(b, y, N, (float)len, "y, the chain's last on b");
+    for (int i = 0; i < len; i++)
         hcqcl_clReleaseEvent(ev[i]);
     hcqcl_clReleaseEvent(u);
     hcqcl_clReleaseMemObject(x);
     hcqcl_clReleaseMemObject(y);
 }
 
-static void one_queue(cl_context ctx, cl_command_queue q)
+static void one_queue(cl_context ctx, cl_command_queue q, int len)
 {
     cl_int err;
     cl_mem x = buffer(ctx, N * 4);
-    cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u, ev[CHAIN];
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err), prev = u, ev[LONG];
     REQUIRE(u, "user event: %d", err);
-    for (int i = 0; i < CHAIN; i++) {
+    for (int i = 0; i < len; i++) {
         ev[i] = fill(q, x, N * 4, (float)(i + 1), 1, &prev);
         prev = ev[i];
     }
     struct hcq_queue *hq = q->chans[HCQ_ENGINE_COMPUTE][0].hq;
-    for (int i = 1; i < CHAIN; i++)
+    for (int i = 1; i < len; i++)
         EXPECT(own_acquires(ev[i]) == 1 && ev[i]->hold->first_qmd,
                "fill %d: one wait for the grid before, then its launch", i);
-    const uint64_t links = hq->spans_linked;
-    REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
-    EXPECT(hcqcl_clWaitForEvents(1, &ev[CHAIN - 1]) == CL_SUCCESS, "wait");
-    EXPECT(hq->spans_linked - links == CHAIN - 1, "%llu spans linked, want %d",
-           (unsigned long long)(hq->spans_linked - links), CHAIN - 1);
-    unit_check_floats(q, x, N, (float)CHAIN, "x, the chain's last");
-    for (int i = 0; i < CHAIN; i++)
+    const uint64_t links = ld(&hq->spans_linked);
+    set_and_link(u, &hq->spans_linked, links + (uint64_t)len - 1);
+    EXPECT(hcqcl_clWaitForEvents(1, &ev[len - 1]) == CL_SUCCESS, "wait");
+    EXPECT(ld(&hq->spans_linked) - links == (uint64_t)len - 1, "%llu spans linked, want %d",
+           (unsigned long long)(ld(&hq->spans_linked) - links), len - 1);
+    unit_check_floats(q, x, N, (float)len, "x, the chain's last");
+    for (int i = 0; i < len; i++)
         hcqcl_clReleaseEvent(ev[i]);
     hcqcl_clReleaseEvent(u);
     hcqcl_clReleaseMemObject(x);
@@ -229,8 +250,10 @@ int main(void)
     cl_device_id *devs = unit_devices(&n);
     cl_context ctx = unit_context(1, devs);
     cl_command_queue q = unit_queue(ctx, devs[0]), q2 = unit_queue(ctx, devs[0]);
-    chain(ctx, q, q2);
-    one_queue(ctx, q);
+    chain(ctx, q, q2, CHAIN);
+    one_queue(ctx, q, CHAIN);
+    chain(ctx, q, q2, LONG);
+    one_queue(ctx, q, LONG);
     own_first(ctx, q, q2);
     for (int named = 0; named < 2; named++)
         for (int fail = 0; fail < 2; fail++)
