@@ -124,8 +124,16 @@ static void fork_release(void)
     pthread_mutex_unlock(&T.pool_lock);
     pthread_mutex_unlock(&T.lock);
 }
+/* The child has none of the parent's threads: none of them goes on with
+ * passes there. */
+static void fork_child(void)
+{
+    T.multipass = 0;
+    T.gates_skipped = false;
+    fork_release();
+}
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-static void fork_register(void) { pthread_atfork(fork_prepare, fork_release, fork_release); }
+static void fork_register(void) { pthread_atfork(fork_prepare, fork_release, fork_child); }
 
 cl_event hcqcl_event_new(cl_context ctx, cl_command_queue q, cl_command_type type)
 {

@@ -42,7 +42,7 @@ enum {
     COPY_DEFAULT_MAX = 8,       /* default: min(8, cores / 2) */
     COPY_LINE = 64,             /* pieces are whole cache lines */
     COPY_PIECE_MIN = 64u << 10, /* below this per thread, waking costs more */
-    COPY_PIECES_PER_THREAD = 2, /* slack for a thread that is descheduled */
+    COPY_PIECES_PER_THREAD = 4, /* slack for a thread that is late */
 };
 
 /* How long a worker keeps polling for the next job after its last piece,
