@@ -85,7 +85,9 @@ static struct {
      * flushes the queues whose gates it decided (tracker_progress): the
      * gates that thread's decisions make decidable are its own to decide,
      * or another thread's flush would submit part of a chain. Others
-     * leave gates alone meanwhile (gates_skipped: and look again after). */
+     * leave gates alone meanwhile (gates_skipped: and look again after),
+     * until that thread is done or runs host work that may be the
+     * application's (multipass_drop). */
     uintptr_t multipass;
     bool gates_skipped;
 } T = {
@@ -707,11 +709,29 @@ static bool more_gates(const struct act *a, size_t i, size_t n)
     return false;
 }
 
-/* Queues with gates decided and not yet flushed, each referenced. */
+/* Queues with gates decided and not yet flushed, each referenced; and
+ * whether this thread holds T.multipass. */
 struct deferred {
     cl_command_queue q[32];
     size_t n;
+    bool multipass;
 };
+
+/* Let other threads decide gates again, and have the notifier look at
+ * those they left meanwhile. */
+static void multipass_drop(struct deferred *d)
+{
+    if (!d->multipass)
+        return;
+    d->multipass = false;
+    pthread_mutex_lock(&T.lock);
+    T.multipass = 0;
+    if (T.gates_skipped) {
+        T.gates_skipped = false;
+        wake_notifier_locked();
+    }
+    pthread_mutex_unlock(&T.lock);
+}
 
 static void flush_deferred(struct deferred *d)
 {
@@ -771,7 +791,11 @@ static void run_acts(struct act *a, size_t n, struct deferred *d, bool more)
             hcqcl_event_unref(e);
             break;
         case ACT_AFTER:
+            /* Host work, maybe the application's (an SVM free's
+             * callback), which may wait for a thread whose gates this
+             * one would otherwise keep to itself. */
             flush_deferred(d);
+            multipass_drop(d);
             e->after_fn(e->after_arg, a[i].status);
             pthread_mutex_lock(&T.lock);
             finish_locked(e, a[i].status);
@@ -781,6 +805,7 @@ static void run_acts(struct act *a, size_t n, struct deferred *d, bool more)
             finished_outside(e, a[i].status);
             break;
         case ACT_FINISHED:
+            multipass_drop(d); /* the same: a destructor callback */
             finished_outside(e, a[i].status);
             break;
         }
@@ -803,7 +828,6 @@ static size_t tracker_progress(void)
     struct deferred d = {.n = 0};
     const uintptr_t me = util_thread_self();
     size_t total = 0, n;
-    bool owner = false;
     do {
         /* Around it all: what a pass makes final it releases after. */
         const unsigned slot = hcqcl_cmd_release_begin();
@@ -811,7 +835,7 @@ static size_t tracker_progress(void)
         n = collect_locked(a, UTIL_ARRAY_SIZE(a), UINT32_MAX);
         if (n == UTIL_ARRAY_SIZE(a) && !T.multipass) {
             T.multipass = me;
-            owner = true;
+            d.multipass = true;
         }
         pthread_mutex_unlock(&T.lock);
         run_acts(a, n, &d, n == UTIL_ARRAY_SIZE(a));
@@ -819,15 +843,7 @@ static size_t tracker_progress(void)
         total += n;
     } while (n == UTIL_ARRAY_SIZE(a));
     flush_deferred(&d);
-    if (owner) {
-        pthread_mutex_lock(&T.lock);
-        T.multipass = 0;
-        if (T.gates_skipped) {
-            T.gates_skipped = false;
-            wake_notifier_locked();
-        }
-        pthread_mutex_unlock(&T.lock);
-    }
+    multipass_drop(&d);
     return total;
 }
 
