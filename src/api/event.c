@@ -430,7 +430,7 @@ static bool clear_before_locked(cl_event d, bool decided)
     }
     cl_event x = T.streams[d->stream].first;
     for (unsigned n = 0; x && x != d && n < CLEAR_WALK; x = x->next, n++)
-        if (decided ? !atomic_load(&x->decided) : atomic_load(&x->phase) == HCQCL_PH_GATED)
+        if (!atomic_load(&x->decided))
             return false;
     return x == d;
 }

@@ -1586,11 +1586,7 @@ static void queue_free(struct hcq_queue *q)
     hcq_signal_free(q->timeline);
     for (struct hcq_hold *h = q->hold_first, *n; h; h = n) {
         n = h->next;
-        if (h->xreg) {
-            pthread_mutex_lock(&q->dev->xlink_lock);
-            xlink_remove_locked(q->dev, h);
-            pthread_mutex_unlock(&q->dev->xlink_lock);
-        }
+        (void)hold_take(q, h, HCQ_HOLD_OPEN); /* off the device's list */
         free(h);
     }
     if (q->pending_gp != q->pending_inline)

@@ -74,14 +74,15 @@ static unsigned own_acquires(cl_event e)
     return n;
 }
 
+/* A link count the core writes under its queue's lock. */
+static uint64_t ld(const uint64_t *count) { return __atomic_load_n(count, __ATOMIC_RELAXED); }
+
 /* Set u, then give the tracker up to 5 s to link `want` spans (*count,
  * rising) before this thread waits. A wait submits its queue's work as far
  * as it was decided then (hcqcl_queue_flush): part of a chain the tracker
  * (the notifier, say) is still deciding, or the chain's second queue
  * before its first, whose chain then starts behind a blocked acquire on
  * the second (docs/status.md). */
-static uint64_t ld(const uint64_t *count) { return __atomic_load_n(count, __ATOMIC_RELAXED); }
-
 static void set_and_link(cl_event u, const uint64_t *count, uint64_t want)
 {
     REQUIRE(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "set");
