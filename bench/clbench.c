@@ -213,6 +213,44 @@ static double beside_long(struct ctx *c, cl_command_queue q2)
     return percentile(w, 5, 0.5);
 }
 
+/* Median of 7 runs, microseconds: a kernel of 20+ ms (one work-item,
+ * lengthened until it takes that long) enqueued on the profiling queue
+ * and waited for with clFinish, the wall time from the enqueue to
+ * clFinish's return less the kernel's profiled length (END - START). What
+ * is left is the launch and how late the wait, asleep through most of
+ * the kernel, saw its end. */
+static double long_late(struct ctx *c)
+{
+    cl_int err;
+    cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+    CHECK(err);
+    CHECK(clSetKernelArg(c->spin, 0, sizeof(m), &m));
+    const size_t one = 1;
+    for (cl_uint n = 1u << 16;; n *= 2) {
+        CHECK(clSetKernelArg(c->spin, 1, sizeof(n), &n));
+        double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(c->qprof, c->spin, 1, NULL, &one, &one, 0, NULL, NULL));
+        CHECK(clFinish(c->qprof));
+        if (now_us() - t0 >= 20000.0 || n >= (1u << 30))
+            break;
+    }
+    double w[7];
+    for (int r = 0; r < 7; r++) {
+        cl_event e;
+        cl_ulong s, en;
+        double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(c->qprof, c->spin, 1, NULL, &one, &one, 0, NULL, &e));
+        CHECK(clFinish(c->qprof));
+        double wall = now_us() - t0;
+        CHECK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof(s), &s, NULL));
+        CHECK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof(en), &en, NULL));
+        w[r] = wall - (double)(en - s) / 1e3;
+        clReleaseEvent(e);
+    }
+    clReleaseMemObject(m);
+    return percentile(w, 7, 0.5);
+}
+
 static void bench_launch(struct ctx *c)
 {
     cl_int err;
@@ -273,6 +311,7 @@ static void bench_launch(struct ctx *c)
     emit("event_chain_us", user_chain(c, c->q, c->q, 100, false));
     emit("event_xchain_us", user_chain(c, c->q, q2, 100, false));
     emit("beside_long_us", beside_long(c, q2));
+    emit("long_late_us", long_late(c));
     clReleaseCommandQueue(q2);
 
     /* Profiled duration of an empty kernel. */
@@ -551,6 +590,7 @@ static const struct {
     {"event_chain_us", "100-kernel event chain, ungated", "us", false},
     {"event_xchain_us", "  the same chain across two queues", "us", false},
     {"beside_long_us", "kernel on queue 2 beside a long one, done", "us", false},
+    {"long_late_us", "20 ms kernel: finish wall - profiled", "us", false},
     {"kernel_profiled_us", "profiled duration, empty kernel", "us", false},
     {"timer_resolution_ns", "profiling timer resolution", "ns", false},
     {"buffer_cycle_us", "4 KiB buffer: make, write, release", "us", false},

@@ -412,6 +412,8 @@ static void device_destroy(struct hcq_device *dev)
     pthread_mutex_destroy(&dev->local_lock);
     pthread_mutex_destroy(&dev->group_lock);
     pthread_mutex_destroy(&dev->xlink_lock);
+    pthread_mutex_destroy(&dev->waker_lock);
+    pthread_cond_destroy(&dev->waker_made);
     free(dev);
 }
 
@@ -507,6 +509,8 @@ static void enumerate_once(void)
         pthread_mutex_init(&dev->local_lock, NULL);
         pthread_mutex_init(&dev->group_lock, NULL);
         pthread_mutex_init(&dev->xlink_lock, NULL);
+        pthread_mutex_init(&dev->waker_lock, NULL);
+        pthread_cond_init(&dev->waker_made, NULL);
         dev->drv = &g_drv;
         dev->card = cards[i];
         dev->index = g_count;
@@ -664,6 +668,13 @@ void hcq_device_close(struct hcq_device *dev)
      * so outside the lock): decided and done again until a close finds
      * none left, so two closes at once cannot tear down past them. */
     pthread_mutex_lock(&dev->lock);
+    if (dev->refs == 1) {
+        /* Wakers first, once a thread making one is done: nothing waits
+         * on them once the last user closes. */
+        pthread_mutex_unlock(&dev->lock);
+        hcq_waker_drain(dev);
+        pthread_mutex_lock(&dev->lock);
+    }
     while (dev->refs == 1 && dev->idle) {
         pthread_mutex_unlock(&dev->lock);
         hcq_queue_idle_drain(dev);

@@ -191,6 +191,22 @@ struct hcq_device {
      * releases raise them (queue.c, push_release). */
     _Atomic uint32_t irq_want;
     atomic_bool irq_polling;  /* one waiter polls irq_fd, the others wait on irq_gen */
+
+    /* Wakers (waker.c): copy-engine channels that raise an interrupt once
+     * a value whose release raises none has landed. Under waker_lock. */
+    pthread_mutex_t waker_lock;
+    pthread_cond_t waker_made; /* waker_making cleared */
+#define HCQ_WAKER_MAX 4
+    struct hcq_waker {
+        struct hcq_queue *q;
+        const struct hcq_signal *s; /* its last request: s >= target, */
+        uint64_t target, ticket;    /* then q's timeline = ticket */
+        uint64_t since_ns;          /* when that request was made */
+    } wakers[HCQ_WAKER_MAX];
+    unsigned nwakers;
+    bool waker_making; /* a thread is making one (the last close waits) */
+    bool waker_off;    /* one could not be made: none are asked for again */
+    _Atomic uint64_t waker_requests; /* requests made (tests read it) */
 };
 
 /* Interrupts as wake-ups (irq.c). setup: on failure the device works
@@ -208,6 +224,21 @@ bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns);
 /* Up to ns, ended early only when irq_gen moves from gen (another
  * waiter's poll, hcq_device_poke): a sleep that takes no interrupt. */
 void hcq_irq_nap(struct hcq_device *dev, uint32_t gen, uint64_t ns);
+
+/* Wakers (waker.c). arm: asks for a non-stall interrupt right after s
+ * reaches target, a value already recorded whose release raises none;
+ * true when one will come (a request made now or earlier), false when no
+ * waker can take it now (none made yet: the first is made in the
+ * background; all busy; HCQCL_WAKER=off). prepare: makes the first waker
+ * now (tests). drain: frees them all without waiting (the last close). */
+bool hcq_waker_arm(struct hcq_device *dev, const struct hcq_signal *s, uint64_t target);
+int hcq_waker_prepare(struct hcq_device *dev);
+void hcq_waker_drain(struct hcq_device *dev);
+/* A waker's queue: a channel on a copy engine of its own where one is
+ * free, whose every release raises the non-stall interrupt. */
+int hcq_queue_create_waker(struct hcq_device *dev, struct hcq_queue **out);
+/* Frees q at once, waiting for nothing (a waker blocked in an acquire). */
+void hcq_queue_abandon(struct hcq_queue *q);
 
 /* Mark the device lost (channel error, hang); logs why once (fault.c).
  * _code also records the channel error code hcq_device_fault() returns. */
@@ -400,6 +431,7 @@ struct hcq_queue {
     struct hcq_queue *idle_next; /* dev->idle */
     bool uvm_channel;
     bool reusable;            /* made by hcq_queue_create: may be kept idle */
+    bool waker;               /* a waker's (waker.c): every release interrupts */
 
     /* GPFIFO ring + USERD in one CPU-mapped vidmem allocation. */
     struct hcq_mem *ring_mem;

@@ -351,7 +351,7 @@ static void raise_to(_Atomic uint64_t *hi, uint64_t value)
  * (signal.c). */
 static inline bool irq_wanted(const struct hcq_queue *q)
 {
-    return atomic_load_explicit(&q->dev->irq_want, memory_order_relaxed) != 0 &&
+    return (q->waker || atomic_load_explicit(&q->dev->irq_want, memory_order_relaxed) != 0) &&
            atomic_load_explicit(&q->dev->irq_on, memory_order_relaxed);
 }
 
@@ -1800,7 +1800,10 @@ static int channel_alloc(struct hcq_queue *q)
     if (q->engine == HCQ_ENGINE_COMPUTE)
         return channel_alloc_compute(q);
     const unsigned n = !atomic_load(&dev->ce_refused) ? dev->info.async_ce_count : 0;
-    const unsigned first = n ? atomic_fetch_add(&dev->next_ce, 1) % n : 0;
+    /* A waker starts from the last engine, which copy queues (taking the
+     * engines from the first) reach last: a channel blocked in an acquire
+     * is switched in and out of its runlist until the value lands. */
+    const unsigned first = !n ? 0 : q->waker ? n - 1 : atomic_fetch_add(&dev->next_ce, 1) % n;
     for (unsigned k = 0; k < n; k++) {
         uint32_t engine = dev->info.async_ce[(first + k) % n];
         int r = channel_alloc_on(q, engine, false);
@@ -1817,8 +1820,38 @@ static int channel_alloc(struct hcq_queue *q)
     return channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS, false);
 }
 
+static int queue_create(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
+                        uint32_t pb_bytes, uint32_t scratch_bytes, bool waker,
+                        struct hcq_queue **out);
+
 int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
                            uint32_t pb_bytes, uint32_t scratch_bytes, struct hcq_queue **out)
+{
+    return queue_create(dev, engine, ring_entries, pb_bytes, scratch_bytes, false, out);
+}
+
+/* A waker has at most a few requests of a few dozen bytes in flight
+ * (waker.c): the smallest ring and arenas. */
+int hcq_queue_create_waker(struct hcq_device *dev, struct hcq_queue **out)
+{
+    return queue_create(dev, HCQ_ENGINE_COPY, 64, 16384, 4096, true, out);
+}
+
+static void unlink_locked(struct hcq_queue *q);
+
+void hcq_queue_abandon(struct hcq_queue *q)
+{
+    if (!q)
+        return;
+    pthread_mutex_lock(&q->dev->lock);
+    unlink_locked(q);
+    pthread_mutex_unlock(&q->dev->lock);
+    queue_free(q);
+}
+
+static int queue_create(struct hcq_device *dev, enum hcq_engine engine, uint32_t ring_entries,
+                        uint32_t pb_bytes, uint32_t scratch_bytes, bool waker,
+                        struct hcq_queue **out)
 {
     *out = NULL;
     if (!__atomic_load_n(&dev->refs, __ATOMIC_ACQUIRE) || !util_is_pow2(ring_entries) ||
@@ -1832,6 +1865,7 @@ int hcq_queue_create_sized(struct hcq_device *dev, enum hcq_engine engine, uint3
         return -ENOMEM;
     q->dev = dev;
     q->engine = engine;
+    q->waker = waker;
     q->engine_class = engine == HCQ_ENGINE_COMPUTE ? dev->info.compute_class
                                                    : dev->info.copy_class;
     q->ring_entries = ring_entries;

@@ -187,7 +187,8 @@ static inline void cpu_relax(void)
  * (which checks 5 %) failed once under load; transfers, where lateness shows, carry expected
  * ends instead: hcq_signal_wait_eta). Releases raise interrupts only
  * while a waiter sleeps on them (queue.c, push_release): one whose target
- * was recorded before sleeps in steps instead. A wake-up that was another
+ * was recorded before, or is a kernel's end, asks a waker for one
+ * (waker.c), and sleeps in steps where none can take it. A wake-up that was another
  * command's (back-to-back commands raise one interrupt each) is followed by a pause
  * of 1/256 of the time waited (2 us to 1 ms) before the next poll: an
  * interrupt arriving meanwhile stays pending, so the pause bounds how late
@@ -298,6 +299,7 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
     int rc;
     bool woken = false;  /* the last sleep ended on an interrupt */
     bool wanting = false; /* counted in dev->irq_want */
+    bool armed = false;   /* a waker's interrupt follows the target */
     for (;;) {
         /* Read before the value: an interrupt after this read is seen by
          * the sleep below (irq.c). */
@@ -356,10 +358,15 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
             atomic_fetch_add_explicit(&dev->irq_want, 1, memory_order_relaxed);
             wanting = true;
         }
-        /* Work recorded while nobody slept raises none: sleep in steps
-         * until a release at or after the target asks for one. */
-        if (irq && atomic_load_explicit(&s->irq_hi, memory_order_relaxed) < target)
-            irq = false;
+        /* Work recorded while nobody slept, and a kernel's end, raise
+         * none: a waker raises one once the value lands (waker.c), or,
+         * where none can, the wait sleeps in steps until a release at or
+         * after the target asks for one. */
+        if (irq && !armed && atomic_load_explicit(&s->irq_hi, memory_order_relaxed) < target) {
+            armed = atomic_load_explicit(&s->rec_hi, memory_order_relaxed) >= target &&
+                    hcq_waker_arm(dev, s, target);
+            irq = armed;
+        }
         bool pause = irq && woken;
         if (pause)
             sleep_ns = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,

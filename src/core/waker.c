@@ -1,0 +1,178 @@
+/* Wakers: interrupts for threads that sleep on releases that raise none.
+ *
+ * A release raises a non-stall interrupt only when a thread slept on
+ * interrupts as it was recorded (queue.c, push_release), and one folded
+ * into a kernel's QMD never does. The usual wait, clFinish after the
+ * enqueue, is for such a value: past its first millisecond it slept in
+ * steps of 1/128 of the time waited (signal.c), and so saw a 20 ms
+ * kernel's end up to 156 us late.
+ *
+ * A waker is a channel of its own on a copy engine (the last one, which
+ * copy queues reach last). Asked for (s, v), it waits for s >= v in a
+ * blocked acquire, then releases its own timeline with the copy engine's
+ * non-stall interrupt, which wakes the sleepers (irq.c): the wait sees its
+ * value within an interrupt's wake-up of its landing.
+ *
+ * A channel runs its requests in order, so a waker takes a request only
+ * when all of its own are done, or when they are all for the same signal
+ * and lower values (which land first): a request never waits for
+ * another's value. The waiter knows its interrupt comes when it arms one.
+ * A waker whose last request has waited WAKER_STALE_NS is given no more
+ * on that signal (its value may never come: a queue destroyed behind an
+ * undecided hold); other waits go to another waker. At most HCQ_WAKER_MAX
+ * per device, each with up to WAKER_DEPTH requests in flight, which its
+ * small arenas always have room for: a request never waits for the GPU.
+ *
+ * The first waker is made in the background (a channel takes milliseconds
+ * to make) by the first wait that could use one; that wait sleeps in steps
+ * meanwhile. Wakers live until the device's last close, which frees them
+ * without waiting for their acquires. HCQCL_WAKER=off asks for none. */
+#include "core/priv.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+
+#define WAKER_DEPTH 8u
+#define WAKER_STALE_NS 1000000000ull
+
+static bool waker_idle(const struct hcq_waker *w)
+{
+    return hcq_signal_value(w->q->timeline) >= w->ticket;
+}
+
+/* The acquire, then the release with the interrupt, submitted. A failure
+ * (a lost device) may leave part of it recorded: that waker takes no more. */
+static bool waker_request(struct hcq_device *dev, struct hcq_waker *w,
+                          const struct hcq_signal *s, uint64_t target)
+{
+    uint64_t v = 0;
+    int r = hcq_q_wait(w->q, s, target);
+    if (r == 0)
+        r = hcq_q_release_timeline(w->q, &v);
+    if (r == 0)
+        r = hcq_q_submit(w->q);
+    if (r) {
+        CORE_LOG("device %u: waker request failed (%d): that waker is retired", dev->index, r);
+        *w = (struct hcq_waker){.q = w->q, .ticket = UINT64_MAX};
+        return false;
+    }
+    *w = (struct hcq_waker){w->q, s, target, v, util_now_ns()};
+    atomic_fetch_add_explicit(&dev->waker_requests, 1, memory_order_relaxed);
+    return true;
+}
+
+/* A new waker's queue, added to the device's; waker_lock not held, and
+ * waker_making set by the caller, which this clears (the device's last
+ * close waits for that). */
+static int waker_make(struct hcq_device *dev)
+{
+    struct hcq_queue *q = NULL;
+    int r = hcq_queue_create_waker(dev, &q);
+    pthread_mutex_lock(&dev->waker_lock);
+    if (r == 0 && dev->nwakers < HCQ_WAKER_MAX) {
+        dev->wakers[dev->nwakers++] = (struct hcq_waker){.q = q};
+        q = NULL;
+    } else if (r) {
+        dev->waker_off = true;
+        CORE_LOG("device %u: no waker (%d): waits on kernels' ends sleep in steps", dev->index,
+                 r);
+    }
+    pthread_mutex_unlock(&dev->waker_lock);
+    hcq_queue_abandon(q); /* only with HCQ_WAKER_MAX already made */
+    pthread_mutex_lock(&dev->waker_lock);
+    dev->waker_making = false;
+    pthread_cond_broadcast(&dev->waker_made);
+    pthread_mutex_unlock(&dev->waker_lock);
+    return r;
+}
+
+static void *waker_maker(void *arg)
+{
+    (void)waker_make(arg); /* the device is not touched after it */
+    return NULL;
+}
+
+/* A maker thread; waker_lock held. It holds no reference: the device's
+ * last close waits for it (hcq_waker_drain), so that a close and a new
+ * open right after it (a lost device's recovery) find the device closed. */
+static void waker_start(struct hcq_device *dev)
+{
+    if (dev->waker_making || dev->waker_off || dev->nwakers == HCQ_WAKER_MAX)
+        return;
+    dev->waker_making = true;
+    pthread_attr_t attr;
+    sigset_t all, old;
+    pthread_t t;
+    int rc = pthread_attr_init(&attr);
+    if (rc == 0) {
+        /* Detached, every signal blocked (the application's handlers run
+         * on its own threads). */
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        rc = pthread_create(&t, &attr, waker_maker, dev);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        pthread_attr_destroy(&attr);
+    }
+    if (rc) {
+        dev->waker_making = false;
+        dev->waker_off = true;
+    }
+}
+
+bool hcq_waker_arm(struct hcq_device *dev, const struct hcq_signal *s, uint64_t target)
+{
+    if (strcmp(util_env()->waker, "on") || hcq_device_lost(dev) ||
+        !atomic_load_explicit(&dev->irq_on, memory_order_relaxed))
+        return false;
+    pthread_mutex_lock(&dev->waker_lock);
+    const uint64_t now = util_now_ns();
+    struct hcq_waker *same = NULL, *idle = NULL;
+    bool armed = false;
+    for (unsigned i = 0; i < dev->nwakers && !armed; i++) {
+        struct hcq_waker *w = &dev->wakers[i];
+        if (waker_idle(w)) {
+            if (!idle)
+                idle = w;
+        } else if (w->s == s && w->target == target) {
+            armed = true; /* another thread asked for it */
+        } else if (w->s == s && w->target < target && now - w->since_ns < WAKER_STALE_NS &&
+                   w->ticket - hcq_signal_value(w->q->timeline) < WAKER_DEPTH) {
+            same = w;
+        }
+    }
+    if (!armed && (same || idle))
+        armed = waker_request(dev, same ? same : idle, s, target);
+    else if (!armed)
+        waker_start(dev);
+    pthread_mutex_unlock(&dev->waker_lock);
+    return armed;
+}
+
+int hcq_waker_prepare(struct hcq_device *dev)
+{
+    pthread_mutex_lock(&dev->waker_lock);
+    while (dev->waker_making)
+        pthread_cond_wait(&dev->waker_made, &dev->waker_lock);
+    const bool have = dev->nwakers > 0;
+    if (!have)
+        dev->waker_making = true;
+    pthread_mutex_unlock(&dev->waker_lock);
+    return have ? 0 : waker_make(dev);
+}
+
+void hcq_waker_drain(struct hcq_device *dev)
+{
+    struct hcq_waker all[HCQ_WAKER_MAX];
+    pthread_mutex_lock(&dev->waker_lock);
+    while (dev->waker_making)
+        pthread_cond_wait(&dev->waker_made, &dev->waker_lock);
+    const unsigned n = dev->nwakers;
+    memcpy(all, dev->wakers, sizeof(all));
+    dev->nwakers = 0;
+    dev->waker_off = false;
+    pthread_mutex_unlock(&dev->waker_lock);
+    for (unsigned i = 0; i < n; i++)
+        hcq_queue_abandon(all[i].q);
+}
