@@ -1810,13 +1810,17 @@ static int channel_alloc(struct hcq_queue *q)
         if (r == 0)
             return 0;
         util_log(UTIL_LOG_ERR, "core: copy engine 0x%x refused a channel (%d); trying %s", engine,
-                 r, k + 1 < n ? "the next one" : "the graphics copy engine");
+                 r, k + 1 < n ? "the next one" : q->waker ? "none" : "the graphics copy engine");
         channel_release(q);
         if (r == -ENOMEM)
             return r;
     }
     if (n)
         atomic_store(&dev->ce_refused, true);
+    /* Not a waker: its group would be time-sliced with the compute
+     * queues' on the graphics runlist. */
+    if (q->waker)
+        return -ENODEV;
     return channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS, false);
 }
 
