@@ -448,6 +448,14 @@ static void fork_child(void)
             dev->lost_code = 0;
         }
         atomic_store_explicit(&dev->lost, true, __ATOMIC_RELEASE);
+        /* The wakers' channels are the parent's, and so may be a thread
+         * making one or holding their lock: forget them (waker.c). */
+        atomic_store(&dev->waker_closed, true);
+        dev->waker_making = false;
+        dev->nwakers = 0;
+        dev->waker_retired = NULL;
+        dev->waker_lock = (pthread_mutex_t)PTHREAD_MUTEX_INITIALIZER;
+        dev->waker_made = (pthread_cond_t)PTHREAD_COND_INITIALIZER;
     }
 }
 
@@ -649,6 +657,7 @@ int hcq_device_open(struct hcq_device *dev)
         dev->qmd_hot_ok = nv_qmd_hot_init(nv_qmd_version_for_class(dev->info.compute_class),
                                           &dev->qmd_hot) == 0;
         r = bring_up(dev);
+        atomic_store(&dev->waker_closed, false);
         if (r) {
             util_log(UTIL_LOG_ERR, "core: device %u open failed: %s", dev->index, strerror(-r));
             teardown(dev);

@@ -206,6 +206,8 @@ struct hcq_device {
     unsigned nwakers;
     bool waker_making; /* a thread is making one (the last close waits) */
     bool waker_off;    /* one could not be made: none are asked for again */
+    struct hcq_queue *waker_retired; /* a stuck one the next maker frees */
+    atomic_bool waker_closed; /* from the last close's drain to the next open */
     _Atomic uint64_t waker_requests; /* requests made (tests read it) */
 };
 

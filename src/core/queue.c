@@ -1815,12 +1815,13 @@ static int channel_alloc(struct hcq_queue *q)
         if (r == -ENOMEM)
             return r;
     }
-    if (n)
-        atomic_store(&dev->ce_refused, true);
     /* Not a waker: its group would be time-sliced with the compute
-     * queues' on the graphics runlist. */
+     * queues' on the graphics runlist. Nor does its refusal move the copy
+     * queues there. */
     if (q->waker)
         return -ENODEV;
+    if (n)
+        atomic_store(&dev->ce_refused, true);
     return channel_alloc_on(q, NV2080_ENGINE_TYPE_GRAPHICS, false);
 }
 

@@ -22,6 +22,10 @@
  * undecided hold); other waits go to another waker. At most HCQ_WAKER_MAX
  * per device, each with up to WAKER_DEPTH requests in flight, which its
  * small arenas always have room for: a request never waits for the GPU.
+ * When all are busy, the stalest (past WAKER_STALE_NS) is retired: freed,
+ * and replaced, by the next maker thread. An armed wait sleeps on
+ * interrupts with a timeout of 1/32 of the time waited (signal.c), so a
+ * retired or late waker costs it at most that.
  *
  * The first waker is made in the background (a channel takes milliseconds
  * to make) by the first wait that could use one; that wait sleeps in steps
@@ -67,7 +71,12 @@ static bool waker_request(struct hcq_device *dev, struct hcq_waker *w,
  * close waits for that). */
 static int waker_make(struct hcq_device *dev)
 {
-    struct hcq_queue *q = NULL;
+    pthread_mutex_lock(&dev->waker_lock);
+    struct hcq_queue *q = dev->waker_retired;
+    dev->waker_retired = NULL;
+    pthread_mutex_unlock(&dev->waker_lock);
+    hcq_queue_abandon(q);
+    q = NULL;
     int r = hcq_queue_create_waker(dev, &q);
     pthread_mutex_lock(&dev->waker_lock);
     if (r == 0 && dev->nwakers < HCQ_WAKER_MAX) {
@@ -95,10 +104,13 @@ static void *waker_maker(void *arg)
 
 /* A maker thread; waker_lock held. It holds no reference: the device's
  * last close waits for it (hcq_waker_drain), so that a close and a new
- * open right after it (a lost device's recovery) find the device closed. */
+ * open right after it (a lost device's recovery) find the device closed.
+ * From that drain to the next first open none is started (waker_closed):
+ * a thread that opened the device meanwhile goes without wakers. */
 static void waker_start(struct hcq_device *dev)
 {
-    if (dev->waker_making || dev->waker_off || dev->nwakers == HCQ_WAKER_MAX)
+    if (dev->waker_making || dev->waker_off || dev->nwakers == HCQ_WAKER_MAX ||
+        atomic_load(&dev->waker_closed))
         return;
     dev->waker_making = true;
     pthread_attr_t attr;
@@ -121,10 +133,30 @@ static void waker_start(struct hcq_device *dev)
     }
 }
 
+/* All HCQ_WAKER_MAX are busy: the one waiting longest, if over
+ * WAKER_STALE_NS, is taken off the list for the next maker to free (a
+ * waker whose value may never come would hold its place for good); a wait
+ * it was to wake sleeps on its timeouts. waker_lock held. */
+static void waker_retire_stale(struct hcq_device *dev, uint64_t now)
+{
+    unsigned oldest = HCQ_WAKER_MAX;
+    for (unsigned i = 0; i < dev->nwakers; i++)
+        if (now - dev->wakers[i].since_ns >= WAKER_STALE_NS &&
+            (oldest == HCQ_WAKER_MAX || dev->wakers[i].since_ns < dev->wakers[oldest].since_ns))
+            oldest = i;
+    if (oldest == HCQ_WAKER_MAX)
+        return;
+    CORE_LOG("device %u: a waker waited %llu ms for one value: retired", dev->index,
+             (unsigned long long)((now - dev->wakers[oldest].since_ns) / 1000000));
+    dev->waker_retired = dev->wakers[oldest].q;
+    dev->wakers[oldest] = dev->wakers[--dev->nwakers];
+}
+
 bool hcq_waker_arm(struct hcq_device *dev, const struct hcq_signal *s, uint64_t target)
 {
     if (strcmp(util_env()->waker, "on") || hcq_device_lost(dev) ||
-        !atomic_load_explicit(&dev->irq_on, memory_order_relaxed))
+        !atomic_load_explicit(&dev->irq_on, memory_order_relaxed) ||
+        atomic_load_explicit(&dev->waker_closed, memory_order_relaxed))
         return false;
     pthread_mutex_lock(&dev->waker_lock);
     const uint64_t now = util_now_ns();
@@ -142,10 +174,13 @@ bool hcq_waker_arm(struct hcq_device *dev, const struct hcq_signal *s, uint64_t 
             same = w;
         }
     }
-    if (!armed && (same || idle))
+    if (!armed && (same || idle)) {
         armed = waker_request(dev, same ? same : idle, s, target);
-    else if (!armed)
+    } else if (!armed) {
+        if (dev->nwakers == HCQ_WAKER_MAX && !dev->waker_making && !dev->waker_retired)
+            waker_retire_stale(dev, now);
         waker_start(dev);
+    }
     pthread_mutex_unlock(&dev->waker_lock);
     return armed;
 }
@@ -168,11 +203,15 @@ void hcq_waker_drain(struct hcq_device *dev)
     pthread_mutex_lock(&dev->waker_lock);
     while (dev->waker_making)
         pthread_cond_wait(&dev->waker_made, &dev->waker_lock);
+    atomic_store(&dev->waker_closed, true);
     const unsigned n = dev->nwakers;
     memcpy(all, dev->wakers, sizeof(all));
+    struct hcq_queue *retired = dev->waker_retired;
+    dev->waker_retired = NULL;
     dev->nwakers = 0;
     dev->waker_off = false;
     pthread_mutex_unlock(&dev->waker_lock);
+    hcq_queue_abandon(retired);
     for (unsigned i = 0; i < n; i++)
         hcq_queue_abandon(all[i].q);
 }

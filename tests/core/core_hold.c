@@ -376,7 +376,6 @@ int main(void)
     test_dropped_release(dev, false);
     test_slack_release(dev);
     hcq_queue_idle_drain(dev);
-    hcq_waker_drain(dev); /* any a sleeping wait had made */
     EXPECT(!hcq_device_lost(dev));
     EXPECT_EQ(hcq_mem_in_use(dev), base);
     hcq_device_close(dev);

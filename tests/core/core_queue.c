@@ -482,7 +482,6 @@ static void test_compute_churn(struct hcq_device *dev)
 static void test_reuse(struct hcq_device *dev)
 {
     hcq_queue_idle_drain(dev);
-    hcq_waker_drain(dev);
     uint64_t base = hcq_mem_in_use(dev);
     struct hcq_queue *a, *b, *c;
     uint64_t v, v0;
@@ -518,7 +517,6 @@ static void test_reuse(struct hcq_device *dev)
     hcq_queue_destroy(b);
     EXPECT(dev->nidle >= 3);
     hcq_queue_idle_drain(dev);
-    hcq_waker_drain(dev);
     EXPECT_EQ(dev->nidle, 0u);
     EXPECT_EQ(hcq_mem_in_use(dev), base);
 }
@@ -611,7 +609,6 @@ int main(void)
     hcq_queue_destroy(kq);
     hcq_queue_destroy(cq);
     hcq_queue_idle_drain(dev);
-    hcq_waker_drain(dev); /* any a sleeping wait had made */
     EXPECT(!hcq_device_lost(dev));
     EXPECT_EQ(hcq_mem_in_use(dev), base);
     hcq_device_close(dev);

@@ -109,7 +109,6 @@ int main(void)
         pthread_join(th[i], &bad);
         EXPECT_EQ((intptr_t)bad, 0);
     }
-    hcq_waker_drain(dev); /* any a sleeping wait had made */
     const uint64_t small0 = hcq_mem_in_use(dev);
     for (uintptr_t i = 0; i < THREADS; i++)
         pthread_create(&th[i], NULL, small_worker, (void *)i);
@@ -118,7 +117,6 @@ int main(void)
         pthread_join(th[i], &bad);
         EXPECT_EQ((intptr_t)bad, 0);
     }
-    hcq_waker_drain(dev); /* any a sleeping wait had made */
     EXPECT_EQ(hcq_mem_in_use(dev), small0);
     hcq_queue_idle_drain(dev); /* the queues the threads kept idle */
     EXPECT_EQ(hcq_mem_in_use(dev), use0);
