@@ -154,7 +154,7 @@ static void waker_retire_stale(struct hcq_device *dev, uint64_t now)
 
 bool hcq_waker_arm(struct hcq_device *dev, const struct hcq_signal *s, uint64_t target)
 {
-    if (strcmp(util_env()->waker, "on") || hcq_device_lost(dev) ||
+    if (!strcmp(util_env()->waker, "off") || hcq_device_lost(dev) ||
         !atomic_load_explicit(&dev->irq_on, memory_order_relaxed) ||
         atomic_load_explicit(&dev->waker_closed, memory_order_relaxed))
         return false;

@@ -136,7 +136,7 @@ int main(void)
     struct hcq_device *dev = core_test_device();
     const char *pol = getenv("HCQCL_WAIT");
     if (!atomic_load(&dev->irq_on) || (pol && !strcmp(pol, "spin")) ||
-        strcmp(util_env()->waker, "on")) {
+        !strcmp(util_env()->waker, "off")) {
         fprintf(stderr, "core_waker: waits do not sleep on interrupts here\n");
         hcq_device_close(dev);
         return 77;
