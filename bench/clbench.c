@@ -174,6 +174,22 @@ static double user_chain(struct ctx *c, cl_command_queue a, cl_command_queue b, 
     return percentile(w, 7, 0.5);
 }
 
+/* Sets the spin kernel's arguments (m, and a step count doubled from 2^16
+ * until one work-item's run on q, enqueue to clFinish, takes us). */
+static void spin_for(struct ctx *c, cl_command_queue q, cl_mem m, double us)
+{
+    const size_t one = 1;
+    CHECK(clSetKernelArg(c->spin, 0, sizeof(m), &m));
+    for (cl_uint n = 1u << 16;; n *= 2) {
+        CHECK(clSetKernelArg(c->spin, 1, sizeof(n), &n));
+        double t0 = now_us();
+        CHECK(clEnqueueNDRangeKernel(q, c->spin, 1, NULL, &one, &one, 0, NULL, NULL));
+        CHECK(clFinish(q));
+        if (now_us() - t0 >= us || n >= (1u << 30))
+            break;
+    }
+}
+
 /* Median of 5 runs, microseconds from enqueuing an empty kernel on q2 to
  * the end of clFinish(q2), while a kernel of 40+ ms (one work-item,
  * lengthened until it takes that long alone) runs on the context's first
@@ -185,16 +201,8 @@ static double beside_long(struct ctx *c, cl_command_queue q2)
     cl_int err;
     cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
     CHECK(err);
-    CHECK(clSetKernelArg(c->spin, 0, sizeof(m), &m));
+    spin_for(c, c->q, m, 40000.0);
     const size_t one = 1, g = 32, l = 32;
-    for (cl_uint n = 1u << 16;; n *= 2) {
-        CHECK(clSetKernelArg(c->spin, 1, sizeof(n), &n));
-        double t0 = now_us();
-        CHECK(clEnqueueNDRangeKernel(c->q, c->spin, 1, NULL, &one, &one, 0, NULL, NULL));
-        CHECK(clFinish(c->q));
-        if (now_us() - t0 >= 40000.0 || n >= (1u << 30))
-            break;
-    }
     double w[5];
     for (int r = 0; r < 5; r++) {
         cl_event long_one;
@@ -224,16 +232,8 @@ static double long_late(struct ctx *c)
     cl_int err;
     cl_mem m = clCreateBuffer(c->ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
     CHECK(err);
-    CHECK(clSetKernelArg(c->spin, 0, sizeof(m), &m));
+    spin_for(c, c->qprof, m, 20000.0);
     const size_t one = 1;
-    for (cl_uint n = 1u << 16;; n *= 2) {
-        CHECK(clSetKernelArg(c->spin, 1, sizeof(n), &n));
-        double t0 = now_us();
-        CHECK(clEnqueueNDRangeKernel(c->qprof, c->spin, 1, NULL, &one, &one, 0, NULL, NULL));
-        CHECK(clFinish(c->qprof));
-        if (now_us() - t0 >= 20000.0 || n >= (1u << 30))
-            break;
-    }
     double w[7];
     for (int r = 0; r < 7; r++) {
         cl_event e;

@@ -18,8 +18,6 @@
  */
 #include "api/obj.h"
 
-#include <signal.h>
-
 enum { PREWARM_MAX_DEVICES = 64 };
 
 static pthread_mutex_t prewarm_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,20 +65,7 @@ void hcqcl_prewarm(struct hcq_device *dev)
     pthread_mutex_unlock(&prewarm_lock);
     if (!first)
         return;
-    /* Detached, every signal blocked (the application's handlers run on
-     * its own threads). */
-    pthread_attr_t attr;
-    sigset_t all, old;
-    pthread_t t;
-    int rc = pthread_attr_init(&attr);
-    if (rc == 0) {
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        rc = pthread_create(&t, &attr, prewarm_main, dev);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        pthread_attr_destroy(&attr);
-    }
+    const int rc = util_thread_detached(prewarm_main, dev);
     if (rc != 0) {
         UTIL_LOG(UTIL_LOG_API, "api: no prewarm thread (%d)", rc);
         finished(dev);

@@ -34,7 +34,6 @@
 #include "core/priv.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
 
 #define WAKER_DEPTH 8u
@@ -113,20 +112,7 @@ static void waker_start(struct hcq_device *dev)
         atomic_load(&dev->waker_closed))
         return;
     dev->waker_making = true;
-    pthread_attr_t attr;
-    sigset_t all, old;
-    pthread_t t;
-    int rc = pthread_attr_init(&attr);
-    if (rc == 0) {
-        /* Detached, every signal blocked (the application's handlers run
-         * on its own threads). */
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        rc = pthread_create(&t, &attr, waker_maker, dev);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        pthread_attr_destroy(&attr);
-    }
+    const int rc = util_thread_detached(waker_maker, dev);
     if (rc) {
         dev->waker_making = false;
         dev->waker_off = true;

@@ -79,6 +79,11 @@ struct util_env {
 /* Read once (thread-safe); strings live for the process. */
 const struct util_env *util_env(void);
 
+/* Starts fn(arg) on a detached thread with every signal blocked (the
+ * application's handlers run on its own threads): 0 or pthread_create's
+ * error. */
+int util_thread_detached(void *(*fn)(void *), void *arg);
+
 /* Monotonic host clock in ns (CLOCK_MONOTONIC_RAW). */
 uint64_t util_now_ns(void);
 
