@@ -1876,7 +1876,7 @@ static int queue_create(struct hcq_device *dev, enum hcq_engine engine, uint32_t
     q->ring_entries = ring_entries;
     q->pending_gp = q->pending_inline;
     q->pending_cap = HCQ_PENDING_GP;
-    q->acquire_switch = waker ? strcmp(util_env()->waker, "switch") == 0
+    q->acquire_switch = waker ? strcmp(util_env()->waker, "poll") != 0
                               : strcmp(util_env()->acquire, "poll") != 0;
     q->chain = engine == HCQ_ENGINE_COMPUTE && dev->qmd_hot_ok &&
                strcmp(util_env()->launch_chain, "off") != 0;

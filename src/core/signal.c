@@ -198,7 +198,6 @@ static inline void cpu_relax(void)
 #define WAIT_IRQ_AFTER_NS 1000000ull
 #define WAIT_IRQ_SLEEP_DIV 16u
 #define WAIT_IRQ_SLEEP_MAX_NS 20000000ull
-#define WAIT_WAKER_SLEEP_DIV 32u
 #define WAIT_IRQ_GAP_DIV 256u
 #define WAIT_IRQ_GAP_MIN_NS 2000ull
 #define WAIT_IRQ_GAP_MAX_NS 1000000ull
@@ -372,15 +371,10 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
         if (pause)
             sleep_ns = UTIL_MAX(WAIT_IRQ_GAP_MIN_NS,
                                 UTIL_MIN(waited / WAIT_IRQ_GAP_DIV, WAIT_IRQ_GAP_MAX_NS));
-        else if (irq && armed)
-            /* A waker's interrupt is one channel's doing: a timeout of a
-             * few steps bounds how late a wait is if it is late. */
-            sleep_ns = UTIL_MAX(WAIT_SLEEP_MIN_NS,
-                                UTIL_MIN(waited / WAIT_WAKER_SLEEP_DIV, WAIT_SLEEP_MAX_NS));
-        else if (irq)
+        else if (irq && !armed)
             sleep_ns = UTIL_MAX(WAIT_SLEEP_MIN_NS,
                                 UTIL_MIN(waited / WAIT_IRQ_SLEEP_DIV, WAIT_IRQ_SLEEP_MAX_NS));
-        else
+        else /* a step; a waker's interrupt may end it sooner */
             sleep_ns =
                 UTIL_MAX(WAIT_SLEEP_MIN_NS, UTIL_MIN(waited / WAIT_SLEEP_DIV, WAIT_SLEEP_MAX_NS));
         if (timeout_ns != UINT64_MAX && timeout_ns - (now - moved) < sleep_ns)

@@ -10,8 +10,7 @@
  * A waker is a channel of its own on a copy engine (the last one, which
  * copy queues reach last). Asked for (s, v), it waits for s >= v in a
  * blocked acquire, then releases its own timeline with the copy engine's
- * non-stall interrupt, which wakes the sleepers (irq.c): the wait sees its
- * value within an interrupt's wake-up of its landing.
+ * non-stall interrupt, which wakes the sleepers (irq.c).
  *
  * A channel runs its requests in order, so a waker takes a request only
  * when all of its own are done, or when they are all for the same signal
@@ -23,9 +22,17 @@
  * per device, each with up to WAKER_DEPTH requests in flight, which its
  * small arenas always have room for: a request never waits for the GPU.
  * When all are busy, the stalest (past WAKER_STALE_NS) is retired: freed,
- * and replaced, by the next maker thread. An armed wait sleeps on
- * interrupts with a timeout of 1/32 of the time waited (signal.c), so a
- * retired or late waker costs it at most that.
+ * and replaced, by the next maker thread. An armed wait keeps its steps
+ * of 1/128 of the time waited as timeouts (signal.c): a waker can only
+ * make it end sooner, never later.
+ *
+ * The acquire yields its runlist while blocked (HCQCL_WAKER=switch, the
+ * default) or polls (poll). On an H100 a yielding waker saw a kernel's
+ * end 110-123 us late (docs/gpu-runs.md, 2026-12-07): the runlist, with
+ * that one channel group on it, is looked at again that seldom. So it
+ * shortens waits of over about 15 ms, whose steps are longer; polling,
+ * which should see the value within microseconds, has not run on a GPU
+ * yet.
  *
  * The first waker is made in the background (a channel takes milliseconds
  * to make) by the first wait that could use one; that wait sleeps in steps
