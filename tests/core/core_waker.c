@@ -4,8 +4,9 @@
  * a waker's interrupt once the value lands, without counting itself as
  * wanting interrupts; a waker takes requests for one signal in rising
  * order and leaves a lower value, or another signal's, to another waker,
- * made in the background; the device's last close frees a waker blocked
- * in an acquire whose value never comes.
+ * made in the background; with every waker busy past a second the
+ * stalest is retired and replaced; the device's last close frees a waker
+ * blocked in an acquire whose value never comes.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -131,6 +132,42 @@ static void test_order(struct hcq_device *dev)
     hcq_signal_free(b);
 }
 
+/* Every waker busy on a value that has not come: a further request is
+ * refused until one of them has waited over a second; then the stalest is
+ * retired, freed while blocked in its acquire, and replaced by a new
+ * waker, which takes the request. */
+static void test_retire(struct hcq_device *dev)
+{
+    struct hcq_signal *g[HCQ_WAKER_MAX + 1];
+    for (unsigned i = 0; i <= HCQ_WAKER_MAX; i++)
+        REQUIRE(hcq_signal_alloc(dev, &g[i]) == 0);
+    REQUIRE(wakers_done(dev));
+    for (unsigned i = 0; i < HCQ_WAKER_MAX; i++) {
+        bool ok = false;
+        for (uint64_t t0 = util_now_ns(); !ok && util_now_ns() - t0 < 4000000000ull;
+             sleep_ns(1000000))
+            ok = hcq_waker_arm(dev, g[i], 1);
+        EXPECT(ok, "signal %u: no waker took it", i);
+    }
+    EXPECT_EQ(wakers(dev), HCQ_WAKER_MAX);
+    EXPECT(!hcq_waker_arm(dev, g[HCQ_WAKER_MAX], 1));
+    sleep_ns(1100000000ull);
+    bool ok = false;
+    for (uint64_t t0 = util_now_ns(); !ok && util_now_ns() - t0 < 4000000000ull;
+         sleep_ns(1000000))
+        ok = hcq_waker_arm(dev, g[HCQ_WAKER_MAX], 1);
+    EXPECT(ok);
+    EXPECT_EQ(wakers(dev), HCQ_WAKER_MAX);
+    for (unsigned i = 0; i <= HCQ_WAKER_MAX; i++)
+        hcq_signal_set(g[i], 1);
+    EXPECT(wakers_done(dev));
+    pthread_mutex_lock(&dev->waker_lock);
+    EXPECT(dev->waker_retired == NULL);
+    pthread_mutex_unlock(&dev->waker_lock);
+    for (unsigned i = 0; i <= HCQ_WAKER_MAX; i++)
+        hcq_signal_free(g[i]);
+}
+
 int main(void)
 {
     struct hcq_device *dev = core_test_device();
@@ -145,6 +182,7 @@ int main(void)
     EXPECT_EQ(wakers(dev), 1);
     test_wakes(dev);
     test_order(dev);
+    test_retire(dev);
     /* Left blocked: the last close frees it without waiting. */
     struct hcq_signal *never;
     REQUIRE(hcq_signal_alloc(dev, &never) == 0);
