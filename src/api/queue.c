@@ -354,10 +354,8 @@ void hcqcl_queue_flush_locked(cl_command_queue q, const struct hcq_queue *except
     atomic_store_explicit(&q->held, still, memory_order_relaxed);
 }
 
-void hcqcl_queue_note_held(cl_command_queue q)
+void hcqcl_queue_note_decided(cl_command_queue q)
 {
-    if (atomic_load_explicit(&q->held, memory_order_relaxed))
-        return;
     atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
     /* A release store (a plain one on x86): a sequentially consistent
      * store is an exchange, which would wait for the launch's
@@ -365,10 +363,10 @@ void hcqcl_queue_note_held(cl_command_queue q)
     atomic_store_explicit(&q->held, true, memory_order_release);
 }
 
-void hcqcl_queue_note_decided(cl_command_queue q)
+void hcqcl_queue_note_held(cl_command_queue q)
 {
-    atomic_store_explicit(&q->held_since, util_now_ns(), memory_order_relaxed);
-    atomic_store_explicit(&q->held, true, memory_order_release);
+    if (!atomic_load_explicit(&q->held, memory_order_relaxed))
+        hcqcl_queue_note_decided(q);
 }
 
 bool hcqcl_queue_flush(cl_command_queue q, bool try)

@@ -2042,8 +2042,5 @@ void hcq_queue_destroy(struct hcq_queue *q)
     }
     if (keep && !hcq_device_lost(dev) && idle_put(q))
         return;
-    pthread_mutex_lock(&dev->lock);
-    unlink_locked(q);
-    pthread_mutex_unlock(&dev->lock);
-    queue_free(q);
+    hcq_queue_abandon(q);
 }

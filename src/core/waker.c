@@ -46,11 +46,6 @@
 #define WAKER_DEPTH 8u
 #define WAKER_STALE_NS 1000000000ull
 
-static bool waker_idle(const struct hcq_waker *w)
-{
-    return hcq_signal_value(w->q->timeline) >= w->ticket;
-}
-
 /* The acquire, then the release with the interrupt, submitted. A failure
  * (a lost device) may leave part of it recorded: that waker takes no more. */
 static bool waker_request(struct hcq_device *dev, struct hcq_waker *w,
@@ -157,13 +152,14 @@ bool hcq_waker_arm(struct hcq_device *dev, const struct hcq_signal *s, uint64_t 
     bool armed = false;
     for (unsigned i = 0; i < dev->nwakers && !armed; i++) {
         struct hcq_waker *w = &dev->wakers[i];
-        if (waker_idle(w)) {
+        const uint64_t done = hcq_signal_value(w->q->timeline); /* requests */
+        if (done >= w->ticket) {
             if (!idle)
                 idle = w;
         } else if (w->s == s && w->target == target) {
             armed = true; /* another thread asked for it */
         } else if (w->s == s && w->target < target && now - w->since_ns < WAKER_STALE_NS &&
-                   w->ticket - hcq_signal_value(w->q->timeline) < WAKER_DEPTH) {
+                   w->ticket - done < WAKER_DEPTH) {
             same = w;
         }
     }
