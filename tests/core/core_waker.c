@@ -58,6 +58,32 @@ static void *wait_main(void *arg)
     return NULL;
 }
 
+/* Where a waker's latency goes, on the GPU's clock: the gate's opening to
+ * the gated release (the queue's acquire), that release to the waker's
+ * (the copy engine's acquire), the waker's release to the wait's end (the
+ * interrupt and the wake-up). Printed only: the parts are the GPU's. */
+static void where_it_went(struct hcq_device *dev, const struct hcq_signal *s, uint64_t v,
+                          uint64_t set_host, uint64_t end_host)
+{
+    uint64_t gpu, host, waker_ts = 0;
+    if (hcq_device_timer(dev, &gpu, &host))
+        return;
+    pthread_mutex_lock(&dev->waker_lock);
+    for (unsigned i = 0; i < dev->nwakers; i++)
+        if (dev->wakers[i].s == s && dev->wakers[i].target == v)
+            waker_ts = hcq_signal_timestamp(dev->wakers[i].q->timeline);
+    pthread_mutex_unlock(&dev->waker_lock);
+    const int64_t off = (int64_t)(gpu - host); /* host + off = GPU time */
+    const int64_t set = (int64_t)set_host + off, end = (int64_t)end_host + off;
+    const int64_t rel = (int64_t)hcq_signal_timestamp(s), wk = (int64_t)waker_ts;
+    if (!waker_ts)
+        return;
+    fprintf(stderr,
+            "  gate to gated release %.1f us, to the waker's release %.1f us, to the wait's end "
+            "%.1f us\n",
+            (double)(rel - set) / 1e3, (double)(wk - rel) / 1e3, (double)(end - wk) / 1e3);
+}
+
 /* A release recorded behind a gate before anyone slept raises no
  * interrupt. The waiter, 1.3 s into its wait, would sleep in steps of
  * 10 ms; the waker's interrupt wakes it when the gate opens. The best of
@@ -95,6 +121,7 @@ static void test_wakes(struct hcq_device *dev)
                 (double)late / 1e6);
         best = UTIL_MIN(best, late);
         EXPECT(wakers_done(dev));
+        where_it_went(dev, hcq_queue_timeline(q), v, set, w.end);
         hcq_signal_free(gate);
     }
     EXPECT(best < 5000000ull);
