@@ -602,6 +602,20 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
 {
     struct hcqcl_chan *ch = cmd->chan;
     cl_event e = cmd->ev;
+    /* A launch on an idle channel: its length as seen before. Transfers
+     * behind it cannot know when they start. */
+    bool kernel = cmd->expect_key && !cmd->gated && !e->lite_sig;
+    for (size_t i = 0; kernel && i < e->ndeps; i++)
+        kernel = e->deps[i]->gpu_sig == e->gpu_sig ||
+                 atomic_load(&e->deps[i]->phase) == HCQCL_PH_DONE;
+    if (kernel) {
+        ch->chain_known = false;
+        e->eta_key = cmd->expect_key;
+        e->eta_start = util_now_ns();
+        e->eta_learn = true;
+        hcqcl_ktimes_expect(cmd->q->dev, e->eta_key, e->eta_start, &e->eta_ns, &e->eta_spin);
+        return;
+    }
     bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES &&
                  cmd->expect_bytes <= EXPECT_CHAIN_MAX && !cmd->gated && !e->lite_sig &&
                  (idle || (ch->chain_known && ch->chain_kind == cmd->expect_kind &&
@@ -637,6 +651,10 @@ void hcqcl_cmd_learn(cl_event e, uint64_t done_ns)
 {
     if (!e->eta_learn || !e->q || done_ns <= e->eta_start)
         return;
+    if (e->eta_key) {
+        hcqcl_ktimes_learn(e->q->dev, e->eta_key, done_ns - e->eta_start);
+        return;
+    }
     /* Bytes per microsecond. It follows a faster sample at once (3/4 of
      * it) and a slower one by a quarter: an estimate above the rate only
      * makes a wait spin longer (it wakes early), one below makes it wake

@@ -72,14 +72,18 @@ void hcqcl_lite_retire(cl_command_queue q, bool try)
  * tracker pass before each, like an event's: the command may wait on the
  * GPU for a slot only the tracker sets (an after-hook's), and this may be
  * the notifier thread itself (a callback releasing its queue). */
-static cl_int wait_and_retire(cl_command_queue q, const struct hcq_signal *sig, uint64_t val)
+static cl_int wait_and_retire(cl_command_queue q, const struct hcqcl_lite *l)
 {
     const uint64_t since = util_now_ns();
+    /* A launch with a known start seen ending by this wait: its length. */
+    const bool learn = l->key && hcq_signal_value(l->sig) < l->val;
     int r;
     do {
         hcqcl_events_progress();
-        r = hcq_signal_wait_since(sig, val, 1000000, since);
+        r = hcq_signal_wait_eta(l->sig, l->val, 1000000, since, l->eta, l->spin);
     } while (r == -ETIMEDOUT);
+    if (r == 0 && learn)
+        hcqcl_ktimes_learn(q->dev, l->key, util_now_ns() - l->start);
     hcqcl_lite_retire(q, false);
     if (r) {
         hcqcl_event_tell_lost(q->ctx, q);
@@ -165,7 +169,8 @@ static bool lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
             const struct hcq_signal *own = hcq_queue_timeline(ch->hq);
             bool wait_last = last && atomic_load(&last->phase) != HCQCL_PH_DONE && last->sig != own;
             bool wait_lite = q->lite_sig && q->lite_sig != own;
-            if (wait_last || wait_lite)
+            lc->waits = wait_last || wait_lite;
+            if (lc->waits)
                 hcqcl_queue_flush_locked(q, ch->hq);
             if ((wait_last && hcq_q_wait(ch->hq, last->sig, last->val) < 0) ||
                 hcqcl_lite_order_locked(q, ch->hq, NULL) != CL_SUCCESS) {
@@ -190,12 +195,10 @@ static bool lite_begin_locked(cl_command_queue q, enum hcq_engine engine,
             return true;
         }
         /* The ring is full: wait for its oldest command, then look again. */
-        const struct hcqcl_lite *old = &q->lite[q->lite_tail & (q->lite_cap - 1)];
-        const struct hcq_signal *sig = old->sig;
-        uint64_t val = old->val;
+        const struct hcqcl_lite old = q->lite[q->lite_tail & (q->lite_cap - 1)];
         hcqcl_queue_flush_locked(q, NULL);
         util_unlock(&q->lock);
-        if (!may_wait || wait_and_retire(q, sig, val) != CL_SUCCESS)
+        if (!may_wait || wait_and_retire(q, &old) != CL_SUCCESS)
             return false;
     }
 }
@@ -243,6 +246,12 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
     struct hcqcl_lite *l = &q->lite[q->lite_head++ & (q->lite_cap - 1)];
     l->sig = hcq_queue_timeline(hq);
     l->val = v;
+    l->key = lc->key;
+    l->start = l->eta = l->spin = 0;
+    if (lc->key) {
+        l->start = util_now_ns();
+        hcqcl_ktimes_expect(q->dev, lc->key, l->start, &l->eta, &l->spin);
+    }
     l->nobjs = nobjs;
     for (uint32_t i = 0; i < nobjs; i++)
         l->objs[i] = lc->objs[i]; /* retained by hcqcl_lite_begin */
@@ -290,12 +299,10 @@ cl_int hcqcl_lite_drain(cl_command_queue q)
     bool any = q->lite_tail != head;
     /* Oldest first: entries of different channels end in any order. */
     while (err == CL_SUCCESS && (int32_t)(head - q->lite_tail) > 0) {
-        const struct hcqcl_lite *l = &q->lite[q->lite_tail & (q->lite_cap - 1)];
-        const struct hcq_signal *sig = l->sig;
-        uint64_t val = l->val;
+        const struct hcqcl_lite l = q->lite[q->lite_tail & (q->lite_cap - 1)];
         hcqcl_queue_flush_locked(q, NULL);
         util_unlock(&q->lock);
-        err = wait_and_retire(q, sig, val);
+        err = wait_and_retire(q, &l);
         util_lock(&q->lock);
     }
     if (err == CL_SUCCESS && q->lite_sig && hcq_signal_value(q->lite_sig) >= q->lite_val)

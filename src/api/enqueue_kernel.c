@@ -253,6 +253,7 @@ static void memo_store(struct hcqcl_launch_memo *m, cl_kernel k, uint64_t args_g
     memcpy(m->block, l->params, l->params_size);
     m->l = *l;
     m->l.params = m->block;
+    m->key = 0; /* hcqcl_ktimes_key, when first asked for */
 }
 
 /* The memo's launch when it matches, recorded and ended: true with *err
@@ -271,6 +272,13 @@ static bool memo_launch(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
     /* Never lets the lock go while it succeeds: the memo stays as read. */
     if (!hcqcl_lite_begin_locked(q, HCQ_ENGINE_COMPUTE, m->objs, m->nobjs, &lc))
         return false;
+    if (!lc.waits && hcqcl_ktimes_idle(lc.hq)) {
+        if (!m->key)
+            m->key = hcqcl_ktimes_key(m->hk, m->work_dim, m->offset, m->global,
+                                      m->local_given ? m->local : NULL, m->block,
+                                      m->l.params_size);
+        lc.key = m->key;
+    }
     *err = hcq_q_exec(lc.hq, m->hk, &m->l) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
     cl_int end = hcqcl_lite_end(&lc, *err == CL_SUCCESS);
     if (*err == CL_SUCCESS)
@@ -482,6 +490,9 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
     if (nobj && nobj <= HCQCL_LITE_OBJS && !kernel->desc->printf &&
         hcqcl_lite_begin(q, HCQ_ENGINE_COMPUTE, objs, (uint32_t)nobj, &lc)) {
         struct hcq_launch one = {.params = NULL};
+        if (!empty && !lc.waits && hcqcl_ktimes_idle(lc.hq))
+            lc.key = hcqcl_ktimes_key(hk, work_dim, global_work_offset, global_work_size,
+                                      local_work_size, block, psize);
         err = empty ? CL_SUCCESS
                     : record_launches(lc.hq, hk, work_dim, global_work_offset, global_work_size,
                                       local, di, block, psize, dyn, 0, &one);
@@ -540,6 +551,9 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         uint64_t printf_va = 0;
         if (pbuf)
             err = hcqcl_printf_attach(&cmd, pbuf, &printf_va);
+        if (err == CL_SUCCESS && hcqcl_ktimes_idle(hcqcl_cmd_hq(&cmd)))
+            cmd.expect_key = hcqcl_ktimes_key(hk, work_dim, global_work_offset,
+                                              global_work_size, local_work_size, block, psize);
         if (err == CL_SUCCESS)
             err = record_launches(hcqcl_cmd_hq(&cmd), hk, work_dim, global_work_offset,
                                   global_work_size, local, di, block, psize, dyn, printf_va,

@@ -1244,7 +1244,8 @@ static cl_event gpu_dep_locked(cl_event e)
 cl_int hcqcl_event_wait(cl_event e)
 {
     const uint64_t since = util_now_ns();
-    /* A transfer seen ending by this wait measures its rate. */
+    /* A transfer seen ending by this wait measures its rate; a launch,
+     * its length. */
     bool learn = e->eta_learn && hcq_signal_value(e->gpu_sig) < e->gpu_val;
     atomic_fetch_add(&e->waiters, 1);
     /* The wait is an implicit flush of the event's queue. */
@@ -1261,7 +1262,8 @@ cl_int hcqcl_event_wait(cl_event e)
         if (ph == HCQCL_PH_GPU) {
             /* Spins briefly then sleeps in the core; the tracker pass
              * above turns the release into a final status. */
-            if (hcq_signal_wait_eta(e->gpu_sig, e->gpu_val, 100000000, since, e->eta_ns) == 0 &&
+            if (hcq_signal_wait_eta(e->gpu_sig, e->gpu_val, 100000000, since, e->eta_ns,
+                                    e->eta_spin) == 0 &&
                 learn) {
                 hcqcl_cmd_learn(e, util_now_ns());
                 learn = false;

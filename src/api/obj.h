@@ -418,6 +418,23 @@ bool hcqcl_platform_valid(cl_platform_id p);
  * clRetainDevice/clReleaseDevice on it are no-ops (spec: root devices). */
 /* Kinds of transfer whose rate the device learns (hcqcl_cmd_expect). */
 enum hcqcl_rate { HCQCL_RATE_H2D, HCQCL_RATE_D2H, HCQCL_RATE_D2D, HCQCL_RATES };
+enum { HCQCL_KTIMES = 64 };
+
+/* ---- Kernels' expected lengths (kernel_times.c) ----
+ * A launch with the same kernel, sizes and parameter block as one seen
+ * before takes about as long. key: the launch's (never 0). A launch
+ * starting on an idle channel (hcqcl_ktimes_idle: everything recorded
+ * there was seen done by a wait) gets the key; its wait sleeps until eta,
+ * a little before start + the length learned, spins for spin, and teaches
+ * the length it saw (hcqcl_ktimes_learn). eta = 0: nothing learned, or
+ * too short to sleep through. */
+uint64_t hcqcl_ktimes_key(const struct hcq_kernel *hk, cl_uint work_dim, const size_t *offset,
+                          const size_t *global, const size_t *local, const void *block,
+                          uint32_t psize);
+bool hcqcl_ktimes_idle(struct hcq_queue *hq);
+void hcqcl_ktimes_expect(cl_device_id d, uint64_t key, uint64_t start, uint64_t *eta,
+                         uint64_t *spin);
+void hcqcl_ktimes_learn(cl_device_id d, uint64_t key, uint64_t ns);
 
 struct _cl_device_id {
     struct hcqcl_obj obj;
@@ -428,6 +445,8 @@ struct _cl_device_id {
     /* Bytes per microsecond seen for each kind of transfer (0: none seen
      * yet), any thread (command.c). */
     _Atomic uint64_t rate[HCQCL_RATES];
+    /* Lengths of launches seen before, any thread (kernel_times.c). */
+    _Atomic uint64_t ktimes[HCQCL_KTIMES];
 };
 bool hcqcl_device_valid(cl_device_id d);
 /* True when version (CL_MAKE_VERSION, patch 0) is one of the device's
@@ -1159,6 +1178,9 @@ enum { HCQCL_LITE_MIN = 64, HCQCL_LITE_MAX = 65536, HCQCL_LITE_OBJS = 8 };
 struct hcqcl_lite {
     const struct hcq_signal *sig;
     uint64_t val;
+    /* A launch on an idle channel (kernel_times.c): its key, enqueue
+     * time, expected end and spin, for the wait that sees it end. */
+    uint64_t key, start, eta, spin;
     uint32_t nobjs;
     struct hcqcl_obj *objs[HCQCL_LITE_OBJS]; /* retained */
 };
@@ -1190,6 +1212,7 @@ struct hcqcl_launch_memo {
     uint32_t nobjs;
     struct hcqcl_obj *objs[HCQCL_LITE_OBJS];
     struct hcq_launch l;        /* l.params: block */
+    uint64_t key;               /* hcqcl_ktimes_key, 0 until asked for */
     uint8_t block[HCQCL_MEMO_PARAMS] __attribute__((aligned(16)));
 };
 
@@ -1311,6 +1334,9 @@ struct _cl_event {
     uint64_t eta_ns, eta_start, eta_bytes;
     enum hcqcl_rate eta_kind;
     bool eta_learn;
+    /* A kernel's instead (eta_key: its launch, kernel_times.c): spin
+     * after eta_ns for eta_spin; eta_learn teaches its length. */
+    uint64_t eta_key, eta_spin;
     struct _cl_event *prev, *next; /* tracker stream / pool */
     struct _cl_event *gnext;       /* its stream's next gated command */
     unsigned stream;               /* its tracker stream (event.c) */
@@ -1454,6 +1480,7 @@ struct hcqcl_cmd {
     cl_int err;              /* first verb error of the machinery */
     uint64_t expect_bytes;   /* hcqcl_cmd_expect: bytes moved, 0 = unknown */
     enum hcqcl_rate expect_kind;
+    uint64_t expect_key;     /* a launch on an idle channel (kernel_times.c) */
 };
 
 /* Like hcqcl_cmd_begin; all_previous: also depend on every command
@@ -1543,6 +1570,8 @@ struct hcqcl_lite_cmd {
     struct hcqcl_obj *const *objs; /* what the command uses (retained) */
     uint32_t nobjs;
     bool moved; /* the references are the ring's newest entry's, not new */
+    bool waits; /* it may wait for a command of another channel first */
+    uint64_t key; /* a launch on an idle channel, or 0 (kernel_times.c) */
 };
 /* Queue properties under which every command gets an event of its own:
  * none goes through the ring of commands without events. */

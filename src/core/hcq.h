@@ -212,8 +212,9 @@ struct hcq_signal {
      * highest released with a non-stall interrupt after it (irq_hi)
      * (queue.c): a waiter for a value up to irq_hi can sleep until an
      * interrupt; one for a value above rec_hi counts itself as wanting
-     * them (signal.c). */
-    _Atomic uint64_t rec_hi, irq_hi;
+     * them (signal.c). seen_hi: the highest value a wait saw (signal.c),
+     * which tells a channel idle without reading the GPU's line. */
+    _Atomic uint64_t rec_hi, irq_hi, seen_hi;
 };
 
 int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out);
@@ -243,12 +244,12 @@ int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t 
                           uint64_t since_ns);
 /* The same, for work expected to end at host time eta_ns (util_now_ns()
  * base; 0 = not known): with the auto policy the wait sleeps through
- * until eta_ns, then spins through it (for a third of the time slept, at
- * least the usual spin), so a long transfer is seen done
- * within microseconds instead of within a sleep step, without spinning
- * for all of it. */
+ * until eta_ns, then spins through it for spin_ns (0: a third of the time
+ * slept; at least the usual spin), so a long transfer or kernel is seen
+ * done within microseconds instead of within a sleep step, without
+ * spinning for all of it. */
 int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
-                        uint64_t since_ns, uint64_t eta_ns);
+                        uint64_t since_ns, uint64_t eta_ns, uint64_t spin_ns);
 /* hcq_signal_wait_since that also ends, with -EINTR, once *stop is no
  * longer seen: for a thread with other things to watch, whose wakers
  * change *stop and then call hcq_device_poke on s's device. Its sleeps

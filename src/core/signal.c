@@ -69,6 +69,7 @@ int hcq_signal_alloc(struct hcq_device *dev, struct hcq_signal **out)
         __atomic_store_n(&s->cpu[1], 0, __ATOMIC_RELEASE);
         atomic_store_explicit(&s->irq_hi, 0, memory_order_relaxed);
         atomic_store_explicit(&s->rec_hi, 0, memory_order_relaxed);
+        atomic_store_explicit(&s->seen_hi, 0, memory_order_relaxed);
         *out = s;
         break;
     }
@@ -232,25 +233,25 @@ int hcq_signal_wait(const struct hcq_signal *s, uint64_t target, uint64_t timeou
 }
 
 static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
-                    uint64_t since_ns, uint64_t eta_ns, const _Atomic uint32_t *stop,
-                    uint32_t seen);
+                    uint64_t since_ns, uint64_t eta_ns, uint64_t eta_spin_ns,
+                    const _Atomic uint32_t *stop, uint32_t seen);
 
 int hcq_signal_wait_since(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
                           uint64_t since_ns)
 {
-    return wait_for(s, target, timeout_ns, since_ns, 0, NULL, 0);
+    return wait_for(s, target, timeout_ns, since_ns, 0, 0, NULL, 0);
 }
 
 int hcq_signal_wait_stop(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
                          uint64_t since_ns, const _Atomic uint32_t *stop, uint32_t seen)
 {
-    return wait_for(s, target, timeout_ns, since_ns, 0, stop, seen);
+    return wait_for(s, target, timeout_ns, since_ns, 0, 0, stop, seen);
 }
 
 int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
-                        uint64_t since_ns, uint64_t eta_ns)
+                        uint64_t since_ns, uint64_t eta_ns, uint64_t spin_ns)
 {
-    return wait_for(s, target, timeout_ns, since_ns, eta_ns, NULL, 0);
+    return wait_for(s, target, timeout_ns, since_ns, eta_ns, spin_ns, NULL, 0);
 }
 
 /* An expected end closer than this is left to the spin; a longer sleep
@@ -263,14 +264,25 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
 #define WAIT_ETA_SLEEP_MAX_NS 100000000ull
 #define WAIT_ETA_SLICES 32u
 
+/* What a wait saw: the channel's next command can tell it started on an
+ * idle channel from this, a line the CPU writes (hcq.h, seen_hi). */
+static inline void saw(const struct hcq_signal *s, uint64_t v)
+{
+    _Atomic uint64_t *hi = (_Atomic uint64_t *)&s->seen_hi;
+    if (atomic_load_explicit(hi, memory_order_relaxed) < v)
+        atomic_store_explicit(hi, v, memory_order_relaxed);
+}
+
 static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
-                    uint64_t since_ns, uint64_t eta_ns, const _Atomic uint32_t *stop,
-                    uint32_t seen)
+                    uint64_t since_ns, uint64_t eta_ns, uint64_t eta_spin_ns,
+                    const _Atomic uint32_t *stop, uint32_t seen)
 {
     struct hcq_device *dev = s->dev;
     uint64_t v = hcq_signal_value(s);
-    if (v >= target)
+    if (v >= target) {
+        saw(s, v);
         return 0;
+    }
     /* A lost device never moves the value again: fail at once. */
     if (hcq_device_lost(dev))
         return -EIO;
@@ -294,7 +306,7 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
                 nanosleep(&ts, NULL);
             }
         }
-        spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, (eta_ns - start) / 3);
+        spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, eta_spin_ns ? eta_spin_ns : (eta_ns - start) / 3);
     }
     int rc;
     bool woken = false;  /* the last sleep ended on an interrupt */
@@ -306,6 +318,7 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
         uint32_t gen = hcq_irq_gen(dev);
         uint64_t nv = hcq_signal_value(s);
         if (nv >= target) {
+            saw(s, nv);
             rc = 0;
             break;
         }

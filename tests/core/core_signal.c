@@ -146,7 +146,7 @@ static void test_waits(struct hcq_device *dev)
         hcq_signal_set(s, 0);
         t0 = util_now_ns();
         pthread_create(&th, NULL, step, &st);
-        EXPECT_EQ(hcq_signal_wait_eta(s, 1, 10000000000ull, t0, t0 + 95000000ull), 0);
+        EXPECT_EQ(hcq_signal_wait_eta(s, 1, 10000000000ull, t0, t0 + 95000000ull, 0), 0);
         dt = util_now_ns() - t0;
         EXPECT(dt >= 10000000);
         best = dt < best ? dt : best;

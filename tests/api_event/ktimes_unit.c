@@ -1,0 +1,98 @@
+/*
+ * ktimes_unit.c — white-box: kernels' expected lengths (kernel_times.c).
+ *
+ *  - A launch's key depends on the kernel, every size and every byte of
+ *    the parameter block, and is never 0.
+ *  - Nothing learned: no expected end. Learned: the wake-up comes 1/64 of
+ *    the length and 20 us before start + length, and the spin lasts twice
+ *    that. A shorter sample is followed by 3/4, a longer one by 1/4.
+ *  - Launches under half a millisecond get no expected end.
+ *  - Another launch landing in the same entry replaces it: the first one
+ *    has no expected end any more.
+ *  - A channel is idle once a wait saw its last value, and not while
+ *    something recorded there was not seen done.
+ */
+#define CL_TARGET_OPENCL_VERSION 300
+#include <string.h>
+
+#include "api/obj.h"
+#include "check.h"
+#include "unit_setup.h"
+
+static void check_key(void)
+{
+    const size_t off[3] = {0, 0, 0}, g[3] = {1024, 8, 1}, l[3] = {64, 1, 1};
+    uint8_t block[40];
+    memset(block, 7, sizeof(block));
+    /* Kernels are told apart by address alone. */
+    const struct hcq_kernel *hk = (const struct hcq_kernel *)(block + 8),
+                            *hk2 = (const struct hcq_kernel *)(block + 16);
+    const uint64_t k = hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block));
+    EXPECT(k != 0, "a key is never 0");
+    EXPECT(k == hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block)), "same launch, same key");
+    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g, NULL, block, sizeof(block)), "local size given");
+    EXPECT(k != hcqcl_ktimes_key(hk2, 2, off, g, l, block, sizeof(block)), "another kernel");
+    const size_t g2[3] = {1024, 16, 1};
+    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g2, l, block, sizeof(block)), "another size");
+    EXPECT(k != hcqcl_ktimes_key(hk, 1, off, g, l, block, sizeof(block)), "another work_dim");
+    block[37] = 8; /* a byte of the tail, past the last whole word */
+    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block)), "another argument");
+}
+
+static void check_table(cl_device_id d)
+{
+    const uint64_t key = 0x123456789abcdef1ull, start = 1000000000ull;
+    uint64_t eta = 1, spin = 1;
+    hcqcl_ktimes_expect(d, key, start, &eta, &spin);
+    EXPECT(eta == 0 && spin == 0, "nothing learned: no expected end");
+
+    hcqcl_ktimes_learn(d, key, 20000000ull);
+    hcqcl_ktimes_expect(d, key, start, &eta, &spin);
+    const uint64_t early = 20000000ull / 64 + 20000ull;
+    EXPECT(eta == start + 20000000ull - early && spin == 2 * early,
+           "20 ms learned: eta +%llu ns, spin %llu ns", (unsigned long long)(eta - start),
+           (unsigned long long)spin);
+
+    hcqcl_ktimes_learn(d, key, 12000000ull); /* shorter: (20 + 3 * 12) / 4 = 14 ms */
+    hcqcl_ktimes_expect(d, key, start, &eta, &spin);
+    EXPECT(eta == start + 14000000ull - (14000000ull / 64 + 20000ull), "a shorter sample: 14 ms");
+    hcqcl_ktimes_learn(d, key, 18000000ull); /* longer: (3 * 14 + 18) / 4 = 15 ms */
+    hcqcl_ktimes_expect(d, key, start, &eta, &spin);
+    EXPECT(eta == start + 15000000ull - (15000000ull / 64 + 20000ull), "a longer sample: 15 ms");
+
+    /* The same entry, another launch: it replaces the first. */
+    const uint64_t other = key ^ (0xfull << 40);
+    hcqcl_ktimes_learn(d, other, 300000ull);
+    hcqcl_ktimes_expect(d, key, start, &eta, &spin);
+    EXPECT(eta == 0, "replaced: the first launch has no expected end");
+    hcqcl_ktimes_expect(d, other, start, &eta, &spin);
+    EXPECT(eta == 0, "0.3 ms: too short to sleep through");
+}
+
+static void check_idle(cl_command_queue q)
+{
+    struct hcq_queue *hq = q->chans[HCQ_ENGINE_COMPUTE][0].hq;
+    REQUIRE(hq, "the queue's compute channel");
+    EXPECT(hcqcl_clFinish(q) == CL_SUCCESS, "finish");
+    uint64_t v = 0;
+    util_lock(&q->lock);
+    EXPECT(hcq_q_signal_next(hq, &v) == 0 && hcq_q_submit(hq) == 0, "a release");
+    util_unlock(&q->lock);
+    EXPECT(!hcqcl_ktimes_idle(hq), "recorded, not seen done: not idle");
+    EXPECT(hcq_signal_wait(hcq_queue_timeline(hq), v, 5000000000ull) == 0, "wait");
+    EXPECT(hcqcl_ktimes_idle(hq), "seen done by a wait: idle");
+}
+
+int main(void)
+{
+    cl_uint n;
+    cl_device_id *devs = unit_devices(&n);
+    cl_context ctx = unit_context(1, devs);
+    cl_command_queue q = unit_queue(ctx, devs[0]);
+    check_key();
+    check_table(devs[0]);
+    check_idle(q);
+    hcqcl_clReleaseCommandQueue(q);
+    hcqcl_clReleaseContext(ctx);
+    return check_done("api_event_ktimes");
+}
