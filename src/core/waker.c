@@ -27,12 +27,10 @@
  * make it end sooner, never later.
  *
  * The acquire yields its runlist while blocked (HCQCL_WAKER=switch, the
- * default) or polls (poll). On an H100 a yielding waker saw a kernel's
- * end 110-123 us late (docs/gpu-runs.md, 2026-12-07): the runlist, with
- * that one channel group on it, is looked at again that seldom. So it
- * shortens waits of over about 15 ms, whose steps are longer; polling,
- * which should see the value within microseconds, has not run on a GPU
- * yet.
+ * default) or polls (poll). On an H100 a waker saw a kernel's end about
+ * 100 us late either way (docs/gpu-runs.md, 2026-12-07). So it shortens
+ * waits of over about 15 ms, whose steps are longer; a launch seen before
+ * is waited for by its expected length instead (api/kernel_times.c).
  *
  * The first waker is made in the background (a channel takes milliseconds
  * to make) by the first wait that could use one; that wait sleeps in steps
