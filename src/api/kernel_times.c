@@ -63,8 +63,18 @@ uint64_t hcqcl_ktimes_key(const struct hcq_kernel *hk, cl_uint work_dim, const s
     return h | 1; /* never 0, which means none */
 }
 
+/* HCQCL_KERNEL_TIMES=off: no launch gets a key. Read once (-1: not yet). */
+static _Atomic int ktimes_on = -1;
+
 bool hcqcl_ktimes_idle(struct hcq_queue *hq)
 {
+    int on = atomic_load_explicit(&ktimes_on, memory_order_relaxed);
+    if (on < 0) {
+        on = strcmp(util_env()->kernel_times, "off") != 0;
+        atomic_store_explicit(&ktimes_on, on, memory_order_relaxed);
+    }
+    if (!on)
+        return false;
     const struct hcq_signal *t = hcq_queue_timeline(hq);
     return atomic_load_explicit(&t->seen_hi, memory_order_relaxed) >= hcq_queue_last(hq);
 }

@@ -54,6 +54,7 @@ void util_log_check(const char *func, const char *cond, const char *err, const c
     X(pushbuf, "HCQCL_PUSHBUF", "device", "device | host: memory of pushbuffers and QMDs")    \
     X(launch_chain, "HCQCL_LAUNCH_CHAIN", "on", "on | off: launches recorded back to back run as a chain of dependent QMDs") \
     X(waker, "HCQCL_WAKER", "switch", "switch | poll | off: a copy-engine channel raises the interrupt a sleeping wait for a kernel's end needs, its acquire polling or yielding its runlist") \
+    X(kernel_times, "HCQCL_KERNEL_TIMES", "on", "on | off: a launch seen before (same kernel, sizes, arguments) is waited for by its expected length, a sleep then a short spin") \
     X(acquire, "HCQCL_ACQUIRE", "switch", "switch | poll: a blocked GPU-side wait yields its runlist or polls") \
     X(compute_group, "HCQCL_COMPUTE_GROUP", "shared", "shared | own: compute queues of a GPU share one channel group or each have their own") \
     X(emu_gpus, "HCQCL_EMU_GPUS", "1", "number of emulated GPUs")                         \

@@ -13,8 +13,10 @@
  *    than 5 % of one CPU core (process CPU time over the wait; 10 % on the
  *    emulated device, whose threads share the process), and sees the
  *    kernel's end within 1 ms of its END (50 ms on the emulated device).
- *  - the same 20 ms kernel again, its length known: its end seen within
- *    60 us (50 ms on the emulated device), with an event and without.
+ *  - the same 20 ms kernel again, its length known (api/kernel_times.c):
+ *    its end seen within 60 us (50 ms on the emulated device), with an
+ *    event and without, the waits using under 5 % of a core (50 % on the
+ *    emulated device, whose polling threads count).
  */
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -184,8 +186,9 @@ int main(void)
     }
     c1 = cpu_ns();
     share = (double)(c1 - c0) / (double)(raw_ns() - w0);
-    /* The emulated device's worker threads count too, and poll. */
-    const double again_limit = on_emu ? 0.25 : 0.05;
+    /* The emulated device's worker threads count too, and poll: there
+     * the check is of the end seen. */
+    const double again_limit = on_emu ? 0.50 : 0.05;
     check_report(ev_best < again_max && share < again_limit, "timing_wait_again",
                  "a 20 ms kernel's end seen %.1f us after END the third time on (limit %.0f us), "
                  "waits using %.2f %% of a CPU core (limit %.0f %%)",
