@@ -93,9 +93,11 @@ void hcqcl_ktimes_expect(cl_device_id d, uint64_t key, uint64_t start, uint64_t 
     const uint64_t w = atomic_load_explicit(slot(d, key), memory_order_relaxed);
     if (!w || tag(w) != tag(key))
         return;
-    const uint64_t ns = (w & KTIMES_US_MAX) * 1000u;
-    if (ns < KTIMES_MIN_NS)
+    const uint64_t us = w & KTIMES_US_MAX;
+    /* Under half a millisecond, or longer than the entry holds. */
+    if (us * 1000u < KTIMES_MIN_NS || us == KTIMES_US_MAX)
         return;
+    const uint64_t ns = us * 1000u;
     const uint64_t early = ns / KTIMES_EARLY_DIV + KTIMES_EARLY_NS;
     *eta = start + ns - early;
     *spin = 2 * early;

@@ -293,8 +293,10 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
         since_ns = start;
     struct slack slack = {0};
     uint64_t spin_until = 0;
-    if (pol == WAIT_AUTO && eta_ns > start) {
-        if (eta_ns - start > WAIT_ETA_SLEEP_MIN_NS) {
+    /* A spin given after the expected end goes on in the calls of a
+     * caller that waits in slices. */
+    if (pol == WAIT_AUTO && eta_ns && (eta_ns > start || eta_ns + eta_spin_ns > start)) {
+        if (eta_ns > start && eta_ns - start > WAIT_ETA_SLEEP_MIN_NS) {
             slack_lower(&slack);
             const uint64_t until = start + UTIL_MIN(eta_ns - start, WAIT_ETA_SLEEP_MAX_NS);
             const uint64_t slice =

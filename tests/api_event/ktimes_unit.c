@@ -6,7 +6,8 @@
  *  - Nothing learned: no expected end. Learned: the wake-up comes 1/64 of
  *    the length and 20 us before start + length, and the spin lasts twice
  *    that. A shorter sample is followed by 3/4, a longer one by 1/4.
- *  - Launches under half a millisecond get no expected end.
+ *  - Launches under half a millisecond, or over the 16.7 s an entry
+ *    holds, get no expected end.
  *  - Another launch landing in the same entry replaces it: the first one
  *    has no expected end any more.
  *  - A channel is idle once a wait saw its last value, and not while
@@ -67,6 +68,10 @@ static void check_table(cl_device_id d)
     EXPECT(eta == 0, "replaced: the first launch has no expected end");
     hcqcl_ktimes_expect(d, other, start, &eta, &spin);
     EXPECT(eta == 0, "0.3 ms: too short to sleep through");
+    const uint64_t huge = key ^ (0xf0ull << 40);
+    hcqcl_ktimes_learn(d, huge, 30000000000ull);
+    hcqcl_ktimes_expect(d, huge, start, &eta, &spin);
+    EXPECT(eta == 0, "30 s: longer than an entry holds");
 }
 
 static void check_idle(cl_command_queue q)
