@@ -605,8 +605,10 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
     /* A launch on an idle channel: its length as seen before. Transfers
      * behind it cannot know when they start. */
     bool kernel = cmd->expect_key && !cmd->gated && !e->lite_sig;
+    /* A dependency whose end an after-hook sets (its sig, not its
+     * channel's) starts the launch when the tracker runs the hook. */
     for (size_t i = 0; kernel && i < e->ndeps; i++)
-        kernel = e->deps[i]->gpu_sig == e->gpu_sig ||
+        kernel = e->deps[i]->sig == e->gpu_sig ||
                  atomic_load(&e->deps[i]->phase) == HCQCL_PH_DONE;
     if (kernel) {
         ch->chain_known = false;

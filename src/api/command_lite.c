@@ -246,7 +246,7 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
     struct hcqcl_lite *l = &q->lite[q->lite_head++ & (q->lite_cap - 1)];
     l->sig = hcq_queue_timeline(hq);
     l->val = v;
-    l->key = lc->key;
+    l->key = ok ? lc->key : 0; /* a launch that failed to record teaches nothing */
     l->start = l->eta = l->spin = 0;
     if (lc->key) {
         l->start = util_now_ns();

@@ -276,7 +276,7 @@ static bool memo_launch(cl_command_queue q, cl_kernel kernel, cl_uint work_dim,
         if (!m->key)
             m->key = hcqcl_ktimes_key(m->hk, m->work_dim, m->offset, m->global,
                                       m->local_given ? m->local : NULL, m->block,
-                                      m->l.params_size);
+                                      m->l.params_size, m->l.dynamic_shared);
         lc.key = m->key;
     }
     *err = hcq_q_exec(lc.hq, m->hk, &m->l) < 0 ? CL_OUT_OF_RESOURCES : CL_SUCCESS;
@@ -492,7 +492,7 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
         struct hcq_launch one = {.params = NULL};
         if (!empty && !lc.waits && hcqcl_ktimes_idle(lc.hq))
             lc.key = hcqcl_ktimes_key(hk, work_dim, global_work_offset, global_work_size,
-                                      local_work_size, block, psize);
+                                      local_work_size, block, psize, dyn);
         err = empty ? CL_SUCCESS
                     : record_launches(lc.hq, hk, work_dim, global_work_offset, global_work_size,
                                       local, di, block, psize, dyn, 0, &one);
@@ -553,7 +553,8 @@ cl_int hcqcl_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel kernel, cl_uin
             err = hcqcl_printf_attach(&cmd, pbuf, &printf_va);
         if (err == CL_SUCCESS && hcqcl_ktimes_idle(hcqcl_cmd_hq(&cmd)))
             cmd.expect_key = hcqcl_ktimes_key(hk, work_dim, global_work_offset,
-                                              global_work_size, local_work_size, block, psize);
+                                              global_work_size, local_work_size, block, psize,
+                                              dyn);
         if (err == CL_SUCCESS)
             err = record_launches(hcqcl_cmd_hq(&cmd), hk, work_dim, global_work_offset,
                                   global_work_size, local, di, block, psize, dyn, printf_va,

@@ -29,9 +29,12 @@
 #define KTIMES_MIN_NS 500000ull
 /* The wake-up comes this much before the expected end: 1/64 of the length
  * (a kernel's own jitter, and how much faster it may run next) and the
- * host timer's lateness on top. The spin lasts twice that. */
+ * host timer's lateness on top. The spin lasts twice that, at most 2 ms:
+ * a long launch that runs longer than learned is left to the usual
+ * sleeps, whose lateness is small beside it. */
 #define KTIMES_EARLY_DIV 64u
 #define KTIMES_EARLY_NS 20000ull
+#define KTIMES_SPIN_MAX_NS 2000000ull
 
 static inline uint64_t mix(uint64_t h, uint64_t v)
 {
@@ -42,10 +45,11 @@ static inline uint64_t mix(uint64_t h, uint64_t v)
 
 uint64_t hcqcl_ktimes_key(const struct hcq_kernel *hk, cl_uint work_dim, const size_t *offset,
                           const size_t *global, const size_t *local, const void *block,
-                          uint32_t psize)
+                          uint32_t psize, uint32_t dyn)
 {
     uint64_t h = mix(0x6b74696d6573ull, (uint64_t)(uintptr_t)hk);
     h = mix(h, work_dim);
+    h = mix(h, dyn);
     for (cl_uint i = 0; i < work_dim; i++) {
         h = mix(h, offset[i]);
         h = mix(h, global[i]);
@@ -60,7 +64,7 @@ uint64_t hcqcl_ktimes_key(const struct hcq_kernel *hk, cl_uint work_dim, const s
     }
     for (; i < psize; i++)
         h = mix(h, p[i]);
-    return h | 1; /* never 0, which means none */
+    return h ? h : 1; /* never 0, which means none */
 }
 
 /* HCQCL_KERNEL_TIMES=off: no launch gets a key. Read once (-1: not yet). */
@@ -100,7 +104,7 @@ void hcqcl_ktimes_expect(cl_device_id d, uint64_t key, uint64_t start, uint64_t 
     const uint64_t ns = us * 1000u;
     const uint64_t early = ns / KTIMES_EARLY_DIV + KTIMES_EARLY_NS;
     *eta = start + ns - early;
-    *spin = 2 * early;
+    *spin = UTIL_MIN(2 * early, KTIMES_SPIN_MAX_NS);
 }
 
 void hcqcl_ktimes_learn(cl_device_id d, uint64_t key, uint64_t ns)
@@ -110,8 +114,9 @@ void hcqcl_ktimes_learn(cl_device_id d, uint64_t key, uint64_t ns)
     uint64_t us = UTIL_MIN(ns / 1000u, (uint64_t)KTIMES_US_MAX);
     /* As the transfer rates (command.c, hcqcl_cmd_learn): a shorter
      * sample is followed at once (3/4 of it), a longer one by a quarter. A
-     * wait that saw the end late measured its own lateness: longer. */
-    if (w && tag(w) == tag(key)) {
+     * wait that saw the end late measured its own lateness: longer. One
+     * the entry cannot hold is kept as such (no expected end). */
+    if (w && tag(w) == tag(key) && us < KTIMES_US_MAX) {
         const uint64_t old = w & KTIMES_US_MAX;
         us = us < old ? (old + 3 * us) / 4 : (3 * old + us) / 4;
     }

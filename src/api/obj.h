@@ -422,7 +422,8 @@ enum { HCQCL_KTIMES = 64 };
 
 /* ---- Kernels' expected lengths (kernel_times.c) ----
  * A launch with the same kernel, sizes and parameter block as one seen
- * before takes about as long. key: the launch's (never 0). A launch
+ * before takes about as long. key: the launch's (never 0; dyn, its
+ * __local bytes, are not in the block). A launch
  * starting on an idle channel (hcqcl_ktimes_idle: everything recorded
  * there was seen done by a wait) gets the key; its wait sleeps until eta,
  * a little before start + the length learned, spins for spin, and teaches
@@ -430,7 +431,7 @@ enum { HCQCL_KTIMES = 64 };
  * too short to sleep through. */
 uint64_t hcqcl_ktimes_key(const struct hcq_kernel *hk, cl_uint work_dim, const size_t *offset,
                           const size_t *global, const size_t *local, const void *block,
-                          uint32_t psize);
+                          uint32_t psize, uint32_t dyn);
 bool hcqcl_ktimes_idle(struct hcq_queue *hq);
 void hcqcl_ktimes_expect(cl_device_id d, uint64_t key, uint64_t start, uint64_t *eta,
                          uint64_t *spin);

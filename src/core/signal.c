@@ -255,9 +255,10 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
 }
 
 /* An expected end closer than this is left to the spin; a longer sleep
- * towards it is cut to WAIT_ETA_SLEEP_MAX_NS (the loop then checks the
- * device and sleeps on in steps). The sleep goes in WAIT_ETA_SLICES
- * slices (none under WAIT_ETA_SLEEP_MIN_NS) with a look at the value
+ * towards it is cut to WAIT_ETA_SLEEP_MAX_NS and to the call's timeout
+ * (the loop then checks the device and sleeps on in steps, or the caller
+ * calls again). The sleep goes in slices of WAIT_ETA_SLICES of the whole
+ * wait (none under WAIT_ETA_SLEEP_MIN_NS) with a look at the value
  * between them: an expected end too late (a rate learned while a link
  * was shared, say) oversleeps the real one by a slice at most. */
 #define WAIT_ETA_SLEEP_MIN_NS 50000ull
@@ -298,9 +299,13 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
     if (pol == WAIT_AUTO && eta_ns && (eta_ns > start || eta_ns + eta_spin_ns > start)) {
         if (eta_ns > start && eta_ns - start > WAIT_ETA_SLEEP_MIN_NS) {
             slack_lower(&slack);
-            const uint64_t until = start + UTIL_MIN(eta_ns - start, WAIT_ETA_SLEEP_MAX_NS);
-            const uint64_t slice =
-                UTIL_MAX(WAIT_ETA_SLEEP_MIN_NS, (until - start) / WAIT_ETA_SLICES);
+            /* No longer than the caller's slice either: it looks at
+             * other things between slices. */
+            const uint64_t until =
+                start + UTIL_MIN(UTIL_MIN(eta_ns - start, WAIT_ETA_SLEEP_MAX_NS), timeout_ns);
+            /* Slices of the whole wait's span, not of this call's. */
+            const uint64_t span = UTIL_MIN(eta_ns - since_ns, WAIT_ETA_SLEEP_MAX_NS);
+            const uint64_t slice = UTIL_MAX(WAIT_ETA_SLEEP_MIN_NS, span / WAIT_ETA_SLICES);
             for (uint64_t now = start; now < until && hcq_signal_value(s) < target;
                  now = util_now_ns()) {
                 uint64_t ns = UTIL_MIN(slice, until - now);

@@ -1,15 +1,15 @@
 /*
  * ktimes_unit.c — white-box: kernels' expected lengths (kernel_times.c).
  *
- *  - A launch's key depends on the kernel, every size and every byte of
- *    the parameter block, and is never 0.
+ *  - A launch's key depends on the kernel, every size, every byte of the
+ *    parameter block and its __local bytes, and is never 0.
  *  - Nothing learned: no expected end. Learned: the wake-up comes 1/64 of
  *    the length and 20 us before start + length, and the spin lasts twice
  *    that. A shorter sample is followed by 3/4, a longer one by 1/4.
  *  - Launches under half a millisecond, or over the 16.7 s an entry
  *    holds, get no expected end.
  *  - Another launch landing in the same entry replaces it: the first one
- *    has no expected end any more.
+ *    has no expected end any more. Launches spread over the whole table.
  *  - A channel is idle once a wait saw its last value, and not while
  *    something recorded there was not seen done.
  */
@@ -28,16 +28,34 @@ static void check_key(void)
     /* Kernels are told apart by address alone. */
     const struct hcq_kernel *hk = (const struct hcq_kernel *)(block + 8),
                             *hk2 = (const struct hcq_kernel *)(block + 16);
-    const uint64_t k = hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block));
+    const uint64_t k = hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block), 0);
     EXPECT(k != 0, "a key is never 0");
-    EXPECT(k == hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block)), "same launch, same key");
-    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g, NULL, block, sizeof(block)), "local size given");
-    EXPECT(k != hcqcl_ktimes_key(hk2, 2, off, g, l, block, sizeof(block)), "another kernel");
+    EXPECT(k == hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block), 0), "same launch, same key");
+    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g, NULL, block, sizeof(block), 0), "local size given");
+    EXPECT(k != hcqcl_ktimes_key(hk2, 2, off, g, l, block, sizeof(block), 0), "another kernel");
     const size_t g2[3] = {1024, 16, 1};
-    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g2, l, block, sizeof(block)), "another size");
-    EXPECT(k != hcqcl_ktimes_key(hk, 1, off, g, l, block, sizeof(block)), "another work_dim");
+    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g2, l, block, sizeof(block), 0), "another size");
+    EXPECT(k != hcqcl_ktimes_key(hk, 1, off, g, l, block, sizeof(block), 0), "another work_dim");
+    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block), 256), "__local bytes");
     block[37] = 8; /* a byte of the tail, past the last whole word */
-    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block)), "another argument");
+    EXPECT(k != hcqcl_ktimes_key(hk, 2, off, g, l, block, sizeof(block), 0), "another argument");
+}
+
+/* Launches of one kernel that differ in one argument spread over the
+ * table: most entries take one. */
+static void check_spread(cl_device_id d)
+{
+    const size_t off[1] = {0}, g[1] = {4096};
+    uint64_t arg = 0;
+    const struct hcq_kernel *hk = (const struct hcq_kernel *)&arg;
+    for (arg = 0; arg < 4 * HCQCL_KTIMES; arg++)
+        hcqcl_ktimes_learn(d, hcqcl_ktimes_key(hk, 1, off, g, NULL, &arg, sizeof(arg), 0), 1000000);
+    unsigned used = 0;
+    for (unsigned i = 0; i < HCQCL_KTIMES; i++)
+        used += atomic_load(&d->ktimes[i]) != 0;
+    EXPECT(used >= HCQCL_KTIMES * 7 / 8, "%u of %u entries used", used, HCQCL_KTIMES);
+    for (unsigned i = 0; i < HCQCL_KTIMES; i++)
+        atomic_store(&d->ktimes[i], 0);
 }
 
 static void check_table(cl_device_id d)
@@ -96,6 +114,7 @@ int main(void)
     cl_command_queue q = unit_queue(ctx, devs[0]);
     check_key();
     check_table(devs[0]);
+    check_spread(devs[0]);
     check_idle(q);
     hcqcl_clReleaseCommandQueue(q);
     hcqcl_clReleaseContext(ctx);
