@@ -12,8 +12,13 @@
  *    has no expected end any more. Launches spread over the whole table.
  *  - A channel is idle once a wait saw its last value, and not while
  *    something recorded there was not seen done.
+ *  - Through the API (spin_ns, 5 ms): the first launch gets a key and no
+ *    expected end; after its wait the next gets one, with an event and
+ *    in the ring without; one behind a running launch gets no key. With
+ *    HCQCL_KERNEL_TIMES=off none gets a key.
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/obj.h"
@@ -103,7 +108,79 @@ static void check_idle(cl_command_queue q)
     util_unlock(&q->lock);
     EXPECT(!hcqcl_ktimes_idle(hq), "recorded, not seen done: not idle");
     EXPECT(hcq_signal_wait(hcq_queue_timeline(hq), v, 5000000000ull) == 0, "wait");
-    EXPECT(hcqcl_ktimes_idle(hq), "seen done by a wait: idle");
+    const bool on = strcmp(util_env()->kernel_times, "off") != 0;
+    EXPECT(hcqcl_ktimes_idle(hq) == on, "seen done by a wait: idle (unless switched off)");
+}
+
+/* Launches of spin_ns (the emulated device's sleeps ns) through the API:
+ * the first on an idle channel gets a key and no expected end, its wait
+ * teaches the length, the next like it gets an expected end (with an
+ * event, and in the ring without one); one behind another still running
+ * gets no key. */
+static void check_launches(cl_context ctx, cl_command_queue q, cl_device_id dev)
+{
+    size_t size;
+    uint8_t *bin = test_data_read("gpu_kernels.cubin", &size);
+    REQUIRE(bin, "gpu_kernels.cubin");
+    cl_int err;
+    const unsigned char *b = bin;
+    cl_program p = hcqcl_clCreateProgramWithBinary(ctx, 1, &dev, &size, &b, NULL, &err);
+    REQUIRE(p && hcqcl_clBuildProgram(p, 0, NULL, NULL, NULL, NULL) == CL_SUCCESS, "program");
+    cl_kernel k = hcqcl_clCreateKernel(p, "spin_ns", &err);
+    cl_mem out = hcqcl_clCreateBuffer(ctx, 0, 8, NULL, &err);
+    REQUIRE(k && out, "kernel and buffer");
+    const cl_ulong ns = 5000000;
+    const size_t one = 1;
+    hcqcl_clSetKernelArg(k, 0, sizeof(ns), &ns);
+    hcqcl_clSetKernelArg(k, 1, sizeof(out), &out);
+    EXPECT(hcqcl_clFinish(q) == CL_SUCCESS, "finish");
+
+    cl_event e1 = NULL, e2 = NULL, e3 = NULL;
+    EXPECT(hcqcl_clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, &e1) == CL_SUCCESS,
+           "first launch");
+    if (!strcmp(util_env()->kernel_times, "off")) {
+        EXPECT(e1 && e1->eta_key == 0, "HCQCL_KERNEL_TIMES=off: no key");
+        EXPECT(hcqcl_clWaitForEvents(1, &e1) == CL_SUCCESS, "wait");
+        e2 = e1;
+        hcqcl_clRetainEvent(e2);
+        e3 = e1;
+        hcqcl_clRetainEvent(e3);
+        goto out;
+    }
+    EXPECT(e1 && e1->eta_key && e1->eta_learn && e1->eta_ns == 0,
+           "first launch: a key, nothing learned (key %llx, eta %llu)",
+           e1 ? (unsigned long long)e1->eta_key : 0ull, e1 ? (unsigned long long)e1->eta_ns : 0ull);
+    EXPECT(hcqcl_clWaitForEvents(1, &e1) == CL_SUCCESS, "wait");
+    EXPECT(hcqcl_clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, &e2) == CL_SUCCESS,
+           "second launch");
+    EXPECT(e2 && e2->eta_key == e1->eta_key && e2->eta_ns > e2->eta_start &&
+               e2->eta_ns - e2->eta_start >= ns - ns / 64 - 20000 && e2->eta_spin > 0,
+           "second launch: an expected end %.3f ms after its start",
+           e2 ? (double)(e2->eta_ns - e2->eta_start) / 1e6 : -1.0);
+    EXPECT(hcqcl_clWaitForEvents(1, &e2) == CL_SUCCESS, "wait");
+
+    /* Without an event: the ring's entry. */
+    EXPECT(hcqcl_clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, NULL) == CL_SUCCESS,
+           "launch without an event");
+    util_lock(&q->lock);
+    const struct hcqcl_lite *l = &q->lite[(q->lite_head - 1) & (q->lite_cap - 1)];
+    EXPECT(q->lite_head != q->lite_tail && l->key == e1->eta_key && l->eta > l->start,
+           "the ring's entry has the key and an expected end");
+    util_unlock(&q->lock);
+
+    /* Behind it, still running: no key. */
+    EXPECT(hcqcl_clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, &e3) == CL_SUCCESS,
+           "launch behind another");
+    EXPECT(e3 && e3->eta_key == 0 && e3->eta_ns == 0, "behind a running launch: no key");
+out:
+    EXPECT(hcqcl_clFinish(q) == CL_SUCCESS, "finish");
+    hcqcl_clReleaseEvent(e1);
+    hcqcl_clReleaseEvent(e2);
+    hcqcl_clReleaseEvent(e3);
+    hcqcl_clReleaseMemObject(out);
+    hcqcl_clReleaseKernel(k);
+    hcqcl_clReleaseProgram(p);
+    free(bin);
 }
 
 int main(void)
@@ -116,6 +193,7 @@ int main(void)
     check_table(devs[0]);
     check_spread(devs[0]);
     check_idle(q);
+    check_launches(ctx, q, devs[0]);
     hcqcl_clReleaseCommandQueue(q);
     hcqcl_clReleaseContext(ctx);
     return check_done("api_event_ktimes");
