@@ -14,7 +14,8 @@
  *    something recorded there was not seen done.
  *  - Through the API (spin_ns, 5 ms): the first launch gets a key and no
  *    expected end; after its wait the next gets one, with an event and
- *    in the ring without; one behind a running launch gets no key. With
+ *    in the ring without; one behind a running launch or a user event
+ *    gets no key. With
  *    HCQCL_KERNEL_TIMES=off none gets a key.
  */
 #define CL_TARGET_OPENCL_VERSION 300
@@ -172,6 +173,17 @@ static void check_launches(cl_context ctx, cl_command_queue q, cl_device_id dev)
     EXPECT(hcqcl_clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 0, NULL, &e3) == CL_SUCCESS,
            "launch behind another");
     EXPECT(e3 && e3->eta_key == 0 && e3->eta_ns == 0, "behind a running launch: no key");
+    EXPECT(hcqcl_clFinish(q) == CL_SUCCESS, "finish");
+    hcqcl_clReleaseEvent(e3);
+
+    /* Behind a user event (gated), on an idle channel: no key. */
+    cl_event u = hcqcl_clCreateUserEvent(ctx, &err);
+    REQUIRE(u, "user event");
+    EXPECT(hcqcl_clEnqueueNDRangeKernel(q, k, 1, NULL, &one, &one, 1, &u, &e3) == CL_SUCCESS,
+           "launch behind a user event");
+    EXPECT(e3 && e3->eta_key == 0 && e3->eta_ns == 0, "behind a user event: no key");
+    EXPECT(hcqcl_clSetUserEventStatus(u, CL_COMPLETE) == CL_SUCCESS, "user event set");
+    hcqcl_clReleaseEvent(u);
 out:
     EXPECT(hcqcl_clFinish(q) == CL_SUCCESS, "finish");
     hcqcl_clReleaseEvent(e1);
