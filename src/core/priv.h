@@ -227,6 +227,15 @@ bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns);
  * waiter's poll, hcq_device_poke): a sleep that takes no interrupt. */
 void hcq_irq_nap(struct hcq_device *dev, uint32_t gen, uint64_t ns);
 
+/* Raises one of a signal's marks (rec_hi, irq_hi, seen_hi) to value by a
+ * load and a store, no locked instruction (queue.c, above push_release,
+ * says why a race between two writers is harmless). */
+static inline void hcq_raise_to(_Atomic uint64_t *hi, uint64_t value)
+{
+    if (atomic_load_explicit(hi, memory_order_relaxed) < value)
+        atomic_store_explicit(hi, value, memory_order_relaxed);
+}
+
 /* Wakers (waker.c). arm: asks for a non-stall interrupt right after s
  * reaches target, a value already recorded whose release raises none;
  * true when one will come (a request made now or earlier), false when no

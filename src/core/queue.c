@@ -323,8 +323,8 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
     hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, d, 5);
 }
 
-/* A signal's marks (rec_hi, irq_hi) rise by a load and a store, not a
- * locked instruction: a locked compare-exchange here waited, at every
+/* A signal's marks (rec_hi, irq_hi) rise by hcq_raise_to (priv.h), a
+ * load and a store, not a locked instruction: a locked compare-exchange here waited, at every
  * release, for the launch's write-combined stores to drain (util.h,
  * util_lock). A signal's releases are recorded under one lock (its
  * queue's; an OpenCL queue's slots under that queue's). Were two
@@ -332,11 +332,6 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
  * recorded: a waiter would then count itself as wanting interrupts when
  * it needed none, or sleep in steps instead of on an interrupt; it is
  * never woken late beyond its steps. */
-static void raise_to(_Atomic uint64_t *hi, uint64_t value)
-{
-    if (atomic_load_explicit(hi, memory_order_relaxed) < value)
-        atomic_store_explicit(hi, value, memory_order_relaxed);
-}
 
 /* Release value on s after all previous work (7 or 8 dwords).
  *
@@ -359,9 +354,9 @@ static void push_release(struct hcq_queue *q, struct hcq_signal *s, uint64_t val
 {
     const uint64_t va = s->va;
     const bool irq = irq_wanted(q);
-    raise_to(&s->rec_hi, value);
+    hcq_raise_to(&s->rec_hi, value);
     if (irq)
-        raise_to(&s->irq_hi, value);
+        hcq_raise_to(&s->irq_hi, value);
     if (q->engine == HCQ_ENGINE_COPY && q->engine_class >= HOPPER_DMA_COPY_A) {
         /* The CE's own semaphore is ordered after its copies; bit 27 +
          * PAYLOAD_UPPER make it 64-bit on Hopper [H200]. Older copy
@@ -483,7 +478,7 @@ static bool span_alone(struct hcq_queue *q, void *cpu, struct hcq_hold *h, uint6
         else
             hcq_push_1(q, NV_SUBC_HOST, NVC86F_WFI, 0);
     }
-    raise_to(&q->timeline->rec_hi, v);
+    hcq_raise_to(&q->timeline->rec_hi, v);
     push_host_sem(q, q->timeline->va, v, NV_SEM_EXECUTE_RELEASE_64_TS);
     (void)close_chunk(q, 2); /* the room was made above */
     h->uend = q->npending;
@@ -515,7 +510,7 @@ static int release_timeline(struct hcq_queue *q, uint64_t *value, enum rel_kind 
          * chain, or a wait for the grid before its head). */
         v = ++q->last;
         hcq_q_tail_release(q, v);
-        raise_to(&q->timeline->rec_hi, v);
+        hcq_raise_to(&q->timeline->rec_hi, v);
         ends_with_release(q, v, false);
     } else {
         struct hcq_hold *sh = NULL;
@@ -626,7 +621,7 @@ int hcq_q_signal_grid(struct hcq_queue *q, struct hcq_signal *sig, uint64_t valu
                            sig->va, value))
         return hcq_q_signal(q, sig, value);
     q->tail.released1 = true;
-    raise_to(&sig->rec_hi, value);
+    hcq_raise_to(&sig->rec_hi, value);
     return 0;
 }
 
@@ -961,7 +956,7 @@ static int submit_all(struct hcq_queue *q, bool try)
         if (!q->tail.released) {
             const uint64_t v = ++q->last;
             hcq_q_tail_release(q, v);
-            raise_to(&q->timeline->rec_hi, v);
+            hcq_raise_to(&q->timeline->rec_hi, v);
             ends_with_release(q, v, false);
         }
         hcq_q_tail_flush(q);

@@ -269,9 +269,7 @@ int hcq_signal_wait_eta(const struct hcq_signal *s, uint64_t target, uint64_t ti
  * idle channel from this, a line the CPU writes (hcq.h, seen_hi). */
 static inline void saw(const struct hcq_signal *s, uint64_t v)
 {
-    _Atomic uint64_t *hi = (_Atomic uint64_t *)&s->seen_hi;
-    if (atomic_load_explicit(hi, memory_order_relaxed) < v)
-        atomic_store_explicit(hi, v, memory_order_relaxed);
+    hcq_raise_to((_Atomic uint64_t *)&s->seen_hi, v);
 }
 
 static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeout_ns,
@@ -296,7 +294,7 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
     uint64_t spin_until = 0;
     /* A spin given after the expected end goes on in the calls of a
      * caller that waits in slices. */
-    if (pol == WAIT_AUTO && eta_ns && (eta_ns > start || eta_ns + eta_spin_ns > start)) {
+    if (pol == WAIT_AUTO && eta_ns && eta_ns + eta_spin_ns > start) {
         if (eta_ns > start && eta_ns - start > WAIT_ETA_SLEEP_MIN_NS) {
             slack_lower(&slack);
             /* No longer than the caller's slice either: it looks at
