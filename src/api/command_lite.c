@@ -248,9 +248,9 @@ cl_int hcqcl_lite_end(struct hcqcl_lite_cmd *lc, bool ok)
     l->val = v;
     l->key = ok ? lc->key : 0; /* a launch that failed to record teaches nothing */
     l->start = l->eta = l->spin = 0;
-    if (lc->key) {
+    if (l->key) {
         l->start = util_now_ns();
-        hcqcl_ktimes_expect(q->dev, lc->key, l->start, &l->eta, &l->spin);
+        hcqcl_ktimes_expect(q->dev, l->key, l->start, &l->eta, &l->spin);
     }
     l->nobjs = nobjs;
     for (uint32_t i = 0; i < nobjs; i++)
