@@ -667,7 +667,7 @@ void hcqcl_cmd_learn(cl_event e, uint64_t done_ns)
     uint64_t m = e->eta_bytes * 1000u / (done_ns - e->eta_start);
     _Atomic uint64_t *r = &e->q->dev->rate[e->eta_kind];
     uint64_t old = atomic_load_explicit(r, memory_order_relaxed);
-    uint64_t next = !old ? m : m > old ? (old + 3 * m) / 4 : (3 * old + m) / 4;
+    uint64_t next = !old ? m : hcqcl_learn_blend(old, m, m > old);
     atomic_store_explicit(r, next, memory_order_relaxed);
 }
 

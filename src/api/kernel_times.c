@@ -112,13 +112,13 @@ void hcqcl_ktimes_learn(cl_device_id d, uint64_t key, uint64_t ns)
     _Atomic uint64_t *s = slot(d, key);
     const uint64_t w = atomic_load_explicit(s, memory_order_relaxed);
     uint64_t us = UTIL_MIN(ns / 1000u, (uint64_t)KTIMES_US_MAX);
-    /* As the transfer rates (command.c, hcqcl_cmd_learn): a shorter
-     * sample is followed at once (3/4 of it), a longer one by a quarter. A
+    /* As the transfer rates (hcqcl_learn_blend): a shorter sample is
+     * followed at once (3/4 of it), a longer one by a quarter. A
      * wait that saw the end late measured its own lateness: longer. One
      * the entry cannot hold is kept as such (no expected end). */
     if (w && tag(w) == tag(key) && us < KTIMES_US_MAX) {
         const uint64_t old = w & KTIMES_US_MAX;
-        us = us < old ? (old + 3 * us) / 4 : (3 * old + us) / 4;
+        us = hcqcl_learn_blend(old, us, us < old);
     }
     atomic_store_explicit(s, (tag(key) << KTIMES_US_BITS) | us, memory_order_relaxed);
 }

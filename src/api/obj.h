@@ -420,6 +420,14 @@ bool hcqcl_platform_valid(cl_platform_id p);
 enum hcqcl_rate { HCQCL_RATE_H2D, HCQCL_RATE_D2H, HCQCL_RATE_D2D, HCQCL_RATES };
 enum { HCQCL_KTIMES = 64 };
 
+/* A learned figure's next value from a sample (the transfer rates,
+ * command.c; kernels' lengths, kernel_times.c): a sample on the faster
+ * side is followed by 3/4, one on the slower side by 1/4. */
+static inline uint64_t hcqcl_learn_blend(uint64_t old, uint64_t sample, bool faster)
+{
+    return faster ? (old + 3 * sample) / 4 : (3 * old + sample) / 4;
+}
+
 /* ---- Kernels' expected lengths (kernel_times.c) ----
  * A launch with the same kernel, sizes and parameter block as one seen
  * before takes about as long. key: the launch's (never 0; dyn, its
