@@ -151,12 +151,18 @@ static void check_chain(cl_context ctx, cl_command_queue q, cl_device_id dev)
         hcqcl_clReleaseEvent(ev[i]);
 
     /* A fill (no expected length) before the copy on its channel: the
-     * copy's start is not known. */
+     * copy's start is not known. A user event holds the fill back, so
+     * that it cannot have ended (the channel idle again) before the copy
+     * is recorded, however fast the device. */
     cl_event after = NULL;
-    EXPECT(hcqcl_clEnqueueFillBuffer(q, a, &pat, 4, 0, BIG, 0, NULL, NULL) == CL_SUCCESS, "fill");
+    cl_event gate = hcqcl_clCreateUserEvent(ctx, &err);
+    EXPECT(gate && err == CL_SUCCESS, "user event");
+    EXPECT(hcqcl_clEnqueueFillBuffer(q, a, &pat, 4, 0, BIG, 1, &gate, NULL) == CL_SUCCESS, "fill");
     EXPECT(hcqcl_clEnqueueCopyBuffer(q, a, b, 0, 0, BIG, 0, NULL, &after) == CL_SUCCESS, "copy");
     EXPECT(after && after->eta_ns == 0 && !after->eta_learn,
            "a copy queued behind a fill has no expected end");
+    EXPECT(hcqcl_clSetUserEventStatus(gate, CL_COMPLETE) == CL_SUCCESS, "open the gate");
+    hcqcl_clReleaseEvent(gate);
     EXPECT(hcqcl_clWaitForEvents(1, &after) == CL_SUCCESS, "wait");
     uint32_t *out = malloc(BIG);
     EXPECT(out && hcqcl_clEnqueueReadBuffer(q, b, CL_TRUE, 0, BIG, out, 0, NULL, NULL) ==
