@@ -622,10 +622,12 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
                  cmd->expect_bytes <= EXPECT_CHAIN_MAX && !cmd->gated && !e->lite_sig &&
                  (idle || (ch->chain_known && ch->chain_kind == cmd->expect_kind &&
                            ch->chain_bytes + cmd->expect_bytes <= EXPECT_CHAIN_MAX));
-    /* Waits on other channels make the start unknown. */
+    /* Waits on other channels make the start unknown, and so does one on
+     * a command whose end an after-hook sets (its sig is not the channel's
+     * line): the transfer starts when the hook has run. */
     for (size_t i = 0; known && i < e->ndeps; i++)
-        known = e->deps[i]->gpu_sig == e->gpu_sig || atomic_load(&e->deps[i]->phase) ==
-                                                         HCQCL_PH_DONE;
+        known = e->deps[i]->sig == e->gpu_sig ||
+                atomic_load(&e->deps[i]->phase) == HCQCL_PH_DONE;
     ch->chain_known = known;
     if (!known)
         return;

@@ -11,9 +11,14 @@
  *    known each expected end is later than the one before.
  *  - A kernel before a copy on the same channel makes the copy's start
  *    unknown: no expected end, and the wait is the usual one.
+ *  - A write behind a command whose end waits for a host hook (an SVM
+ *    free with a callback still running) has no expected end either,
+ *    though its channel is idle.
  *  - Transfers under the size limit get none.
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +183,56 @@ static void check_chain(cl_context ctx, cl_command_queue q, cl_device_id dev)
     hcqcl_clReleaseMemObject(b);
 }
 
+static atomic_int hook_in, hook_go;
+
+static void CL_CALLBACK held_free(cl_command_queue q, cl_uint n, void *p[], void *user)
+{
+    (void)q, (void)n, (void)p, (void)user;
+    atomic_store(&hook_in, 1);
+    while (!atomic_load(&hook_go))
+        sched_yield();
+}
+
+/* The SVM free's GPU part is empty, on the copy channel; its end is set
+ * after its callback, which is held until the write behind it (pinned,
+ * on the same channel) is recorded. The channel is idle then, but the
+ * write starts only when the callback returns. */
+static void check_after_hook(cl_context ctx, cl_command_queue q, cl_device_id dev)
+{
+    cl_int err;
+    cl_mem pin = hcqcl_clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, BIG, NULL, &err);
+    cl_mem d = hcqcl_clCreateBuffer(ctx, 0, BIG, NULL, &err);
+    EXPECT(pin && d, "buffers: %d", err);
+    void *p = hcqcl_clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_WRITE, 0, BIG, 0, NULL, NULL,
+                                       &err);
+    EXPECT(p && err == CL_SUCCESS, "map: %d", err);
+    EXPECT(atomic_load(&dev->rate[HCQCL_RATE_H2D]) > 0, "the writes taught their rate");
+    cl_event fr = NULL, wr = NULL;
+    EXPECT(hcqcl_clEnqueueSVMFree(q, 0, NULL, held_free, NULL, 0, NULL, &fr) == CL_SUCCESS,
+           "SVM free");
+    EXPECT(hcqcl_clFlush(q) == CL_SUCCESS, "flush");
+    const uint64_t t0 = util_now_ns();
+    while (!atomic_load(&hook_in) && util_now_ns() - t0 < 10000000000ull)
+        sched_yield();
+    EXPECT(atomic_load(&hook_in), "the free's callback ran");
+    EXPECT(p && hcqcl_clEnqueueWriteBuffer(q, d, CL_FALSE, 0, BIG, p, 0, NULL, &wr) ==
+                    CL_SUCCESS,
+           "write");
+    EXPECT(fr && wr && fr->gpu_sig == wr->gpu_sig, "the free and the write on one channel");
+    EXPECT(fr && wr && atomic_load(&fr->phase) != HCQCL_PH_DONE && wr->eta_ns == 0 &&
+               !wr->eta_learn,
+           "a write behind a running host hook has no expected end (eta %llu, learn %d)",
+           wr ? (unsigned long long)wr->eta_ns : 0ull, wr ? wr->eta_learn : -1);
+    atomic_store(&hook_go, 1);
+    EXPECT(hcqcl_clWaitForEvents(1, &wr) == CL_SUCCESS, "wait");
+    hcqcl_clEnqueueUnmapMemObject(q, pin, p, 0, NULL, NULL);
+    hcqcl_clFinish(q);
+    hcqcl_clReleaseEvent(fr);
+    hcqcl_clReleaseEvent(wr);
+    hcqcl_clReleaseMemObject(pin);
+    hcqcl_clReleaseMemObject(d);
+}
+
 int main(void)
 {
     cl_uint n;
@@ -188,6 +243,7 @@ int main(void)
     REQUIRE(q, "queue: %d", err);
     check_pinned(ctx, q, devs[0]);
     check_chain(ctx, q, devs[0]);
+    check_after_hook(ctx, q, devs[0]);
     hcqcl_clReleaseCommandQueue(q);
     hcqcl_clReleaseContext(ctx);
     return check_done("api_event_eta");
