@@ -239,7 +239,9 @@ static void test_profiled_pipeline(void)
     REQUIRE(pq && err == CL_SUCCESS);
     cl_mem m = xt_buffer(&t, 0, n, NULL);
     EXPECT_OK(clEnqueueWriteBuffer(pq, m, CL_TRUE, 0, n, h, 0, NULL, NULL)); /* warm */
-    for (int write = 0; write < 2; write++) {
+    /* A thread held back before the first piece or after the last one
+     * lengthens the call, not START..END: three tries each way at most. */
+    for (int write = 0, tries = 0; write < 2; tries++) {
         cl_event e;
         const double t0 = now_ms();
         if (write)
@@ -256,9 +258,14 @@ static void test_profiled_pipeline(void)
         EXPECT(q <= sub && sub <= st && st <= en, "%s: QUEUED %llu SUBMIT %llu START %llu END %llu",
                write ? "write" : "read", (unsigned long long)q, (unsigned long long)sub,
                (unsigned long long)st, (unsigned long long)en);
-        EXPECT(run >= 0.5 * wall, "%s of 64 MiB: START..END %.3f ms of a %.3f ms call",
+        const bool most = run >= 0.5 * wall;
+        EXPECT(most || tries < 2, "%s of 64 MiB: START..END %.3f ms of a %.3f ms call",
                write ? "write" : "read", run, wall);
         clReleaseEvent(e);
+        if (most || tries == 2) {
+            write++;
+            tries = -1;
+        }
     }
     clReleaseMemObject(m);
     clReleaseCommandQueue(pq);
