@@ -14,6 +14,7 @@
 #include <elf.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -697,6 +698,44 @@ static void test_cts_interface(void)
 }
 
 /* Every given file compiles; known sample kernels carry their metadata. */
+/* An output that is not a regular file is written in place, not replaced
+ * by a regular file through a rename: a FIFO stays one, and its reader
+ * gets the module. (A rename onto /dev/null as root replaced the device;
+ * main checks that it still is one after the probe.) */
+static void test_special_output(void)
+{
+    char fifo[4096], got[4096], cmd[8300], src[4096];
+    snprintf(fifo, sizeof(fifo), "%s/out.fifo", wdir);
+    snprintf(got, sizeof(got), "%s/fifo.ll", wdir);
+    snprintf(src, sizeof(src), "%s/shim.cl", kdir);
+    unlink(fifo);
+    EXPECT(mkfifo(fifo, 0600) == 0);
+    snprintf(cmd, sizeof(cmd), "exec cat '%s' > '%s'", fifo, got);
+    const char *sh[] = { "/bin/sh", "-c", cmd, NULL };
+    pid_t reader;
+    if (posix_spawn(&reader, "/bin/sh", NULL, NULL, (char *const *)sh, environ) != 0) {
+        EXPECT(!"spawn the FIFO's reader");
+        return;
+    }
+    const char *a[] = { "--emit=llvm", "-o", fifo, src, NULL };
+    char *log = NULL;
+    const int rc = run_cc(&log, a);
+    EXPECTF(rc == 0, "hcqcl-cc -o FIFO: %d\n%s", rc, log);
+    free(log);
+    struct stat st;
+    const bool still = stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode);
+    EXPECTF(still, "the FIFO was replaced by a file");
+    if (!still || rc != 0)
+        kill(reader, SIGKILL); /* blocked in its open: no writer came */
+    int ws;
+    waitpid(reader, &ws, 0);
+    size_t size = 0;
+    char *ll = slurp(got, &size);
+    EXPECTF(ll && strstr(ll, "define"), "the FIFO's reader got %zu bytes of the module", size);
+    free(ll);
+    unlink(fifo);
+}
+
 static void test_files(int n, char **files)
 {
     int known = 0;
@@ -770,12 +809,16 @@ int main(int argc, char **argv)
     char probe[4096];
     snprintf(probe, sizeof(probe), "%s/shim.cl", kdir);
     const char *pa[] = { "--emit=llvm", "-o", "/dev/null", probe, NULL };
+    struct stat null_st;
+    const bool null_dev = stat("/dev/null", &null_st) == 0 && S_ISCHR(null_st.st_mode);
     if (run_cc(&log, pa) == 3) {
         printf("skipped: tool chain missing:\n%s", log);
         free(log);
         return 77;
     }
     free(log);
+    EXPECTF(!null_dev || (stat("/dev/null", &null_st) == 0 && S_ISCHR(null_st.st_mode)),
+            "hcqcl-cc -o /dev/null replaced the device");
     test_shim();
     test_shim_cache(cache);
     test_args();
@@ -786,6 +829,7 @@ int main(int argc, char **argv)
     test_correctly_rounded();
     test_shim_fixes();
     test_cts_interface();
+    test_special_output();
     test_files(argc - 4, argv + 4);
     if (failures) {
         fprintf(stderr, "compiler_cc: %d failure(s)\n", failures);

@@ -344,6 +344,12 @@ int cc_write_file(const char *path, const void *data, size_t size)
 
 int cc_write_file_atomic(const char *path, const void *data, size_t size)
 {
+    /* An output that is not a regular file (/dev/null, a pipe, a
+     * terminal, /dev/stdout through its link) is written in place: a
+     * rename would put a regular file where it was. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        return cc_write_file(path, data, size);
     /* A unique temporary name: processes of one pid in other namespaces
      * may write the same shared path at once. */
     char *tmp = malloc(strlen(path) + 16);
