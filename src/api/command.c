@@ -598,19 +598,25 @@ void hcqcl_cmd_expect(struct hcqcl_cmd *cmd, enum hcqcl_rate k, uint64_t bytes)
  * (hcq_q_commit) is taken to start as if submitted: the next flush is
  * near, and an expected end that comes early only makes the wait spin
  * longer. Called with q->lock held. */
+/* Whether e starts right after what came before it on its channel: each
+ * dependency is on that channel's line or done. One on another channel,
+ * or one whose end an after-hook sets (its sig is not the channel's
+ * line), starts e only when that ends or the tracker has run the hook. */
+static bool deps_on_line(cl_event e)
+{
+    for (size_t i = 0; i < e->ndeps; i++)
+        if (e->deps[i]->sig != e->gpu_sig && atomic_load(&e->deps[i]->phase) != HCQCL_PH_DONE)
+            return false;
+    return true;
+}
+
 static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
 {
     struct hcqcl_chan *ch = cmd->chan;
     cl_event e = cmd->ev;
     /* A launch on an idle channel: its length as seen before. Transfers
      * behind it cannot know when they start. */
-    bool kernel = cmd->expect_key && !cmd->gated && !e->lite_sig;
-    /* A dependency whose end an after-hook sets (its sig, not its
-     * channel's) starts the launch when the tracker runs the hook. */
-    for (size_t i = 0; kernel && i < e->ndeps; i++)
-        kernel = e->deps[i]->sig == e->gpu_sig ||
-                 atomic_load(&e->deps[i]->phase) == HCQCL_PH_DONE;
-    if (kernel) {
+    if (cmd->expect_key && !cmd->gated && !e->lite_sig && deps_on_line(e)) {
         ch->chain_known = false;
         e->eta_key = cmd->expect_key;
         e->eta_start = util_now_ns();
@@ -621,13 +627,8 @@ static void expect_locked(struct hcqcl_cmd *cmd, bool idle)
     bool known = cmd->expect_bytes >= EXPECT_MIN_BYTES &&
                  cmd->expect_bytes <= EXPECT_CHAIN_MAX && !cmd->gated && !e->lite_sig &&
                  (idle || (ch->chain_known && ch->chain_kind == cmd->expect_kind &&
-                           ch->chain_bytes + cmd->expect_bytes <= EXPECT_CHAIN_MAX));
-    /* Waits on other channels make the start unknown, and so does one on
-     * a command whose end an after-hook sets (its sig is not the channel's
-     * line): the transfer starts when the hook has run. */
-    for (size_t i = 0; known && i < e->ndeps; i++)
-        known = e->deps[i]->sig == e->gpu_sig ||
-                atomic_load(&e->deps[i]->phase) == HCQCL_PH_DONE;
+                           ch->chain_bytes + cmd->expect_bytes <= EXPECT_CHAIN_MAX)) &&
+                 deps_on_line(e);
     ch->chain_known = known;
     if (!known)
         return;

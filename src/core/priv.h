@@ -228,8 +228,15 @@ bool hcq_irq_sleep(struct hcq_device *dev, uint32_t gen, uint64_t ns);
 void hcq_irq_nap(struct hcq_device *dev, uint32_t gen, uint64_t ns);
 
 /* Raises one of a signal's marks (rec_hi, irq_hi, seen_hi) to value by a
- * load and a store, no locked instruction (queue.c, above push_release,
- * says why a race between two writers is harmless). */
+ * load and a store, not a locked instruction: a locked compare-exchange
+ * at every release waited for the launch's write-combined stores to drain
+ * (util.h, util_lock). A signal's releases are recorded under one lock
+ * (its queue's; an OpenCL queue's slots under that queue's). Were two
+ * writers ever to race, a mark could end below the highest value: a
+ * waiter would then count itself as wanting interrupts when it needed
+ * none, or sleep in steps instead of on an interrupt, never woken late
+ * beyond its steps; a seen_hi left low (two waits may raise it at once)
+ * only makes the channel's next launch go without an expected end. */
 static inline void hcq_raise_to(_Atomic uint64_t *hi, uint64_t value)
 {
     if (atomic_load_explicit(hi, memory_order_relaxed) < value)

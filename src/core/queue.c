@@ -323,16 +323,6 @@ static void push_host_sem(struct hcq_queue *q, uint64_t va, uint64_t payload, ui
     hcq_push_incr(q, NV_SUBC_HOST, NVC86F_SEM_ADDR_LO, d, 5);
 }
 
-/* A signal's marks (rec_hi, irq_hi) rise by hcq_raise_to (priv.h), a
- * load and a store, not a locked instruction: a locked compare-exchange here waited, at every
- * release, for the launch's write-combined stores to drain (util.h,
- * util_lock). A signal's releases are recorded under one lock (its
- * queue's; an OpenCL queue's slots under that queue's). Were two
- * writers ever to race, a mark could end below the highest value
- * recorded: a waiter would then count itself as wanting interrupts when
- * it needed none, or sleep in steps instead of on an interrupt; it is
- * never woken late beyond its steps. */
-
 /* Release value on s after all previous work (7 or 8 dwords).
  *
  * A non-stall interrupt follows only while some thread sleeps on them

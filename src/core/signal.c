@@ -311,7 +311,8 @@ static int wait_for(const struct hcq_signal *s, uint64_t target, uint64_t timeou
                 nanosleep(&ts, NULL);
             }
         }
-        spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, eta_spin_ns ? eta_spin_ns : (eta_ns - start) / 3);
+        const uint64_t spin = eta_spin_ns ? eta_spin_ns : (eta_ns - start) / 3;
+        spin_until = eta_ns + UTIL_MAX(WAIT_SPIN_NS, spin);
     }
     int rc;
     bool woken = false;  /* the last sleep ended on an interrupt */
